@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Configures (once) and builds warder in a build directory.
+# Usage: scripts/build.sh [BUILDDIR] [meson setup options...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+builddir=${1:-build}
+shift || true
+scripts/setup.sh
+if [ ! -f "$builddir/build.ninja" ]; then
+  meson setup "$builddir" "$@" >/dev/null
+elif [ $# -gt 0 ]; then
+  meson configure "$builddir" "$@" >/dev/null
+fi
+ninja -C "$builddir" >/dev/null

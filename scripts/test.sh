@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Builds warder and runs the whole test suite twice: a normal build and an ASan+UBSan build,
+# both with warnings as errors. Ends with the line "N passed, N failed".
+# Usage: scripts/test.sh [--quick]   (--quick: the normal build only)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+
+scripts/setup.sh || exit 1
+
+passed=0
+failed=0
+status=0
+
+run_suite() {
+  local builddir=$1
+  shift
+  echo "== $builddir: $*"
+  if ! scripts/build.sh "$builddir" -Dwerror=true "$@"; then
+    echo "== $builddir: build failed" >&2
+    failed=$((failed + 1))
+    status=1
+    return
+  fi
+  meson test -C "$builddir" --print-errorlogs --num-processes 2 >"$builddir/test-output.txt" 2>&1
+  local rc=$?
+  tail -n 12 "$builddir/test-output.txt"
+  [ $rc -eq 0 ] || { grep -E '^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT|ERROR)' "$builddir/test-output.txt"; status=1; }
+  local counts
+  counts=$(python3 - "$builddir/meson-logs/testlog.json" <<'PY'
+import json, sys
+ok = bad = 0
+for line in open(sys.argv[1]):
+    r = json.loads(line)["result"]
+    if r in ("OK", "SKIP", "EXPECTEDFAIL"):
+        ok += 1
+    else:
+        bad += 1
+print(ok, bad)
+PY
+)
+  passed=$((passed + ${counts% *}))
+  failed=$((failed + ${counts#* }))
+}
+
+run_suite build
+if [ $quick -eq 0 ]; then
+  run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
+fi
+
+echo "$passed passed, $failed failed"
+exit $status

@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* Not yet implemented. */
+typedef int warder__unimplemented_backend;

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef WARDER_CLI_H
+#define WARDER_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "warder/warder.h"
+
+/* Exit codes shared by every subcommand. */
+enum {
+	CLI_OK = 0,
+	CLI_DENY = 1, /* also: a test failed, a PATH did not match */
+	CLI_USAGE = 2,
+	CLI_ASK = 3,
+	CLI_ERROR = 4,
+};
+
+/* Options every subcommand accepts, before or after its name (until `--`). */
+struct cli_common {
+	const char *rules;  /* --rules FILE */
+	const char *preset; /* --preset NAME */
+	const char *root;   /* --root DIR */
+	const char *home;   /* --home DIR */
+	const char *audit;  /* --audit FILE */
+	bool json;          /* --json */
+	bool interactive;   /* --interactive */
+};
+
+/*
+ * Removes the common options from argv[1..] (up to a `--`, which is kept), compacting argv
+ * and updating *argc. Returns 0, or CLI_USAGE after printing a hint.
+ */
+int cli_common_parse(const char *cmd, int *argc, char **argv, struct cli_common *c);
+
+/* The root and home to use: --root/--home, else the current directory and $HOME.
+ * The returned strings are freed with free(). Returns 0 or CLI_ERROR (printed). */
+int cli_common_dirs(const struct cli_common *c, char **root, char **home);
+
+/* Loads --rules or --preset (default preset "default") with the given root and home.
+ * Prints `file:line:col: error: …` on failure and returns CLI_USAGE; 0 on success. */
+int cli_load_ruleset(const struct cli_common *c, const char *root, const char *home,
+		     warder_ruleset **out);
+
+/* Prints "warder CMD: message" and "Try 'warder CMD --help'." on stderr; returns CLI_USAGE. */
+int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Prints "warder CMD: message" on stderr. */
+void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Writes bytes so that they are safe on a terminal: control bytes, DEL and backslash are
+ * escaped (\n, \t, \\, \xHH); other bytes, UTF-8 included, pass through. */
+void cli_write_safe(FILE *f, const char *s, size_t len);
+
+/* Writes a JSON string literal (quotes included); invalid UTF-8 bytes become \u00XX of the
+ * byte so that output is always valid JSON. */
+void cli_write_json_string(FILE *f, const char *s, size_t len);
+
+/* True when `arg` is --help or -h. */
+bool cli_is_help(const char *arg);
+
+/* Parses a non-negative integer option value; returns false on garbage or overflow. */
+bool cli_parse_u64(const char *s, unsigned long long *out);
+
+/* Subcommands: argv[0] is the subcommand's name. Return the process exit code. */
+int cli_cmd_match(int argc, char **argv, struct cli_common *c);
+int cli_cmd_normalize(int argc, char **argv, struct cli_common *c);
+int cli_cmd_check(int argc, char **argv, struct cli_common *c);
+int cli_cmd_explain(int argc, char **argv, struct cli_common *c);
+int cli_cmd_lint(int argc, char **argv, struct cli_common *c);
+int cli_cmd_test(int argc, char **argv, struct cli_common *c);
+int cli_cmd_op(int argc, char **argv, struct cli_common *c); /* read write edit ls glob grep */
+int cli_cmd_exec(int argc, char **argv, struct cli_common *c);
+
+#endif

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static void vreport(const char *cmd, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "warder%s%s: ", cmd && *cmd ? " " : "", cmd ? cmd : "");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+int cli_usage(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport(cmd, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try 'warder%s%s --help'.\n", cmd && *cmd ? " " : "", cmd ? cmd : "");
+	return CLI_USAGE;
+}
+
+void cli_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport(cmd, fmt, ap);
+	va_end(ap);
+}
+
+bool cli_is_help(const char *arg)
+{
+	return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
+
+bool cli_parse_u64(const char *s, unsigned long long *out)
+{
+	if (!s || !*s || *s == '-' || *s == '+')
+		return false;
+	errno = 0;
+	char *end = NULL;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+static const struct {
+	const char *name;
+	size_t offset; /* of a `const char *` in struct cli_common, or of a bool when flag */
+	bool flag;
+} common_options[] = {
+	{"--rules", offsetof(struct cli_common, rules), false},
+	{"--preset", offsetof(struct cli_common, preset), false},
+	{"--root", offsetof(struct cli_common, root), false},
+	{"--home", offsetof(struct cli_common, home), false},
+	{"--audit", offsetof(struct cli_common, audit), false},
+	{"--json", offsetof(struct cli_common, json), true},
+	{"--interactive", offsetof(struct cli_common, interactive), true},
+};
+
+int cli_common_parse(const char *cmd, int *argc, char **argv, struct cli_common *c)
+{
+	int out = 1;
+	int i = 1;
+	for (; i < *argc; i++) {
+		const char *arg = argv[i];
+		if (strcmp(arg, "--") == 0)
+			break;
+		size_t k = 0;
+		const char *value = NULL;
+		for (; k < sizeof(common_options) / sizeof(common_options[0]); k++) {
+			size_t n = strlen(common_options[k].name);
+			if (strncmp(arg, common_options[k].name, n) != 0)
+				continue;
+			if (arg[n] == '\0')
+				break;
+			if (arg[n] == '=' && !common_options[k].flag) {
+				value = arg + n + 1;
+				break;
+			}
+		}
+		if (k == sizeof(common_options) / sizeof(common_options[0])) {
+			argv[out++] = argv[i];
+			continue;
+		}
+		char *field = (char *)c + common_options[k].offset;
+		if (common_options[k].flag) {
+			*(bool *)field = true;
+			continue;
+		}
+		if (!value) {
+			if (i + 1 >= *argc)
+				return cli_usage(cmd, "option '%s' needs a value",
+						 common_options[k].name);
+			value = argv[++i];
+		}
+		*(const char **)field = value;
+	}
+	for (; i < *argc; i++)
+		argv[out++] = argv[i];
+	argv[out] = NULL;
+	*argc = out;
+	if (c->rules && c->preset)
+		return cli_usage(cmd, "--rules and --preset cannot be combined");
+	return 0;
+}
+
+int cli_common_dirs(const struct cli_common *c, char **root, char **home)
+{
+	char *r = NULL, *h = NULL;
+	if (c->root) {
+		if (c->root[0] == '/') {
+			r = strdup(c->root);
+		} else {
+			char *cwd = getcwd(NULL, 0);
+			if (cwd && asprintf(&r, "%s/%s", cwd, c->root) < 0)
+				r = NULL;
+			free(cwd);
+		}
+	} else {
+		r = getcwd(NULL, 0);
+	}
+	const char *env_home = getenv("HOME");
+	if (c->home)
+		h = strdup(c->home);
+	else if (env_home && env_home[0] == '/')
+		h = strdup(env_home);
+	if (!r || (c->home && !h)) {
+		cli_error("", "cannot determine the root directory: %s", strerror(errno));
+		free(r);
+		free(h);
+		return CLI_ERROR;
+	}
+	if (h && h[0] != '/') {
+		cli_error("", "--home must be an absolute path: '%s'", h);
+		free(r);
+		free(h);
+		return CLI_USAGE;
+	}
+	/* Normalise both so that messages and JSON show the forms rules are anchored at. */
+	char *nr = NULL, *nh = NULL;
+	struct warder_error err = WARDER_ERROR_INIT;
+	int rc = warder_path_normalize(&nr, NULL, "/", NULL, NULL, r, strlen(r), &err);
+	if (!rc && h)
+		rc = warder_path_normalize(&nh, NULL, "/", NULL, NULL, h, strlen(h), &err);
+	free(r);
+	free(h);
+	if (rc) {
+		cli_error("", "%s", err.message);
+		warder_error_clear(&err);
+		warder_free(nr);
+		return CLI_USAGE;
+	}
+	*root = nr;
+	*home = nh;
+	return 0;
+}
+
+int cli_load_ruleset(const struct cli_common *c, const char *root, const char *home,
+		     warder_ruleset **out)
+{
+	struct warder_ruleset_options opts = WARDER_RULESET_OPTIONS_INIT;
+	opts.root = root;
+	opts.home = home;
+	struct warder_error err = WARDER_ERROR_INIT;
+	int rc;
+	if (c->rules)
+		rc = warder_ruleset_load_file(out, c->rules, &opts, &err);
+	else
+		rc = warder_ruleset_load_preset(out, c->preset ? c->preset : "default", &opts,
+						&err);
+	if (rc) {
+		if (err.file[0])
+			fprintf(stderr, "%s:%u:%u: error: %s\n", err.file, err.line, err.column,
+				err.message);
+		else
+			fprintf(stderr, "warder: error: %s\n",
+				err.message[0] ? err.message : warder_strerror(rc));
+		warder_error_clear(&err);
+		return CLI_USAGE;
+	}
+	return 0;
+}
+
+void cli_write_safe(FILE *f, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		switch (ch) {
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		default:
+			if (ch < 0x20 || ch == 0x7f)
+				fprintf(f, "\\x%02x", ch);
+			else
+				fputc(ch, f);
+		}
+	}
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */
+static size_t utf8_len(const unsigned char *s, size_t left)
+{
+	unsigned char c = s[0];
+	size_t n;
+	unsigned cp;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		n = 2;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (left < n)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+void cli_write_json_string(FILE *f, const char *s, size_t len)
+{
+	fputc('"', f);
+	const unsigned char *p = (const unsigned char *)s;
+	for (size_t i = 0; i < len;) {
+		unsigned char ch = p[i];
+		size_t n = utf8_len(p + i, len - i);
+		if (n == 0) {
+			fprintf(f, "\\u%04x", ch);
+			i++;
+			continue;
+		}
+		if (n > 1) {
+			fwrite(p + i, 1, n, f);
+			i += n;
+			continue;
+		}
+		i++;
+		switch (ch) {
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		default:
+			if (ch < 0x20 || ch == 0x7f)
+				fprintf(f, "\\u%04x", ch);
+			else
+				fputc(ch, f);
+		}
+	}
+	fputc('"', f);
+}
