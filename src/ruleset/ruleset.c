@@ -22,3 +22,23 @@ WARDER_API int warder_ruleset_load_preset(warder_ruleset **out, const char *pres
 	(void)opts;
 	return warder_error_set(err, WARDER_ENOTSUP, "rulesets are not implemented yet");
 }
+
+#include "command/command.h"
+
+bool warder__ruleset_match_execute(const warder_ruleset *rs, const char *text, size_t len,
+				   bool whole_line, struct warder_decision *d)
+{
+	(void)rs;
+	(void)text;
+	(void)len;
+	(void)whole_line;
+	(void)d;
+	return false;
+}
+
+WARDER_API enum warder_action warder_ruleset_default(const warder_ruleset *rs, enum warder_op op)
+{
+	(void)rs;
+	(void)op;
+	return WARDER_ASK;
+}
