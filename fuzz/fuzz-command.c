@@ -23,7 +23,8 @@
 #include "warder/error.h"
 #include "warder/ruleset.h"
 
-static const char fixture[] = "default: allow\n"
+static const char fixture[] = "warder: 1\n"
+                              "default: allow\n"
                               "read:\n"
                               "  default: allow\n"
                               "  rules:\n"

@@ -43,7 +43,8 @@
         "    - pattern: \"**/secret*\"\n"                                                          \
         "      action: deny\n"
 
-static const char fixture[] = "default: allow\n"
+static const char fixture[] = "warder: 1\n"
+                              "default: allow\n"
                               "fold_case: true\n"
                               "read:\n" DENY_SECRETS "edit:\n" DENY_SECRETS "ls:\n" DENY_SECRETS
                               "glob:\n" DENY_SECRETS "grep:\n" DENY_SECRETS "write:\n"
