@@ -378,6 +378,8 @@ START_TEST(nul_bytes)
 }
 END_TEST
 
+static char *repeat(const char *s, int n, const char *end);
+
 /* ---- §2.13 limits ---- */
 
 START_TEST(limits)
@@ -423,6 +425,28 @@ START_TEST(limits)
         ck_assert_int_eq(warder_glob_compile(&g, wide, strlen(wide), 0, &err), WARDER_ETOOBIG);
         ck_assert_ptr_nonnull(strstr(err.message, "more than 256"));
         warder_error_clear(&err);
+        /* a pattern within the limits always compiles, even when the union of its 256
+         * alternatives is too large for one engine pattern */
+        char *heavy = repeat("{a,b}", 8, "/");
+        char *cls = repeat("[[:alpha:]]", 300, "");
+        heavy = realloc(heavy, strlen(heavy) + strlen(cls) + 1);
+        strcat(heavy, cls);
+        ck_assert_int_le(strlen(heavy), WARDER_GLOB_MAX_PATTERN);
+        ck_assert_int_eq(warder_glob_compile(&g, heavy, strlen(heavy), 0, &err), 0);
+        char *subject = repeat("q", 300, "");
+        char *path = malloc(310);
+        sprintf(path, "abbaabba/%s", subject);
+        ck_assert_int_eq(warder_glob_match(g, path, strlen(path)), 1);
+        path[0] = 'c';
+        ck_assert_int_eq(warder_glob_match(g, path, strlen(path)), 0);
+        sprintf(path, "bbbbbbbb/%s", subject);
+        path[20] = '1';
+        ck_assert_int_eq(warder_glob_match(g, path, strlen(path)), 0);
+        warder_glob_free(g);
+        free(heavy);
+        free(cls);
+        free(subject);
+        free(path);
         /* braces are literal in command mode, so the cap does not apply there */
         ck_assert_int_eq(warder_glob_compile(&g, big, strlen(big), CMD, NULL), 0);
         warder_glob_free(g);
