@@ -19,15 +19,8 @@
 
 #define BACKEND_MAGIC 0x57424b31u /* "WBK1" */
 
-/* TEMPORARY until the core matcher is merged: weak references so the tree links without it. */
-#pragma weak warder_glob_compile
-#pragma weak warder_glob_match
-#pragma weak warder_glob_free
-
 static int glob_compile(warder_glob **out, const char *pattern, struct warder_error *err)
 {
-        if (!warder_glob_compile)
-                return warder_error_set(err, WARDER_ENOTSUP, "the core matcher is not built in");
         return warder_glob_compile(out, pattern, strlen(pattern), 0, err);
 }
 
