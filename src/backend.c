@@ -575,8 +575,7 @@ static int glob_fallback(warder_backend *b, const char *pattern, const char *bas
                 rc = walk_dir(&w, 0, err);
         }
         warder__buf_free(&w.path);
-        if (g.glob)
-                warder_glob_free(g.glob);
+        warder_glob_free(g.glob);
         return rc;
 }
 
@@ -743,8 +742,7 @@ static int grep_fallback(warder_backend *b, const struct warder_grep_request *re
                 warder_entries_free(&list);
         }
         warder__buf_free(&w.path);
-        if (g.filter)
-                warder_glob_free(g.filter);
+        warder_glob_free(g.filter);
         pcre2_match_data_free(g.md);
         pcre2_code_free(g.re);
         return rc == WALK_STOP ? 0 : rc;
