@@ -1134,6 +1134,55 @@ START_TEST(mock_records_and_forwards)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------------------------ */
+/* docs/backends.md shows docs/examples/backend-minimal.c verbatim (the file is built and run   */
+/* as the test example-backend-minimal).                                                      */
+
+static char *slurp(const char *root, const char *rel)
+{
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/%s", root, rel);
+        FILE *f = fopen(path, "rb");
+        ck_assert_msg(f != NULL, "cannot open %s", path);
+        char chunk[4096];
+        size_t n;
+        char *acc = NULL;
+        size_t len = 0;
+        while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+                acc = realloc(acc, len + n + 1);
+                ck_assert_ptr_nonnull(acc);
+                memcpy(acc + len, chunk, n);
+                len += n;
+                acc[len] = '\0';
+        }
+        fclose(f);
+        return acc;
+}
+
+START_TEST(docs_example_is_the_built_file)
+{
+        const char *root = getenv("WARDER_SOURCE_ROOT");
+        ck_assert_msg(root != NULL, "WARDER_SOURCE_ROOT is not set");
+        char *doc = slurp(root, "docs/backends.md");
+        char *file = slurp(root, "docs/examples/backend-minimal.c");
+        const char *open_mark = "<!-- example: docs/examples/backend-minimal.c -->\n```c\n";
+        const char *close_mark = "```\n<!-- end example -->";
+        /* the guide keeps a section for the guard */
+        ck_assert_ptr_nonnull(strstr(doc, "\n## The guard\n"));
+        char *start = strstr(doc, open_mark);
+        ck_assert_msg(start != NULL, "docs/backends.md lacks the example marker");
+        start += strlen(open_mark);
+        char *end = strstr(start, close_mark);
+        ck_assert_ptr_nonnull(end);
+        *end = '\0';
+        ck_assert_msg(
+            strcmp(start, file) == 0,
+            "the example in docs/backends.md differs from docs/examples/backend-minimal.c");
+        free(doc);
+        free(file);
+}
+END_TEST
+
 static Suite *backend_suite(void)
 {
         Suite *s = suite_create("backend");
@@ -1155,6 +1204,9 @@ static Suite *backend_suite(void)
         tcase_add_test(tc, glob_fallback_walks_with_the_core_matcher);
         tcase_add_test(tc, grep_fallback_lines_and_limits);
         tcase_add_test(tc, grep_fallback_glob_filter);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("docs");
+        tcase_add_test(tc, docs_example_is_the_built_file);
         suite_add_tcase(s, tc);
         return s;
 }
