@@ -476,6 +476,9 @@ static int walk_init(struct walk *w, warder_backend *b, const char *base, unsign
         memset(w, 0, sizeof(*w));
         w->b = b;
         w->flags = flags;
+        if (base[0] != '/')
+                return warder_error_set(err, WARDER_EINVAL, "'%s': the base must be absolute",
+                                        base);
         size_t len = strlen(base);
         while (len > 1 && base[len - 1] == '/')
                 len--;

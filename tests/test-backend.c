@@ -345,6 +345,8 @@ START_TEST(dispatch_argument_checks)
         ck_assert_int_eq(warder_backend_glob(b, NULL, S("/"), 0, &ents, &err), WARDER_EINVAL);
         ck_assert_int_eq(warder_backend_glob(b, "", S("/"), 0, &ents, &err), WARDER_EINVAL);
         ck_assert_int_eq(warder_backend_glob(b, "*", "/\0x", 3, 0, &ents, &err), WARDER_EINVAL);
+        /* the fallbacks walk absolute bases only (their results are absolute paths) */
+        ck_assert_int_eq(warder_backend_glob(b, "*", S("ws"), 0, &ents, &err), WARDER_EINVAL);
         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
         struct warder_grep_result gr = {0};
         req.path = "/";
