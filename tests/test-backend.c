@@ -867,6 +867,17 @@ START_TEST(glob_fallback_walks_with_the_core_matcher)
         ck_assert(has_path(&e, "/ws/src"));
         ck_assert(has_path(&e, "/ws/linkdir"));
         warder_entries_free(&e);
+        /* the walk goes no deeper than a pattern without `**` or braces can match */
+        tiny_of(b)->lses = 0;
+        ck_assert_int_eq(warder_backend_glob(b, "src/*.c", S("/ws"), 0, &e, &err), 0);
+        ck_assert_uint_eq(e.count, 2);
+        ck_assert_uint_eq(tiny_of(b)->lses, 2); /* /ws and /ws/src, not /ws/src/lib */
+        warder_entries_free(&e);
+        tiny_of(b)->lses = 0;
+        ck_assert_int_eq(warder_backend_glob(b, "src/{*,*/*}.c", S("/ws"), 0, &e, &err), 0);
+        ck_assert_uint_eq(e.count, 3); /* braces may hide a '/': no pruning */
+        ck_assert_uint_eq(tiny_of(b)->lses, 3);
+        warder_entries_free(&e);
         /* an absolute pattern is matched against absolute paths */
         ck_assert_int_eq(warder_backend_glob(b, "/ws/src/*.c", S("/ws"), 0, &e, &err), 0);
         ck_assert_uint_eq(e.count, 2);
