@@ -460,6 +460,16 @@ static int edit_fallback(warder_backend *b, const char *path, const char *old_te
 
 #define WALK_STOP 1 /* a visitor asks to stop early: not an error */
 
+/* Statuses that make a walk skip one file or subdirectory rather than fail: what vanished or
+ * may not be opened. Anything else (memory, a broken backend, a budget) ends the walk. */
+static bool skippable(int rc)
+{
+        return rc == WARDER_ENOENT || rc == WARDER_EACCES || rc == WARDER_ENOTREG ||
+               rc == WARDER_ENOTDIR || rc == WARDER_ESYMLINK || rc == WARDER_EISDIR ||
+               rc == WARDER_ETOOBIG || rc == WARDER_EDENIED || rc == WARDER_EASK ||
+               rc == WARDER_EOUTSIDE;
+}
+
 struct walk {
         warder_backend *b;
         unsigned flags;
@@ -527,8 +537,16 @@ static int walk_dir(struct walk *w, unsigned depth, struct warder_error *err)
                 return warder_error_set(err, WARDER_ELIMIT, "walk deeper than %d directories",
                                         WARDER__WALK_MAX_DEPTH);
         struct warder_entries list = {NULL, 0, 0};
-        int rc = call_ls(w->b, w->path.data, w->flags, &list, err);
-        if (!rc)
+        struct warder_error probe = WARDER_ERROR_INIT;
+        int rc = call_ls(w->b, w->path.data, w->flags, &list, &probe);
+        if (rc && depth > 0 && skippable(rc)) {
+                /* a subdirectory that went away or cannot be listed: skipped, as find(1) does */
+                warder_error_clear(&probe);
+                return 0;
+        }
+        if (rc)
+                error_move(err, &probe);
+        else
                 rc = walk_list(w, &list, depth, err);
         warder_entries_free(&list);
         return rc;
@@ -614,14 +632,6 @@ struct grep_ctx {
         struct warder_grep_result *out;
 };
 
-/* Statuses that make the grep walk skip one file rather than fail. */
-static bool grep_skippable(int rc)
-{
-        return rc == WARDER_ENOENT || rc == WARDER_EACCES || rc == WARDER_ENOTREG ||
-               rc == WARDER_ESYMLINK || rc == WARDER_EISDIR || rc == WARDER_ETOOBIG ||
-               rc == WARDER_EDENIED || rc == WARDER_EASK || rc == WARDER_EOUTSIDE;
-}
-
 static int grep_filter(struct grep_ctx *g, const char *abs, size_t abs_len, const char *rel,
                        size_t rel_len, const char *name, struct warder_error *err)
 {
@@ -643,7 +653,7 @@ static int grep_file(struct grep_ctx *g, warder_backend *b, const char *path, un
         struct warder_bytes data = {NULL, 0, false};
         int rc = call_read(b, path, 0, 0, flags, &data, &probe);
         if (rc) {
-                if (grep_skippable(rc)) {
+                if (skippable(rc)) {
                         if (rc == WARDER_ETOOBIG)
                                 g->out->truncated = true;
                         warder_error_clear(&probe);
