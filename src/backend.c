@@ -646,14 +646,16 @@ static int grep_filter(struct grep_ctx *g, const char *abs, size_t abs_len, cons
         return m;
 }
 
+/* Searches one file. A file found by the walk is skipped when it cannot be read (see
+ * skippable()); the file the caller named as the base is not. */
 static int grep_file(struct grep_ctx *g, warder_backend *b, const char *path, unsigned flags,
-                     struct warder_error *err)
+                     bool named, struct warder_error *err)
 {
         struct warder_error probe = WARDER_ERROR_INIT;
         struct warder_bytes data = {NULL, 0, false};
         int rc = call_read(b, path, 0, 0, flags, &data, &probe);
         if (rc) {
-                if (skippable(rc)) {
+                if (!named && skippable(rc)) {
                         if (rc == WARDER_ETOOBIG)
                                 g->out->truncated = true;
                         warder_error_clear(&probe);
@@ -706,7 +708,7 @@ static int grep_visit(struct walk *w, const struct warder_entry *e, struct warde
         int m = grep_filter(g, w->path.data, w->path.len, rel, rel_len, e->name, err);
         if (m <= 0)
                 return m;
-        return grep_file(g, w->b, w->path.data, w->flags, err);
+        return grep_file(g, w->b, w->path.data, w->flags, false, err);
 }
 
 static int grep_compile(struct grep_ctx *g, const struct warder_grep_request *req,
@@ -765,7 +767,7 @@ static int grep_fallback(warder_backend *b, const struct warder_grep_request *re
                         rc =
                             grep_filter(&g, w.path.data, w.path.len, name, strlen(name), name, err);
                         if (rc > 0)
-                                rc = grep_file(&g, b, w.path.data, w.flags, err);
+                                rc = grep_file(&g, b, w.path.data, w.flags, true, err);
                 } else if (rc) {
                         error_move(err, &probe);
                 } else {

@@ -37,6 +37,8 @@ struct tiny {
         bool ls_through_link;
         const char *ls_fail_path; /* ls of this path fails with ls_fail_code */
         int ls_fail_code;
+        const char *read_fail_path; /* read of this path fails with read_fail_code */
+        int read_fail_code;
 };
 
 static struct tiny *tiny_of(warder_backend *b)
@@ -74,6 +76,8 @@ static int tiny_read(warder_backend *b, const char *path, uint64_t offset, uint6
         (void)flags;
         struct tiny *t = tiny_of(b);
         t->reads++;
+        if (t->read_fail_code && t->read_fail_path && !strcmp(path, t->read_fail_path))
+                return t->read_fail_code;
         int i = tiny_find(t, path);
         if (i < 0)
                 return warder_error_set(err, tiny_is_dir(t, path) ? WARDER_EISDIR : WARDER_ENOENT,
@@ -935,6 +939,27 @@ START_TEST(walks_skip_unlistable_subdirectories)
                 ck_assert_uint_eq(g.count, 1); /* README.md only */
                 warder_grep_result_free(&g);
         }
+        /* a file the walk cannot read is skipped; the file named as the base is not */
+        tiny_of(b)->ls_fail_code = 0;
+        tiny_of(b)->read_fail_path = "/ws/README.md";
+        tiny_of(b)->read_fail_code = WARDER_EACCES;
+        struct warder_grep_request r = WARDER_GREP_REQUEST_INIT;
+        r.pattern = "hello";
+        r.path = "/ws";
+        r.path_len = 3;
+        struct warder_grep_result g = {0};
+        ck_assert_int_eq(warder_backend_grep(b, &r, &g, &err), 0);
+        ck_assert_uint_eq(g.count, 3); /* the three under src */
+        warder_grep_result_free(&g);
+        r.path = "/ws/README.md";
+        r.path_len = strlen(r.path);
+        ck_assert_int_eq(warder_backend_grep(b, &r, &g, &err), WARDER_EACCES);
+        tiny_of(b)->read_fail_code = WARDER_EIO; /* not skippable: ends the walk */
+        r.path = "/ws";
+        r.path_len = 3;
+        ck_assert_int_eq(warder_backend_grep(b, &r, &g, &err), WARDER_EIO);
+        ck_assert_ptr_null(g.items);
+        tiny_of(b)->read_fail_code = 0;
         /* other failures end the walk, and nothing is returned */
         tiny_of(b)->ls_fail_code = WARDER_EIO;
         ck_assert_int_eq(warder_backend_glob(b, "**", S("/ws"), 0, &e, &err), WARDER_EIO);
