@@ -47,4 +47,8 @@ int warder__local_open_dir(warder_backend *b, const char *path, int *fd_out,
 /* True when `b` is a local backend. */
 bool warder__local_is(const warder_backend *b);
 
+/* True when `b` (a local backend) opens through openat2, false when it walks with
+ * O_NOFOLLOW (openat2 missing, or opts.force_fallback). For tests. */
+bool warder__local_uses_openat2(const warder_backend *b);
+
 #endif
