@@ -30,8 +30,9 @@
  * result helpers; outputs untouched on failure).
  */
 int warder__local_exec(warder_backend *b, int root_fd, const char *root,
-		       const struct warder_local_options *opts, const struct warder_exec_request *req,
-		       struct warder_exec_result *out, struct warder_error *err);
+                       const struct warder_local_options *opts,
+                       const struct warder_exec_request *req, struct warder_exec_result *out,
+                       struct warder_error *err);
 
 /*
  * Opens the directory `path` (an absolute host path, e.g. an exec request's cwd) beneath the
@@ -42,7 +43,7 @@ int warder__local_exec(warder_backend *b, int root_fd, const char *root,
  * WARDER_EACCES, WARDER_EINVAL.
  */
 int warder__local_open_dir(warder_backend *b, const char *path, int *fd_out,
-			   struct warder_error *err);
+                           struct warder_error *err);
 
 /* True when `b` is a local backend. */
 bool warder__local_is(const warder_backend *b);
