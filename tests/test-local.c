@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "backends/local-internal.h"
+#include "contract.h"
 #include "support.h"
 #include "warder/backend.h"
 #include "warder/local.h"
@@ -351,7 +352,10 @@ START_TEST(test_write)
         ck_assert_uint_eq(st.st_mode & 07777, 0640);
         ck_assert_int_eq(wr(b, P("src"), "x", 0), WARDER_EISDIR);
         ck_assert_int_eq(wr(b, P(""), "x", 0), WARDER_EISDIR);
-        ck_assert_int_eq(wr(b, P("nodir/x"), "x", 0), WARDER_ENOENT);
+        /* Missing parents are created beneath the root, never through a symlink. */
+        ck_assert_int_eq(wr(b, P("new/dir/x"), "x", 0), 0);
+        ck_assert_str_eq(slurp(P("new/dir/x")), "x");
+        ck_assert_int_eq(wr(b, P("a.txt/below"), "x", 0), WARDER_ENOTDIR);
         ck_assert_int_eq(wr(b, "/tmp/warder-never", "x", 0), WARDER_EOUTSIDE);
         ck_assert_int_eq(mkfifo(P("fifo"), 0644), 0);
         ck_assert_int_eq(wr(b, P("fifo"), "x", 0), WARDER_ENOTREG);
@@ -373,6 +377,15 @@ START_TEST(test_write)
         ck_assert_str_eq(slurp(P("src/main.c")), "via link");
         link_("src", "src-link");
         ck_assert_int_eq(wr(b, P("src-link/util.c"), "no", WARDER_NOFOLLOW), WARDER_ESYMLINK);
+        ck_assert_int_eq(wr(b, P("src-link/made/x"), "no", WARDER_NOFOLLOW), WARDER_ESYMLINK);
+        ck_assert_int_eq(access(P("src/made"), F_OK), -1);
+        ck_assert_int_eq(wr(b, P("src-link/made/x"), "yes", 0), 0);
+        ck_assert_str_eq(slurp(P("src/made/x")), "yes");
+        char odir[PATH_MAX];
+        snprintf(odir, sizeof(odir), "%s/sub", outside);
+        link_(odir, "out-dir");
+        ck_assert_int_eq(wr(b, P("out-dir/x/y"), "no", 0), WARDER_EOUTSIDE);
+        ck_assert_int_eq(access(odir, F_OK), -1);
         ck_assert_int_eq(wr(b, P("src-link/util.c"), "yes", 0), 0);
         ck_assert_str_eq(slurp(P("src/util.c")), "yes");
 
@@ -640,6 +653,35 @@ START_TEST(test_eacces)
 }
 END_TEST
 
+/* The backend contract (tests/contract.h), with openat2 and with the fallback. */
+static int contract_setup(struct contract_fixture *f, void *ud)
+{
+        char *tmp = strdup("/tmp/warder-contract-XXXXXX");
+        if (!tmp || !mkdtemp(tmp)) {
+                free(tmp);
+                return WARDER_EIO;
+        }
+        f->state = tmp;
+        snprintf(f->root, sizeof(f->root), "%s", tmp);
+        struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
+        o.force_fallback = ud != NULL;
+        return warder_local_new(&f->b, f->root, &o, NULL);
+}
+
+static void contract_teardown(struct contract_fixture *f, void *ud)
+{
+        (void)ud;
+        warder_backend_free(f->b);
+        if (f->state)
+                rm_rf(f->state);
+        free(f->state);
+}
+
+static const struct contract_target targets[] = {
+    {"local (openat2)", contract_setup, contract_teardown, NULL},
+    {"local (fallback)", contract_setup, contract_teardown, (void *)1},
+};
+
 static Suite *suite(void)
 {
         Suite *s = suite_create("local");
@@ -659,6 +701,7 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_grep, 0, 2);
         tcase_add_loop_test(tc, test_eacces, 0, 2);
         suite_add_tcase(s, tc);
+        suite_add_tcase(s, contract_tcase(targets, sizeof(targets) / sizeof(targets[0])));
         return s;
 }
 

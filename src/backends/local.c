@@ -755,6 +755,67 @@ static int write_all(int fd, const char *data, size_t len)
 }
 
 /*
+ * Creates the missing directories of `parent` (relative to the root). Symlinks on the
+ * existing part are resolved first when they may be followed (`scratch` holds the real
+ * form); the walk itself never follows one.
+ */
+static int make_parents(const struct local *l, const char *parent, unsigned flags,
+                        struct warder__buf *scratch, const char *shown_path,
+                        struct warder_error *err)
+{
+        if (follows(l, flags)) {
+                int rc = real_rel(l, parent, scratch, shown_path, err);
+                if (rc)
+                        return rc;
+                parent = scratch->data;
+        }
+        if (strcmp(parent, ".") == 0)
+                return 0;
+        int dfd = l->root_fd;
+        const char *p = parent;
+        char comp[NAME_MAX + 1];
+        int rc = 0;
+        for (;;) {
+                const char *slash = strchr(p, '/');
+                size_t n = slash ? (size_t)(slash - p) : strlen(p);
+                if (n > NAME_MAX) {
+                        rc = fail_errno(err, ENAMETOOLONG, "cannot create the directory of",
+                                        shown_path);
+                        break;
+                }
+                memcpy(comp, p, n);
+                comp[n] = '\0';
+                int fd = openat(dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (fd < 0 && errno == ENOENT) {
+                        if (mkdirat(dfd, comp, 0777) != 0 && errno != EEXIST) {
+                                rc = fail_errno(err, errno, "cannot create the directory of",
+                                                shown_path);
+                                break;
+                        }
+                        fd = openat(dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                }
+                if (fd < 0) {
+                        int e = errno;
+                        struct stat st;
+                        if (e == ENOTDIR && fstatat(dfd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                            S_ISLNK(st.st_mode))
+                                e = ELOOP;
+                        rc = fail_errno(err, e, "cannot create the directory of", shown_path);
+                        break;
+                }
+                if (dfd != l->root_fd)
+                        close(dfd);
+                dfd = fd;
+                if (!slash)
+                        break;
+                p = slash + 1;
+        }
+        if (dfd != l->root_fd)
+                close(dfd);
+        return rc;
+}
+
+/*
  * Atomically replaces `rel` by `data`: a temporary file created with O_EXCL in the target's
  * directory, written, synced, renamed over the target (a link planted at the destination is
  * replaced, never followed). The mode of an existing target is kept.
@@ -781,6 +842,17 @@ static int write_rel(const struct local *l, const char *rel, unsigned flags, con
                 }
                 dfd = open_target(l, parent.data, flags, O_PATH | O_DIRECTORY, NULL, shown_path,
                                   "cannot open the directory of", err);
+                if (dfd == WARDER_ENOENT && attempt < 4) {
+                        /* Missing parents are created, beneath the root, never through a
+                         * symlink (in follow mode: below the parent's real form). */
+                        if (err)
+                                warder_error_clear(err);
+                        rc = make_parents(l, parent.data, flags, &real, shown_path, err);
+                        if (rc)
+                                goto out;
+                        dfd = -1;
+                        continue;
+                }
                 if (dfd < 0) {
                         rc = dfd;
                         dfd = -1;
