@@ -985,3 +985,30 @@ done:
         free(command);
         return rc;
 }
+
+/* ---- the local backend's execute operation ---- */
+
+#if __has_include("local-internal.h")
+#include "local-internal.h"
+
+static int local_open_dir(void *ud, const char *path, int *fd_out, struct warder_error *err)
+{
+        return warder__local_open_dir(ud, path, fd_out, err);
+}
+
+int warder__local_exec(warder_backend *b, int root_fd, const char *root,
+                       const struct warder_local_options *opts,
+                       const struct warder_exec_request *req, struct warder_exec_result *out,
+                       struct warder_error *err)
+{
+        if (!b || !root || !opts || !req || !out)
+                return warder_error_set(err, WARDER_EINVAL, "exec: invalid argument");
+        if (!opts->exec)
+                return warder_error_set(err, WARDER_ENOTSUP, "execute is not enabled");
+        struct warder__exec_config cfg;
+        warder__exec_config_from_options(&cfg, root, root_fd, opts);
+        cfg.open_dir = local_open_dir;
+        cfg.open_dir_ud = b;
+        return warder__exec_run(&cfg, req, out, err);
+}
+#endif
