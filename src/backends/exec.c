@@ -723,7 +723,19 @@ int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_
                                       req->cwd);
                 goto done;
         }
-        rc = open_cwd(cfg, root_fd, cwd.data, &cwd_fd, err);
+        if (cfg->open_dir) {
+                size_t rl = strlen(cfg->root);
+                if (!(rl == 1 || (strncmp(cwd.data, cfg->root, rl) == 0 &&
+                                  (cwd.data[rl] == '\0' || cwd.data[rl] == '/'))))
+                        rc = warder_error_set(
+                            err, WARDER_EOUTSIDE,
+                            "exec: the working directory '%s' is outside the root '%s'", cwd.data,
+                            cfg->root);
+                else
+                        rc = cfg->open_dir(cfg->open_dir_ud, cwd.data, &cwd_fd, err);
+        } else {
+                rc = open_cwd(cfg, root_fd, cwd.data, &cwd_fd, err);
+        }
         if (rc)
                 goto done;
 

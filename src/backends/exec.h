@@ -51,6 +51,12 @@ struct warder__exec_config {
         const warder_ruleset *mask_ruleset;
         uint32_t mask_budget_ms;    /* 0: WARDER__EXEC_MASK_BUDGET_MS */
         size_t mask_budget_entries; /* 0: WARDER__EXEC_MASK_BUDGET_ENTRIES */
+        /*
+         * Opens the working directory (absolute, normalised) beneath the root as an
+         * O_PATH|O_DIRECTORY|O_CLOEXEC descriptor. NULL: openat2(RESOLVE_BENEATH) on the root.
+         */
+        int (*open_dir)(void *ud, const char *path, int *fd_out, struct warder_error *err);
+        void *open_dir_ud;
 };
 
 /* Fills `cfg` from the local backend's options (no allocation; pointers are borrowed). */
