@@ -6,12 +6,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <ftw.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -891,6 +893,98 @@ START_TEST(test_mask_proc_root_bypass)
 }
 END_TEST
 
+/*
+ * A host that is not root: the mount namespace needs a user namespace of its own; the
+ * command runs with the host's uid and no capabilities, so it cannot unmount a mask. A
+ * directory the host cannot list is masked whole (the command could chmod it open).
+ * The unprivileged host is a child process; it reports what it saw through a pipe.
+ */
+enum {
+        UNPRIV_CONTROL_ENV = 1 << 0,
+        UNPRIV_CONTROL_LOCKED = 1 << 1,
+        UNPRIV_RAN = 1 << 2,
+        UNPRIV_MASKED = 1 << 3,
+        UNPRIV_LEAK = 1 << 4,
+        UNPRIV_NO_USERNS = 1 << 5,
+};
+
+static int unprivileged_host(void)
+{
+        if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+                return -1;
+        struct warder__exec_config cfg;
+        config(&cfg);
+        struct warder_exec_result r;
+        const char *cmd = "umount .env 2>/dev/null; cat .env; chmod 755 locked 2>/dev/null && "
+                          "cat locked/data";
+        int seen = 0;
+        char path[256];
+        snprintf(path, sizeof(path), "%s/locked", root);
+        if (run(&cfg, cmd, &r) == 0) {
+                if (strstr(r.out.data, "SECRET-ROOT-ENV"))
+                        seen |= UNPRIV_CONTROL_ENV;
+                if (strstr(r.out.data, "SECRET-LOCKED"))
+                        seen |= UNPRIV_CONTROL_LOCKED;
+                result_free(&r);
+        }
+        if (chmod(path, 0) != 0)
+                return -1;
+        cfg.mask = fake_mask;
+        struct warder_error err = WARDER_ERROR_INIT;
+        int rc = run_in(&cfg, NULL, cmd, &r, &err);
+        if (rc == 0) {
+                seen |= UNPRIV_RAN;
+                if (r.masked)
+                        seen |= UNPRIV_MASKED;
+                if (strstr(r.out.data, "SECRET"))
+                        seen |= UNPRIV_LEAK;
+                result_free(&r);
+        } else if (strstr(err.message, "user namespace")) {
+                /* Only a skip if this user really cannot create one. */
+                pid_t probe = fork();
+                if (probe == 0)
+                        _exit(unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
+                int st = 0;
+                if (probe > 0 && waitpid(probe, &st, 0) == probe && WIFEXITED(st) &&
+                    WEXITSTATUS(st) == 1)
+                        seen |= UNPRIV_NO_USERNS;
+        }
+        warder_error_clear(&err);
+        return seen;
+}
+
+START_TEST(test_mask_unprivileged_host)
+{
+        if (geteuid() != 0)
+                return; /* needs root to become another user; CI runs as root */
+        make_dir(root, "locked");
+        write_text(root, "locked/data", "SECRET-LOCKED\n");
+        char path[256];
+        snprintf(path, sizeof(path), "%s/locked/data", root);
+        ck_assert_int_eq(chown(path, 65534, 65534), 0);
+        snprintf(path, sizeof(path), "%s/locked", root);
+        ck_assert_int_eq(chown(path, 65534, 65534), 0);
+        ck_assert_int_eq(chmod(path, 0), 0);
+
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0)
+                _exit(unprivileged_host() & 0x7f);
+        int st;
+        ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+        ck_assert(WIFEXITED(st));
+        int seen = WEXITSTATUS(st);
+        if (seen & UNPRIV_NO_USERNS)
+                return; /* unprivileged user namespaces are disabled on this system */
+        ck_assert_msg(seen & UNPRIV_CONTROL_ENV, "control arm: .env unreadable (%#x)", seen);
+        ck_assert_msg(seen & UNPRIV_CONTROL_LOCKED, "control arm: locked/ unreadable (%#x)", seen);
+        ck_assert_msg(seen & UNPRIV_RAN, "masked run failed (%#x)", seen);
+        ck_assert_msg(seen & UNPRIV_MASKED, "%#x", seen);
+        ck_assert_msg(!(seen & UNPRIV_LEAK), "a secret leaked (%#x)", seen);
+        ck_assert_int_eq(chmod(path, 0755), 0);
+}
+END_TEST
+
 /* ---- hooks and docs ---- */
 
 struct open_dir_log {
@@ -1014,6 +1108,7 @@ static Suite *exec_suite(void)
         tcase_add_test(mk, test_mask_predicate_error_masks);
         tcase_add_test(mk, test_mask_cannot_be_undone);
         tcase_add_test(mk, test_mask_proc_root_bypass);
+        tcase_add_test(mk, test_mask_unprivileged_host);
         suite_add_tcase(s, mk);
         return s;
 }

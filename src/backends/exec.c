@@ -175,13 +175,18 @@ static int walk_budget(struct walk *w)
         return 0;
 }
 
-/* Decides one entry; *descend tells the caller whether to walk into a directory. */
-static int walk_entry(struct walk *w, const char *path, bool *descend)
+/*
+ * Decides one entry; *descend tells the caller whether to walk into a directory, *unknown
+ * that the entry could not be examined (the caller masks the directory holding it).
+ */
+static int walk_entry(struct walk *w, const char *path, bool *descend, bool *unknown)
 {
         *descend = false;
         struct stat st;
-        if (lstat(path, &st) != 0)
-                return 0; /* vanished: nothing to mask */
+        if (lstat(path, &st) != 0) {
+                *unknown = errno != ENOENT; /* ENOENT: vanished, nothing to mask */
+                return 0;
+        }
         char *real = NULL;
         if (S_ISLNK(st.st_mode)) {
                 real = realpath(path, NULL);
@@ -216,9 +221,19 @@ static int walk_dir(struct walk *w, struct warder__buf *path, size_t depth)
                 return warder_error_set(
                     w->err, WARDER_ELIMIT,
                     "masking: '%s' is nested too deeply; the command was not run", path->data);
+        /*
+         * A directory we cannot list (or an entry we cannot examine) is masked whole: the
+         * child may be able to open it up (chmod as the same user), and it must not find
+         * anything unchecked there.
+         */
         int fd = open(path->data, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0)
-                return 0; /* unreadable to us: the child cannot list it either as the same user */
+        if (fd < 0) {
+                if (errno == ENOENT)
+                        return 0;
+                if (mask_list_add(w->masks, path->data, true))
+                        return warder_error_set(w->err, WARDER_ENOMEM, "masking: out of memory");
+                return 0;
+        }
         DIR *d = fdopendir(fd);
         if (!d) {
                 close(fd);
@@ -226,7 +241,8 @@ static int walk_dir(struct walk *w, struct warder__buf *path, size_t depth)
         }
         size_t base = path->len;
         int rc = 0;
-        struct dirent *de;
+        bool unknown = false;
+        struct dirent *de = NULL;
         while (!rc && (errno = 0, de = readdir(d))) {
                 if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
                         continue;
@@ -240,12 +256,16 @@ static int walk_dir(struct walk *w, struct warder__buf *path, size_t depth)
                         break;
                 }
                 bool descend;
-                rc = walk_entry(w, path->data, &descend);
+                rc = walk_entry(w, path->data, &descend, &unknown);
                 if (!rc && descend)
                         rc = walk_dir(w, path, depth + 1);
         }
+        if (!rc && !de && errno != 0)
+                unknown = true; /* readdir failed part-way */
         closedir(d);
         warder__buf_truncate(path, base);
+        if (!rc && unknown && mask_list_add(w->masks, path->data, true))
+                rc = warder_error_set(w->err, WARDER_ENOMEM, "masking: out of memory");
         return rc;
 }
 
@@ -266,8 +286,10 @@ static int collect_masks(const struct warder__exec_config *cfg, struct mask_list
         struct warder__buf path = WARDER__BUF_INIT;
         if (warder__buf_puts(&path, cfg->root))
                 return warder_error_set(err, WARDER_ENOMEM, "masking: out of memory");
-        bool descend;
-        int rc = walk_entry(&w, path.data, &descend);
+        bool descend, unknown = false;
+        int rc = walk_entry(&w, path.data, &descend, &unknown);
+        if (!rc && unknown && mask_list_add(masks, path.data, true))
+                rc = warder_error_set(err, WARDER_ENOMEM, "masking: out of memory");
         if (!rc && descend)
                 rc = walk_dir(&w, &path, 0);
         if (!rc && now_ms() > w.deadline)
@@ -354,11 +376,27 @@ static int write_file(const char *path, const char *data)
 static void child_mask(const struct child_plan *p)
 {
         if (p->userns) {
+                /*
+                 * A host that changed its ids is not dumpable, which makes /proc/self/ *_map
+                 * root's. Be dumpable just long enough to write the maps (exec decides
+                 * dumpability anew anyway), so a copy of the host's memory is exposed no
+                 * longer than needed.
+                 */
+                int dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+                if (dumpable == 0)
+                        (void)prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
                 if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
                         child_fail(p, STAGE_USERNS, -1);
-                if (write_file("/proc/self/setgroups", "deny") != 0 ||
-                    write_file("/proc/self/uid_map", p->uid_map) != 0 ||
-                    write_file("/proc/self/gid_map", p->gid_map) != 0)
+                int rc = write_file("/proc/self/setgroups", "deny");
+                if (rc == 0)
+                        rc = write_file("/proc/self/uid_map", p->uid_map);
+                if (rc == 0)
+                        rc = write_file("/proc/self/gid_map", p->gid_map);
+                int e = errno;
+                if (dumpable == 0)
+                        (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+                errno = e;
+                if (rc != 0)
                         child_fail(p, STAGE_USERNS, -1);
         } else if (unshare(CLONE_NEWNS) != 0) {
                 child_fail(p, STAGE_UNSHARE, -1);
