@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -517,6 +518,43 @@ START_TEST(test_privilege_drop)
         ck_assert_int_eq(run(&cfg, "cat private", &r), 0);
         ck_assert_str_eq(r.out.data, "ROOT-ONLY\n");
         result_free(&r);
+}
+END_TEST
+
+static void *idle_thread(void *arg)
+{
+        int *fd = arg;
+        char c;
+        (void)read(*fd, &c, 1);
+        return NULL;
+}
+
+/* A multi-threaded host: the drop changes the child's ids only, never the host's. */
+START_TEST(test_privilege_drop_threaded_host)
+{
+        if (geteuid() != 0)
+                return;
+        int p[2];
+        ck_assert_int_eq(pipe(p), 0);
+        pthread_t t;
+        ck_assert_int_eq(pthread_create(&t, NULL, idle_thread, &p[0]), 0);
+        struct warder__exec_config cfg;
+        config(&cfg);
+        cfg.drop_privileges = true;
+        cfg.uid = 65534;
+        cfg.gid = 65534;
+        cfg.timeout_ms = 10000;
+        struct warder_exec_result r;
+        ck_assert_int_eq(run(&cfg, "id -u", &r), 0);
+        ck_assert_str_eq(r.out.data, "65534\n");
+        ck_assert(!r.timed_out);
+        result_free(&r);
+        ck_assert_int_eq(geteuid(), 0);
+        ck_assert_int_eq(getegid(), 0);
+        ck_assert_int_eq(write(p[1], "x", 1), 1);
+        ck_assert_int_eq(pthread_join(t, NULL), 0);
+        close(p[0]);
+        close(p[1]);
 }
 END_TEST
 
@@ -1089,6 +1127,7 @@ static Suite *exec_suite(void)
         tcase_add_test(tc, test_stragglers_die_with_the_shell);
         tcase_add_test(tc, test_own_process_group);
         tcase_add_test(tc, test_privilege_drop);
+        tcase_add_test(tc, test_privilege_drop_threaded_host);
         tcase_add_test(tc, test_open_dir_hook);
         tcase_add_test(tc, test_docs_default_read_list);
         suite_add_tcase(s, tc);

@@ -12,15 +12,16 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <limits.h>
 #include <linux/openat2.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -32,6 +33,17 @@
 
 #include "util.h"
 #include "warder/sys/backend.h"
+
+/* 32-bit x86 and arm keep 16-bit ids under the plain names. */
+#ifdef SYS_setresuid32
+#define WARDER__SYS_SETRESUID SYS_setresuid32
+#define WARDER__SYS_SETRESGID SYS_setresgid32
+#define WARDER__SYS_SETGROUPS SYS_setgroups32
+#else
+#define WARDER__SYS_SETRESUID SYS_setresuid
+#define WARDER__SYS_SETRESGID SYS_setresgid
+#define WARDER__SYS_SETGROUPS SYS_setgroups
+#endif
 
 #ifndef __NR_pidfd_open
 #define __NR_pidfd_open 434
@@ -461,11 +473,14 @@ static __attribute__((noreturn)) void child_main(const struct child_plan *p)
         }
 
         if (p->drop) {
-                if (setgroups(0, NULL) != 0)
+                /* Raw system calls: the C library's wrappers would try to change the ids of
+                 * every thread they believe this process has (the host's, when it shares
+                 * the host's memory). */
+                if (syscall(WARDER__SYS_SETGROUPS, 0, NULL) != 0)
                         child_fail(p, STAGE_SETGROUPS, -1);
-                if (setresgid(p->gid, p->gid, p->gid) != 0)
+                if (syscall(WARDER__SYS_SETRESGID, p->gid, p->gid, p->gid) != 0)
                         child_fail(p, STAGE_SETGID, -1);
-                if (setresuid(p->uid, p->uid, p->uid) != 0)
+                if (syscall(WARDER__SYS_SETRESUID, p->uid, p->uid, p->uid) != 0)
                         child_fail(p, STAGE_SETUID, -1);
                 if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
                         child_fail(p, STAGE_NO_NEW_PRIVS, -1);
@@ -494,6 +509,55 @@ static __attribute__((noreturn)) void child_main(const struct child_plan *p)
         char *const argv[] = {(char *)"sh", (char *)"-c", (char *)p->command, NULL};
         execve("/bin/sh", argv, p->envp);
         child_fail(p, STAGE_EXEC, -1);
+}
+
+/*
+ * Starts the child. Like posix_spawn(), it shares the parent's memory and runs on a stack
+ * of its own while the parent waits for its execve (CLONE_VM | CLONE_VFORK), so the cost does
+ * not grow with the host's heap the way fork()'s page-table copy does. The child only makes
+ * system calls and writes to its own stack; all signals are blocked around the clone so no
+ * host handler can run on that stack. A user namespace cannot be created by a process that
+ * shares its memory, so that case forks. Sanitizer builds fork too: the sanitizer's shadow
+ * memory would be shared with the child.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define WARDER__EXEC_USE_FORK 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define WARDER__EXEC_USE_FORK 1
+#endif
+#endif
+
+static int child_entry(void *arg)
+{
+        child_main(arg);
+}
+
+static pid_t spawn_child(const struct child_plan *plan)
+{
+#ifndef WARDER__EXEC_USE_FORK
+        if (!plan->userns) {
+                const size_t size = 256 * 1024;
+                void *stack = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+                if (stack != MAP_FAILED) {
+                        sigset_t all, old;
+                        sigfillset(&all);
+                        pthread_sigmask(SIG_BLOCK, &all, &old);
+                        pid_t pid = clone(child_entry, (char *)stack + size,
+                                          CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)plan);
+                        int e = errno;
+                        pthread_sigmask(SIG_SETMASK, &old, NULL);
+                        munmap(stack, size);
+                        errno = e;
+                        return pid;
+                }
+        }
+#endif
+        pid_t pid = fork();
+        if (pid == 0)
+                child_main(plan);
+        return pid;
 }
 
 /* ---- the parent ---- */
@@ -859,13 +923,11 @@ int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_
         snprintf(plan.gid_map, sizeof(plan.gid_map), "%u %u 1\n", (unsigned)getegid(),
                  (unsigned)getegid());
 
-        pid = fork();
+        pid = spawn_child(&plan);
         if (pid < 0) {
                 rc = warder_error_set(err, WARDER_EIO, "exec: fork failed: %s", strerror(errno));
                 goto done;
         }
-        if (pid == 0)
-                child_main(&plan);
 
         /* Parent. Set the group here too, so a kill never races the child's setpgid(). */
         (void)setpgid(pid, pid);

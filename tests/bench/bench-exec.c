@@ -127,6 +127,15 @@ int main(void)
                 v[nv++] = (struct variant){"exec backend + all (mask, drop, landlock)", c, 0};
         }
 
+        /* A host with a large heap: fork() copies page tables, posix_spawn() does not. */
+        size_t rss_mb =
+            getenv("WARDER_BENCH_RSS_MB") ? strtoul(getenv("WARDER_BENCH_RSS_MB"), NULL, 10) : 0;
+        char *heap = NULL;
+        if (rss_mb) {
+                heap = malloc(rss_mb << 20);
+                if (heap)
+                        memset(heap, 1, rss_mb << 20);
+        }
         const int rounds = 5, per_round = 40;
         double bare = 0;
         int failures = 0;
@@ -148,11 +157,13 @@ int main(void)
                 }
         }
         const double n = (double)rounds * per_round;
-        printf("bench-exec: %d runs each, `sh -c true`\n", rounds * per_round);
+        printf("bench-exec: %d runs each, `sh -c true`, host heap %zu MiB\n", rounds * per_round,
+               rss_mb);
         printf("  %-44s %10.0f ns/run  1.00x\n", "bare posix_spawn (baseline)", bare / n);
         for (size_t k = 0; k < nv; k++)
                 printf("  %-44s %10.0f ns/run  %.2fx\n", v[k].name, v[k].ns / n, v[k].ns / bare);
         nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        free(heap);
         if (failures) {
                 fprintf(stderr, "bench-exec: %d runs failed\n", failures);
                 return 1;
