@@ -528,10 +528,12 @@ static __attribute__((noreturn)) void child_main(const struct child_plan *p)
 #endif
 #endif
 
+#ifndef WARDER__EXEC_USE_FORK
 static int child_entry(void *arg)
 {
         child_main(arg);
 }
+#endif
 
 static pid_t spawn_child(const struct child_plan *plan)
 {
