@@ -449,6 +449,23 @@ START_TEST(test_deadline_kills_group)
 }
 END_TEST
 
+/* An endless producer still meets its deadline (the capture never starves the clock). */
+START_TEST(test_deadline_endless_output)
+{
+        struct warder__exec_config cfg;
+        config(&cfg);
+        cfg.timeout_ms = 300;
+        cfg.max_output = 4096;
+        struct warder_exec_result r;
+        ck_assert_int_eq(run(&cfg, "cat /dev/zero", &r), 0);
+        ck_assert(r.timed_out);
+        ck_assert_int_eq(r.signal, SIGKILL);
+        ck_assert_uint_eq(r.out.len, 4096);
+        ck_assert(r.out.truncated);
+        result_free(&r);
+}
+END_TEST
+
 START_TEST(test_stragglers_die_with_the_shell)
 {
         ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
@@ -1124,6 +1141,7 @@ static Suite *exec_suite(void)
         tcase_add_test(tc, test_cwd_outside);
         tcase_add_test(tc, test_no_descriptor_leaks);
         tcase_add_test(tc, test_deadline_kills_group);
+        tcase_add_test(tc, test_deadline_endless_output);
         tcase_add_test(tc, test_stragglers_die_with_the_shell);
         tcase_add_test(tc, test_own_process_group);
         tcase_add_test(tc, test_privilege_drop);

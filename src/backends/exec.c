@@ -740,11 +740,14 @@ struct capture {
         bool truncated;
 };
 
-/* Reads what is available; returns false at end of file (or an error). */
+/*
+ * Reads what is available, at most 1 MiB per call so an endless producer cannot keep the
+ * caller from its deadline; returns false at end of file (or an error).
+ */
 static bool drain(struct capture *c, const struct warder_exec_request *req, int *oom)
 {
         char chunk[16384];
-        for (;;) {
+        for (int i = 0; i < 64; i++) {
                 ssize_t n = read(c->fd, chunk, sizeof(chunk));
                 if (n < 0 && errno == EINTR)
                         continue;
@@ -761,6 +764,7 @@ static bool drain(struct capture *c, const struct warder_exec_request *req, int 
                 if (take && warder__buf_append(&c->buf, chunk, take))
                         *oom = 1;
         }
+        return true;
 }
 
 /* True once the child has exited (without reaping it, so its pid and group stay ours). */
