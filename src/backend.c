@@ -19,15 +19,8 @@
 
 #define BACKEND_MAGIC 0x57424b31u /* "WBK1" */
 
-/* TEMPORARY until the core matcher is merged: weak references so the tree links without it. */
-#pragma weak warder_glob_compile
-#pragma weak warder_glob_match
-#pragma weak warder_glob_free
-
 static int glob_compile(warder_glob **out, const char *pattern, struct warder_error *err)
 {
-        if (!warder_glob_compile)
-                return warder_error_set(err, WARDER_ENOTSUP, "the core matcher is not built in");
         return warder_glob_compile(out, pattern, strlen(pattern), 0, err);
 }
 
@@ -473,6 +466,7 @@ struct walk {
         size_t visited;
         struct warder__buf path; /* absolute path of the entry being visited */
         size_t rel_off;          /* where the path relative to the base starts */
+        unsigned max_depth;      /* entries deeper than this cannot match (0: no limit) */
         int (*visit)(struct walk *w, const struct warder_entry *e, struct warder_error *err);
         void *ud;
 };
@@ -483,6 +477,9 @@ static int walk_init(struct walk *w, warder_backend *b, const char *base, unsign
         memset(w, 0, sizeof(*w));
         w->b = b;
         w->flags = flags;
+        if (base[0] != '/')
+                return warder_error_set(err, WARDER_EINVAL, "'%s': the base must be absolute",
+                                        base);
         size_t len = strlen(base);
         while (len > 1 && base[len - 1] == '/')
                 len--;
@@ -516,7 +513,8 @@ static int walk_list(struct walk *w, const struct warder_entries *list, unsigned
                         break;
                 }
                 rc = w->visit(w, e, err);
-                if (!rc && e->type == WARDER_ENTRY_DIR)
+                if (!rc && e->type == WARDER_ENTRY_DIR &&
+                    (!w->max_depth || depth + 1 < w->max_depth))
                         rc = walk_dir(w, depth + 1, err);
         }
         warder__buf_truncate(&w->path, dir_len);
@@ -567,6 +565,22 @@ static int glob_visit(struct walk *w, const struct warder_entry *e, struct warde
         return 0;
 }
 
+/*
+ * How deep below the base a relative pattern can match: one level per '/' plus one, unless it
+ * has `**` or braces (which may hide a '/'). `*`, `?` and classes never match '/' (§2.2–§2.5),
+ * so no match lies deeper; a '/' inside a class only overestimates. 0: no limit.
+ */
+static unsigned pattern_depth(const char *pattern)
+{
+        if (strstr(pattern, "**") || strchr(pattern, '{'))
+                return 0;
+        unsigned depth = 1;
+        for (const char *p = pattern; *p; p++)
+                if (*p == '/' && depth < WARDER__WALK_MAX_DEPTH)
+                        depth++;
+        return depth;
+}
+
 static int glob_fallback(warder_backend *b, const char *pattern, const char *base, unsigned flags,
                          struct warder_entries *out, struct warder_error *err)
 {
@@ -579,11 +593,11 @@ static int glob_fallback(warder_backend *b, const char *pattern, const char *bas
         if (!rc) {
                 w.visit = glob_visit;
                 w.ud = &g;
+                w.max_depth = g.absolute ? 0 : pattern_depth(pattern);
                 rc = walk_dir(&w, 0, err);
         }
         warder__buf_free(&w.path);
-        if (g.glob)
-                warder_glob_free(g.glob);
+        warder_glob_free(g.glob);
         return rc;
 }
 
@@ -750,8 +764,7 @@ static int grep_fallback(warder_backend *b, const struct warder_grep_request *re
                 warder_entries_free(&list);
         }
         warder__buf_free(&w.path);
-        if (g.filter)
-                warder_glob_free(g.filter);
+        warder_glob_free(g.filter);
         pcre2_match_data_free(g.md);
         pcre2_code_free(g.re);
         return rc == WALK_STOP ? 0 : rc;

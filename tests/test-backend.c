@@ -345,6 +345,8 @@ START_TEST(dispatch_argument_checks)
         ck_assert_int_eq(warder_backend_glob(b, NULL, S("/"), 0, &ents, &err), WARDER_EINVAL);
         ck_assert_int_eq(warder_backend_glob(b, "", S("/"), 0, &ents, &err), WARDER_EINVAL);
         ck_assert_int_eq(warder_backend_glob(b, "*", "/\0x", 3, 0, &ents, &err), WARDER_EINVAL);
+        /* the fallbacks walk absolute bases only (their results are absolute paths) */
+        ck_assert_int_eq(warder_backend_glob(b, "*", S("ws"), 0, &ents, &err), WARDER_EINVAL);
         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
         struct warder_grep_result gr = {0};
         req.path = "/";
@@ -865,6 +867,17 @@ START_TEST(glob_fallback_walks_with_the_core_matcher)
         ck_assert(has_path(&e, "/ws/src"));
         ck_assert(has_path(&e, "/ws/linkdir"));
         warder_entries_free(&e);
+        /* the walk goes no deeper than a pattern without `**` or braces can match */
+        tiny_of(b)->lses = 0;
+        ck_assert_int_eq(warder_backend_glob(b, "src/*.c", S("/ws"), 0, &e, &err), 0);
+        ck_assert_uint_eq(e.count, 2);
+        ck_assert_uint_eq(tiny_of(b)->lses, 2); /* /ws and /ws/src, not /ws/src/lib */
+        warder_entries_free(&e);
+        tiny_of(b)->lses = 0;
+        ck_assert_int_eq(warder_backend_glob(b, "src/{*,*/*}.c", S("/ws"), 0, &e, &err), 0);
+        ck_assert_uint_eq(e.count, 3); /* braces may hide a '/': no pruning */
+        ck_assert_uint_eq(tiny_of(b)->lses, 3);
+        warder_entries_free(&e);
         /* an absolute pattern is matched against absolute paths */
         ck_assert_int_eq(warder_backend_glob(b, "/ws/src/*.c", S("/ws"), 0, &e, &err), 0);
         ck_assert_uint_eq(e.count, 2);
@@ -1134,6 +1147,55 @@ START_TEST(mock_records_and_forwards)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------------------------ */
+/* docs/backends.md shows docs/examples/backend-minimal.c verbatim (the file is built and run   */
+/* as the test example-backend-minimal).                                                      */
+
+static char *slurp(const char *root, const char *rel)
+{
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/%s", root, rel);
+        FILE *f = fopen(path, "rb");
+        ck_assert_msg(f != NULL, "cannot open %s", path);
+        char chunk[4096];
+        size_t n;
+        char *acc = NULL;
+        size_t len = 0;
+        while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+                acc = realloc(acc, len + n + 1);
+                ck_assert_ptr_nonnull(acc);
+                memcpy(acc + len, chunk, n);
+                len += n;
+                acc[len] = '\0';
+        }
+        fclose(f);
+        return acc;
+}
+
+START_TEST(docs_example_is_the_built_file)
+{
+        const char *root = getenv("WARDER_SOURCE_ROOT");
+        ck_assert_msg(root != NULL, "WARDER_SOURCE_ROOT is not set");
+        char *doc = slurp(root, "docs/backends.md");
+        char *file = slurp(root, "docs/examples/backend-minimal.c");
+        const char *open_mark = "<!-- example: docs/examples/backend-minimal.c -->\n```c\n";
+        const char *close_mark = "```\n<!-- end example -->";
+        /* the guide keeps a section for the guard */
+        ck_assert_ptr_nonnull(strstr(doc, "\n## The guard\n"));
+        char *start = strstr(doc, open_mark);
+        ck_assert_msg(start != NULL, "docs/backends.md lacks the example marker");
+        start += strlen(open_mark);
+        char *end = strstr(start, close_mark);
+        ck_assert_ptr_nonnull(end);
+        *end = '\0';
+        ck_assert_msg(
+            strcmp(start, file) == 0,
+            "the example in docs/backends.md differs from docs/examples/backend-minimal.c");
+        free(doc);
+        free(file);
+}
+END_TEST
+
 static Suite *backend_suite(void)
 {
         Suite *s = suite_create("backend");
@@ -1155,6 +1217,9 @@ static Suite *backend_suite(void)
         tcase_add_test(tc, glob_fallback_walks_with_the_core_matcher);
         tcase_add_test(tc, grep_fallback_lines_and_limits);
         tcase_add_test(tc, grep_fallback_glob_filter);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("docs");
+        tcase_add_test(tc, docs_example_is_the_built_file);
         suite_add_tcase(s, tc);
         return s;
 }
