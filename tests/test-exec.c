@@ -796,6 +796,45 @@ START_TEST(test_mask_control_and_effect)
 }
 END_TEST
 
+/* The ruleset decides (§6.3): the `default` preset's secrets rules, anchored at the root. */
+START_TEST(test_mask_with_ruleset)
+{
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = root;
+        warder_ruleset *rs = NULL;
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_msg(warder_ruleset_load_preset(&rs, "default", &ro, &err) == 0, "%s",
+                      err.message);
+        write_text(root, "sub/server.key", "SECRET-KEY\n");
+        char link[256];
+        snprintf(link, sizeof(link), "%s/sub/innocent.txt", root);
+        ck_assert_int_eq(symlink("../.env", link), 0);
+
+        struct warder__exec_config cfg;
+        config(&cfg);
+        struct warder_exec_result r;
+        const char *cmd = "cat .env sub/server.key sub/innocent.txt secrets/token; grep -r "
+                          "SECRET . ; cat main.c sub/notes.txt";
+        /* Control arm. */
+        ck_assert_int_eq(run(&cfg, cmd, &r), 0);
+        ck_assert_ptr_nonnull(strstr(r.out.data, "SECRET-ROOT-ENV"));
+        ck_assert_ptr_nonnull(strstr(r.out.data, "SECRET-KEY"));
+        ck_assert_ptr_nonnull(strstr(r.out.data, "SECRET-TOKEN"));
+        result_free(&r);
+
+        cfg.mask_ruleset = rs;
+        ck_assert_msg(run_in(&cfg, NULL, cmd, &r, &err) == 0, "%s", err.message);
+        ck_assert(r.masked);
+        ck_assert_ptr_null(strstr(r.out.data, "SECRET"));
+        /* What the ruleset allows stays readable. */
+        ck_assert_ptr_nonnull(strstr(r.out.data, "int main(void)"));
+        ck_assert_ptr_nonnull(strstr(r.out.data, "plain notes"));
+        result_free(&r);
+        warder_ruleset_free(rs);
+        warder_error_clear(&err);
+}
+END_TEST
+
 START_TEST(test_mask_symlink_and_nested)
 {
         struct warder__exec_config cfg;
@@ -1160,6 +1199,7 @@ static Suite *exec_suite(void)
         TCase *mk = tcase_create("mask");
         tcase_add_checked_fixture(mk, setup, teardown);
         tcase_add_test(mk, test_mask_control_and_effect);
+        tcase_add_test(mk, test_mask_with_ruleset);
         tcase_add_test(mk, test_mask_symlink_and_nested);
         tcase_add_test(mk, test_mask_budget_fails_closed);
         tcase_add_test(mk, test_mask_predicate_error_masks);

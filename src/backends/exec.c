@@ -150,11 +150,13 @@ static int mask_list_add(struct mask_list *l, const char *path, bool dir)
 
 static int ruleset_mask(void *ud, const char *literal, const char *real, bool *mask)
 {
-        /* Rulesets cannot decide yet: mask everything (fail closed). */
-        (void)ud;
-        (void)literal;
-        (void)real;
-        *mask = true;
+        /* Only `deny` is masked: an `ask` cannot be asked from inside a running command. An
+         * error deciding masks the entry (fail closed). */
+        const warder_ruleset *rs = ud;
+        struct warder_decision d = WARDER_DECISION_INIT;
+        int rc = warder_ruleset_check(rs, WARDER_OP_READ, literal, real, &d, NULL);
+        *mask = rc != 0 || d.action == WARDER_DENY;
+        warder_decision_clear(&d);
         return 0;
 }
 
