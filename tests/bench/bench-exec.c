@@ -88,8 +88,13 @@ static int mask_env(void *ud, const char *literal, const char *real, bool *mask)
 struct variant {
         const char *name;
         struct warder__exec_config cfg;
-        double ns;
 };
+
+static int cmp_double(const void *a, const void *b)
+{
+        double x = *(const double *)a, y = *(const double *)b;
+        return x < y ? -1 : x > y;
+}
 
 int main(void)
 {
@@ -106,25 +111,33 @@ int main(void)
                 }
         }
 
-        struct variant v[4];
+        struct variant v[5];
         size_t nv = 0;
         struct warder__exec_config base = {.root = root, .root_fd = -1, .timeout_ms = 10000};
-        v[nv++] = (struct variant){"exec backend (plain)", base, 0};
+        v[nv++] = (struct variant){"exec backend (plain)", base};
         if (warder__landlock_abi() > 0) {
                 struct warder__exec_config c = base;
                 c.landlock = WARDER_LANDLOCK_REQUIRED;
-                v[nv++] = (struct variant){"exec backend + landlock", c, 0};
+                v[nv++] = (struct variant){"exec backend + landlock", c};
         }
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = root;
+        warder_ruleset *rs = NULL;
+        if (warder_ruleset_load_preset(&rs, "default", &ro, NULL) != 0)
+                return 1;
         if (geteuid() == 0) {
                 struct warder__exec_config c = base;
                 c.mask = mask_env;
-                v[nv++] = (struct variant){"exec backend + masking (50 files)", c, 0};
+                v[nv++] = (struct variant){"exec backend + masking, predicate (50 files)", c};
+                c.mask = NULL;
+                c.mask_ruleset = rs;
+                v[nv++] = (struct variant){"exec backend + masking, default preset (50 files)", c};
                 c.landlock =
                     warder__landlock_abi() > 0 ? WARDER_LANDLOCK_REQUIRED : WARDER_LANDLOCK_OFF;
                 c.drop_privileges = true;
                 c.uid = 65534;
                 c.gid = 65534;
-                v[nv++] = (struct variant){"exec backend + all (mask, drop, landlock)", c, 0};
+                v[nv++] = (struct variant){"exec backend + all (mask, drop, landlock)", c};
         }
 
         /* A host with a large heap: fork() copies page tables, posix_spawn() does not. */
@@ -136,34 +149,42 @@ int main(void)
                 if (heap)
                         memset(heap, 1, rss_mb << 20);
         }
-        const int rounds = 5, per_round = 40;
-        double bare = 0;
+        /*
+         * Each iteration runs the baseline and every variant once, in turn, so load from
+         * elsewhere on the machine hits all of them alike; medians resist the outliers.
+         */
+        enum { RUNS = 200 };
+        static double samples[6][RUNS];
         int failures = 0;
-        /* Warm-up, then interleave the variants so drift hits all of them alike. */
         for (int i = 0; i < 10; i++) {
                 failures += bare_spawn() != 0;
                 failures += backend_run(&v[0].cfg) != 0;
         }
-        for (int round = 0; round < rounds; round++) {
+        for (int i = 0; i < RUNS; i++) {
                 double t0 = now_ns();
-                for (int i = 0; i < per_round; i++)
-                        failures += bare_spawn() != 0;
-                bare += now_ns() - t0;
+                failures += bare_spawn() != 0;
+                samples[0][i] = now_ns() - t0;
                 for (size_t k = 0; k < nv; k++) {
                         t0 = now_ns();
-                        for (int i = 0; i < per_round; i++)
-                                failures += backend_run(&v[k].cfg) != 0;
-                        v[k].ns += now_ns() - t0;
+                        failures += backend_run(&v[k].cfg) != 0;
+                        samples[k + 1][i] = now_ns() - t0;
                 }
         }
-        const double n = (double)rounds * per_round;
-        printf("bench-exec: %d runs each, `sh -c true`, host heap %zu MiB\n", rounds * per_round,
+        for (size_t k = 0; k <= nv; k++)
+                qsort(samples[k], RUNS, sizeof(double), cmp_double);
+        const double bare = samples[0][RUNS / 2];
+        printf("bench-exec: %d runs each, `sh -c true`, host heap %zu MiB (median, p90)\n", RUNS,
                rss_mb);
-        printf("  %-44s %10.0f ns/run  1.00x\n", "bare posix_spawn (baseline)", bare / n);
-        for (size_t k = 0; k < nv; k++)
-                printf("  %-44s %10.0f ns/run  %.2fx\n", v[k].name, v[k].ns / n, v[k].ns / bare);
+        printf("  %-52s %9.0f ns %9.0f ns  1.00x\n", "bare posix_spawn (baseline)", bare,
+               samples[0][RUNS * 9 / 10]);
+        for (size_t k = 0; k < nv; k++) {
+                double med = samples[k + 1][RUNS / 2];
+                printf("  %-52s %9.0f ns %9.0f ns  %.2fx\n", v[k].name, med,
+                       samples[k + 1][RUNS * 9 / 10], med / bare);
+        }
         nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
         free(heap);
+        warder_ruleset_free(rs);
         if (failures) {
                 fprintf(stderr, "bench-exec: %d runs failed\n", failures);
                 return 1;
