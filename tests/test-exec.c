@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "backends/exec.h"
+#include "warder/memory.h"
 #include "warder/sys/backend.h"
 #include "support.h"
 
@@ -1079,6 +1080,91 @@ START_TEST(test_mask_unprivileged_host)
 }
 END_TEST
 
+/* ---- through the local backend (the public API) ---- */
+
+START_TEST(test_local_backend_execute)
+{
+        struct warder_error err = WARDER_ERROR_INIT;
+        warder_backend *b = NULL;
+        struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
+        struct warder_exec_result r;
+
+        /* Without opts.exec there is no execute operation at all (§4.8). */
+        struct warder_local_options opts = WARDER_LOCAL_OPTIONS_INIT;
+        ck_assert_int_eq(warder_local_new(&b, root, &opts, &err), 0);
+        ck_assert(!warder_backend_can_execute(b));
+        req.command = "touch ran";
+        req.command_len = strlen(req.command);
+        ck_assert_int_eq(warder_backend_execute(b, &req, &r, &err), WARDER_ENOTSUP);
+        ck_assert(!exists(root, "ran"));
+        warder_backend_free(b);
+        /* Neither has the memory backend. */
+        ck_assert_int_eq(warder_memory_new(&b, &err), 0);
+        ck_assert(!warder_backend_can_execute(b));
+        warder_backend_free(b);
+
+        /* With it: the options reach the run. */
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = root;
+        warder_ruleset *rs = NULL;
+        ck_assert_int_eq(warder_ruleset_load_preset(&rs, "default", &ro, &err), 0);
+        static const char *const env[] = {"PATH=/usr/bin:/bin", "GREETING=hello", NULL};
+        opts.exec = true;
+        opts.exec_env = env;
+        opts.exec_max_output = 64;
+        opts.mask_ruleset = rs;
+        opts.landlock = warder__landlock_abi() > 0 ? WARDER_LANDLOCK_REQUIRED : WARDER_LANDLOCK_OFF;
+        ck_assert_msg(warder_local_new(&b, root, &opts, &err) == 0, "%s", err.message);
+        ck_assert(warder_backend_can_execute(b));
+        char cmd[512];
+        snprintf(cmd, sizeof(cmd),
+                 "echo $GREETING; pwd; cat .env; head -c 1000 /dev/zero >&2; cat %s/secret",
+                 outside);
+        req.command = cmd;
+        req.command_len = strlen(cmd);
+        char cwd[256];
+        snprintf(cwd, sizeof(cwd), "%s/sub", root);
+        req.cwd = cwd;
+        ck_assert_msg(warder_backend_execute(b, &req, &r, &err) == 0, "%s", err.message);
+        char expect[512];
+        snprintf(expect, sizeof(expect), "hello\n%s/sub\n", root);
+        ck_assert(r.masked);
+        ck_assert(r.err.truncated);
+        ck_assert_uint_eq(r.err.len, 64);
+        if (opts.landlock == WARDER_LANDLOCK_REQUIRED) {
+                /* No .env (relative to sub anyway), no secret from outside. */
+                ck_assert_str_eq(r.out.data, expect);
+                ck_assert(r.landlock_applied);
+                ck_assert_int_ne(r.exit_status, 0);
+        }
+        warder_exec_result_free(&r);
+
+        /* .env in the root, through the mask. Control arm: the host reads it. */
+        req.cwd = NULL;
+        req.command = "cat .env";
+        req.command_len = strlen(req.command);
+        ck_assert_int_eq(warder_backend_execute(b, &req, &r, &err), 0);
+        ck_assert_ptr_null(strstr(r.out.data, "SECRET"));
+        warder_exec_result_free(&r);
+        ck_assert(exists(root, ".env"));
+
+        /* The working directory goes through the backend's confinement. */
+        char link[256];
+        snprintf(link, sizeof(link), "%s/escape", root);
+        ck_assert_int_eq(symlink(outside, link), 0);
+        req.cwd = link;
+        r.exit_status = 42;
+        int rc = warder_backend_execute(b, &req, &r, &err);
+        ck_assert_msg(rc == WARDER_EOUTSIDE || rc == WARDER_ESYMLINK, "%d %s", rc, err.message);
+        req.cwd = outside;
+        ck_assert_int_eq(warder_backend_execute(b, &req, &r, &err), WARDER_EOUTSIDE);
+        ck_assert_int_eq(r.exit_status, 42);
+        warder_backend_free(b);
+        warder_ruleset_free(rs); /* kept alive while the backend used it */
+        warder_error_clear(&err);
+}
+END_TEST
+
 /* ---- hooks and docs ---- */
 
 struct open_dir_log {
@@ -1186,6 +1272,7 @@ static Suite *exec_suite(void)
         tcase_add_test(tc, test_privilege_drop);
         tcase_add_test(tc, test_privilege_drop_threaded_host);
         tcase_add_test(tc, test_open_dir_hook);
+        tcase_add_test(tc, test_local_backend_execute);
         tcase_add_test(tc, test_docs_default_read_list);
         suite_add_tcase(s, tc);
 

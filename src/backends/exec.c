@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "local-internal.h"
 #include "util.h"
 #include "warder/sys/backend.h"
 
@@ -1108,9 +1109,6 @@ done:
 
 /* ---- the local backend's execute operation ---- */
 
-#if __has_include("local-internal.h")
-#include "local-internal.h"
-
 static int local_open_dir(void *ud, const char *path, int *fd_out, struct warder_error *err)
 {
         return warder__local_open_dir(ud, path, fd_out, err);
@@ -1131,4 +1129,3 @@ int warder__local_exec(warder_backend *b, int root_fd, const char *root,
         cfg.open_dir_ud = b;
         return warder__exec_run(&cfg, req, out, err);
 }
-#endif
