@@ -1215,19 +1215,129 @@ START_TEST(test_open_dir_hook)
 }
 END_TEST
 
-/* The documented system list of readable trees is the one the code uses. */
-START_TEST(test_docs_default_read_list)
+/*
+ * The configuration example of the docs, compiled here; the test below checks that the
+ * text in the docs is this code (comments and blanks aside).
+ */
+static const char *doc_example_text;
+#define DOC_EXAMPLE(...)                                                                           \
+        __VA_ARGS__                                                                                \
+        doc_example_text = #__VA_ARGS__;
+
+static int doc_example(warder_ruleset *rules, warder_backend **out)
+{
+        struct warder_error err = WARDER_ERROR_INIT;
+        /* clang-format off */
+        DOC_EXAMPLE(
+static const char *const env[] = {"PATH=/usr/bin:/bin", "LANG=C.UTF-8", NULL};
+static const char *const tmp[] = {"/tmp", NULL};
+
+struct warder_local_options opts = WARDER_LOCAL_OPTIONS_INIT;
+opts.exec = true;
+opts.exec_env = env;                        /* the child's whole environment */
+opts.exec_timeout_ms = 30000;               /* default deadline per command */
+opts.exec_max_output = 256 * 1024;          /* per stream */
+opts.drop_privileges = true;                /* run as nobody:nogroup */
+opts.uid = 65534;
+opts.gid = 65534;
+opts.landlock = WARDER_LANDLOCK_REQUIRED;   /* refuse to run without it */
+opts.landlock_write = tmp;                  /* writable besides the root */
+opts.mask_ruleset = rules;                  /* mask what `rules` denies for read */
+
+warder_backend *local;
+int rc = warder_local_new(&local, root, &opts, &err);
+        )
+        /* clang-format on */
+        *out = rc == 0 ? local : NULL;
+        warder_error_clear(&err);
+        return rc;
+}
+
+/* Removes comments and every blank, so layout does not matter. */
+static void squeeze(const char *in, char *out, size_t cap)
+{
+        size_t n = 0;
+        for (const char *p = in; *p && n + 1 < cap; p++) {
+                if (p[0] == '/' && p[1] == '*') {
+                        const char *end = strstr(p + 2, "*/");
+                        if (!end)
+                                break;
+                        p = end + 1;
+                        continue;
+                }
+                if (*p != ' ' && *p != '\n' && *p != '\t')
+                        out[n++] = *p;
+        }
+        out[n] = '\0';
+}
+
+static FILE *open_doc(void)
 {
         const char *src = getenv("WARDER_SOURCE_ROOT");
         if (!src)
-                return;
+                return NULL;
         const char *names[] = {"docs/execute.md", "docs/exec-backend.md"};
-        FILE *f = NULL;
-        char path[1024], line[1024];
-        for (size_t i = 0; i < 2 && !f; i++) {
+        char path[1024];
+        for (size_t i = 0; i < 2; i++) {
                 snprintf(path, sizeof(path), "%s/%s", src, names[i]);
-                f = fopen(path, "r");
+                FILE *f = fopen(path, "r");
+                if (f)
+                        return f;
         }
+        return NULL;
+}
+
+START_TEST(test_docs_configuration_example)
+{
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = root;
+        warder_ruleset *rs = NULL;
+        ck_assert_int_eq(warder_ruleset_load_preset(&rs, "default", &ro, NULL), 0);
+        warder_backend *b = NULL;
+        ck_assert_int_eq(doc_example(rs, &b), 0);
+        ck_assert(warder_backend_can_execute(b));
+        if (geteuid() == 0 && warder__landlock_abi() > 0) {
+                struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
+                req.command = "id -u; cat .env";
+                req.command_len = strlen(req.command);
+                struct warder_exec_result r;
+                struct warder_error err = WARDER_ERROR_INIT;
+                ck_assert_msg(warder_backend_execute(b, &req, &r, &err) == 0, "%s", err.message);
+                ck_assert_str_eq(r.out.data, "65534\n");
+                ck_assert(r.landlock_applied && r.masked);
+                warder_exec_result_free(&r);
+                warder_error_clear(&err);
+        }
+        warder_backend_free(b);
+        warder_ruleset_free(rs);
+
+        /* The docs show exactly this code. */
+        FILE *f = open_doc();
+        if (!f)
+                return;
+        static char doc[8192], block[8192], want[8192], got[8192];
+        size_t n = fread(doc, 1, sizeof(doc) - 1, f);
+        doc[n] = '\0';
+        fclose(f);
+        const char *start = strstr(doc, "```c\n");
+        ck_assert_ptr_nonnull(start);
+        start += 5;
+        const char *end = strstr(start, "```");
+        ck_assert_ptr_nonnull(end);
+        snprintf(block, sizeof(block), "%.*s", (int)(end - start), start);
+        squeeze(block, want, sizeof(want));
+        squeeze(doc_example_text, got, sizeof(got));
+        ck_assert_str_eq(want, got);
+}
+END_TEST
+
+/* The documented system list of readable trees is the one the code uses. */
+START_TEST(test_docs_default_read_list)
+{
+        if (!getenv("WARDER_SOURCE_ROOT"))
+                return;
+        FILE *f = open_doc();
+        char line[1024];
         ck_assert_ptr_nonnull(f);
         bool in = false, found = false;
         size_t n = 0;
@@ -1274,6 +1384,7 @@ static Suite *exec_suite(void)
         tcase_add_test(tc, test_open_dir_hook);
         tcase_add_test(tc, test_local_backend_execute);
         tcase_add_test(tc, test_docs_default_read_list);
+        tcase_add_test(tc, test_docs_configuration_example);
         suite_add_tcase(s, tc);
 
         TCase *ll = tcase_create("landlock");
