@@ -402,6 +402,33 @@ START_TEST(test_no_descriptor_leaks)
 }
 END_TEST
 
+/* A host without descriptors 0-2: nothing the child needs may land on them. */
+START_TEST(test_host_without_stdio)
+{
+        struct warder__exec_config cfg;
+        config(&cfg);
+        if (warder__landlock_abi() > 0)
+                cfg.landlock = WARDER_LANDLOCK_REQUIRED;
+        char cwd[256], expect[256], cmd[512];
+        snprintf(cwd, sizeof(cwd), "%s/sub", root);
+        snprintf(cmd, sizeof(cmd), "pwd; ls /proc/$$/fd; cat %s/secret 2>/dev/null", outside);
+        int saved = fcntl(2, F_DUPFD_CLOEXEC, 10);
+        close(0);
+        close(1);
+        close(2);
+        struct warder_exec_result r;
+        struct warder_error err = WARDER_ERROR_INIT;
+        int rc = run_in(&cfg, cwd, cmd, &r, &err);
+        dup2(saved, 2);
+        ck_assert_msg(rc == 0, "%s", err.message);
+        snprintf(expect, sizeof(expect), "%s/sub\n0\n1\n2\n", root);
+        ck_assert_str_eq(r.out.data, expect);
+        ck_assert_int_eq(r.landlock_applied, cfg.landlock == WARDER_LANDLOCK_REQUIRED);
+        result_free(&r);
+        warder_error_clear(&err);
+}
+END_TEST
+
 /* ---- process group and deadline ---- */
 
 static pid_t parse_pid(const char *s)
@@ -1375,6 +1402,7 @@ static Suite *exec_suite(void)
         tcase_add_test(tc, test_cwd);
         tcase_add_test(tc, test_cwd_outside);
         tcase_add_test(tc, test_no_descriptor_leaks);
+        tcase_add_test(tc, test_host_without_stdio);
         tcase_add_test(tc, test_deadline_kills_group);
         tcase_add_test(tc, test_deadline_endless_output);
         tcase_add_test(tc, test_stragglers_die_with_the_shell);

@@ -849,6 +849,12 @@ int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_
         }
         if (rc)
                 goto done;
+        /* Every descriptor the child uses must survive its dup2() onto 0, 1 and 2. */
+        cwd_fd = fd_above_stdio(cwd_fd);
+        if (cwd_fd < 0) {
+                rc = warder_error_set(err, WARDER_EIO, "exec: out of descriptors");
+                goto done;
+        }
 
         /* Landlock: built here, enforced in the child. */
         if (cfg->landlock != WARDER_LANDLOCK_OFF) {
@@ -863,6 +869,10 @@ int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_
                         goto done;
                 }
                 warder_error_clear(&lerr);
+                if (ll_fd >= 0 && (ll_fd = fd_above_stdio(ll_fd)) < 0) {
+                        rc = warder_error_set(err, WARDER_EIO, "exec: out of descriptors");
+                        goto done;
+                }
         }
 
         /* Masking: find what to cover (bounded), prepare the stand-in. */
