@@ -889,6 +889,28 @@ START_TEST(test_mask_symlink_and_nested)
 }
 END_TEST
 
+/* Special files are covered too (a FIFO named like a key). */
+START_TEST(test_mask_special_files)
+{
+        struct warder__exec_config cfg;
+        config(&cfg);
+        char path[256];
+        snprintf(path, sizeof(path), "%s/sub/agent.key", root);
+        ck_assert_int_eq(mkfifo(path, 0644), 0);
+        struct warder_exec_result r;
+        /* Control arm: a FIFO. */
+        ck_assert_int_eq(run(&cfg, "test -p sub/agent.key && echo fifo", &r), 0);
+        ck_assert_str_eq(r.out.data, "fifo\n");
+        result_free(&r);
+        cfg.mask = fake_mask;
+        ck_assert_int_eq(run(&cfg, "test -p sub/agent.key || echo covered; cat sub/agent.key", &r),
+                         0);
+        ck_assert_str_eq(r.out.data, "covered\n");
+        ck_assert_int_eq(r.exit_status, 0); /* an empty read, not a blocked one */
+        result_free(&r);
+}
+END_TEST
+
 START_TEST(test_mask_budget_fails_closed)
 {
         struct warder__exec_config cfg;
@@ -1427,6 +1449,7 @@ static Suite *exec_suite(void)
         tcase_add_test(mk, test_mask_control_and_effect);
         tcase_add_test(mk, test_mask_with_ruleset);
         tcase_add_test(mk, test_mask_symlink_and_nested);
+        tcase_add_test(mk, test_mask_special_files);
         tcase_add_test(mk, test_mask_budget_fails_closed);
         tcase_add_test(mk, test_mask_predicate_error_masks);
         tcase_add_test(mk, test_mask_cannot_be_undone);
