@@ -194,13 +194,32 @@ static int walk_budget(struct walk *w)
  * Decides one entry; *descend tells the caller whether to walk into a directory, *unknown
  * that the entry could not be examined (the caller masks the directory holding it).
  */
-static int walk_entry(struct walk *w, const char *path, bool *descend, bool *unknown)
+static int walk_entry(struct walk *w, const char *path, unsigned char d_type, bool *descend,
+                      bool *unknown)
 {
         *descend = false;
         struct stat st;
-        if (lstat(path, &st) != 0) {
-                *unknown = errno != ENOENT; /* ENOENT: vanished, nothing to mask */
-                return 0;
+        /* The type readdir() gave saves a stat per entry; DT_UNKNOWN asks the inode. */
+        switch (d_type) {
+        case DT_REG:
+        case DT_FIFO:
+        case DT_SOCK:
+        case DT_CHR:
+        case DT_BLK:
+                st.st_mode = S_IFREG;
+                break;
+        case DT_DIR:
+                st.st_mode = S_IFDIR;
+                break;
+        case DT_LNK:
+                st.st_mode = S_IFLNK;
+                break;
+        default:
+                if (lstat(path, &st) != 0) {
+                        *unknown = errno != ENOENT; /* ENOENT: vanished, nothing to mask */
+                        return 0;
+                }
+                break;
         }
         char *real = NULL;
         if (S_ISLNK(st.st_mode)) {
@@ -271,7 +290,7 @@ static int walk_dir(struct walk *w, struct warder__buf *path, size_t depth)
                         break;
                 }
                 bool descend;
-                rc = walk_entry(w, path->data, &descend, &unknown);
+                rc = walk_entry(w, path->data, de->d_type, &descend, &unknown);
                 if (!rc && descend)
                         rc = walk_dir(w, path, depth + 1);
         }
@@ -302,7 +321,7 @@ static int collect_masks(const struct warder__exec_config *cfg, struct mask_list
         if (warder__buf_puts(&path, cfg->root))
                 return warder_error_set(err, WARDER_ENOMEM, "masking: out of memory");
         bool descend, unknown = false;
-        int rc = walk_entry(&w, path.data, &descend, &unknown);
+        int rc = walk_entry(&w, path.data, DT_UNKNOWN, &descend, &unknown);
         if (!rc && unknown && mask_list_add(masks, path.data, true))
                 rc = warder_error_set(err, WARDER_ENOMEM, "masking: out of memory");
         if (!rc && descend)
