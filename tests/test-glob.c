@@ -16,6 +16,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "glob/glob-impl.h"
 #include "glob/glob-internal.h"
 #include "support.h"
 #include "warder/warder.h"
@@ -39,6 +40,9 @@ static int try_match(const char *pat, size_t plen, const char *s, size_t slen, u
                 return -100;
         }
         int m = warder_glob_match(g, s, slen);
+        /* the interpreter (used where the JIT is unavailable) gives the same answer */
+        ck_assert_msg(warder__glob_match_interpreted(g, s, slen) == m,
+                      "interpreter disagrees on '%.*s' vs '%.*s'", (int)plen, pat, (int)slen, s);
         warder_glob_free(g);
         return m;
 }
@@ -535,6 +539,9 @@ START_TEST(adversarial_patterns)
                     warder_glob_compile(&g, c[i].pat, strlen(c[i].pat), c[i].flags, NULL), 0);
                 int rc = warder_glob_match(g, c[i].subject, strlen(c[i].subject));
                 ck_assert_msg(rc == c[i].want, "case %zu: got %d want %d", i, rc, c[i].want);
+                rc = warder__glob_match_interpreted(g, c[i].subject, strlen(c[i].subject));
+                ck_assert_msg(rc == c[i].want, "case %zu (interpreter): got %d want %d", i, rc,
+                              c[i].want);
                 warder_glob_free(g);
                 free(c[i].pat);
                 free(c[i].subject);
@@ -556,6 +563,7 @@ START_TEST(engine_limit_is_an_error)
         ck_assert_int_eq(warder_glob_compile(&g, pat, strlen(pat), 0, NULL), 0);
         int rc = warder_glob_match(g, subject, strlen(subject));
         ck_assert_int_eq(rc, WARDER_ELIMIT);
+        ck_assert_int_lt(warder__glob_match_interpreted(g, subject, strlen(subject)), 0);
         /* the same glob on an ordinary path answers normally */
         ck_assert_int_eq(warder_glob_match(g, "a/b/c", 5), 0);
         warder_glob_free(g);
@@ -925,6 +933,8 @@ START_TEST(differential_random)
                                         want = ref_match(&r, pat, text);
                                 }
                                 int got = warder_glob_match(g, text, strlen(text));
+                                ck_assert_int_eq(
+                                    warder__glob_match_interpreted(g, text, strlen(text)), got);
                                 ck_assert_msg(got == want, "'%s' vs '%s' flags %u: got %d want %d",
                                               pat, text, flags, got, want);
                                 compared++;
