@@ -698,8 +698,8 @@ static void contract_teardown(struct contract_fixture *f, void *ud)
 }
 
 static const struct contract_target targets[] = {
-    {"local (openat2)", contract_setup, contract_teardown, NULL},
-    {"local (fallback)", contract_setup, contract_teardown, (void *)1},
+    {"local (openat2)", contract_setup, contract_teardown, NULL, NULL},
+    {"local (fallback)", contract_setup, contract_teardown, (void *)1, NULL},
 };
 
 static Suite *suite(void)
