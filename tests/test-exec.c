@@ -911,6 +911,29 @@ START_TEST(test_mask_special_files)
 }
 END_TEST
 
+static int mask_nothing(void *ud, const char *literal, const char *real, bool *mask)
+{
+        (void)ud;
+        (void)literal;
+        (void)real;
+        *mask = false;
+        return 0;
+}
+
+/* Nothing denied: the command runs as usual and the result says nothing was masked. */
+START_TEST(test_mask_nothing_to_cover)
+{
+        struct warder__exec_config cfg;
+        config(&cfg);
+        cfg.mask = mask_nothing;
+        struct warder_exec_result r;
+        ck_assert_int_eq(run(&cfg, "cat .env", &r), 0);
+        ck_assert(!r.masked);
+        ck_assert_str_eq(r.out.data, "API_KEY=SECRET-ROOT-ENV\n");
+        result_free(&r);
+}
+END_TEST
+
 START_TEST(test_mask_budget_fails_closed)
 {
         struct warder__exec_config cfg;
@@ -1450,6 +1473,7 @@ static Suite *exec_suite(void)
         tcase_add_test(mk, test_mask_with_ruleset);
         tcase_add_test(mk, test_mask_symlink_and_nested);
         tcase_add_test(mk, test_mask_special_files);
+        tcase_add_test(mk, test_mask_nothing_to_cover);
         tcase_add_test(mk, test_mask_budget_fails_closed);
         tcase_add_test(mk, test_mask_predicate_error_masks);
         tcase_add_test(mk, test_mask_cannot_be_undone);
