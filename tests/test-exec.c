@@ -1252,6 +1252,50 @@ START_TEST(test_local_backend_execute)
 }
 END_TEST
 
+struct worker {
+        int id;
+        int ok;
+};
+
+static void *worker_main(void *arg)
+{
+        struct worker *w = arg;
+        struct warder__exec_config cfg;
+        config(&cfg);
+        cfg.mask = fake_mask;
+        if (warder__landlock_abi() > 0)
+                cfg.landlock = WARDER_LANDLOCK_REQUIRED;
+        for (int i = 0; i < 5; i++) {
+                char cmd[128], expect[64];
+                snprintf(cmd, sizeof(cmd), "echo %d-%d; cat .env >&2", w->id, i);
+                snprintf(expect, sizeof(expect), "%d-%d\n", w->id, i);
+                struct warder_exec_result r;
+                if (run(&cfg, cmd, &r) != 0)
+                        return NULL;
+                if (strcmp(r.out.data, expect) == 0 && !strstr(r.err.data, "SECRET") && r.masked &&
+                    r.exit_status == 0)
+                        w->ok++;
+                result_free(&r);
+        }
+        return NULL;
+}
+
+/* Concurrent calls from several host threads keep to their own commands. */
+START_TEST(test_concurrent_calls)
+{
+        struct worker w[4];
+        pthread_t t[4];
+        for (int i = 0; i < 4; i++) {
+                w[i] = (struct worker){i, 0};
+                ck_assert_int_eq(pthread_create(&t[i], NULL, worker_main, &w[i]), 0);
+        }
+        for (int i = 0; i < 4; i++) {
+                ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+                ck_assert_int_eq(w[i].ok, 5);
+        }
+}
+END_TEST
+
 /* ---- hooks and docs ---- */
 
 struct open_dir_log {
@@ -1485,6 +1529,7 @@ static Suite *exec_suite(void)
         tcase_add_test(mk, test_mask_symlink_and_nested);
         tcase_add_test(mk, test_mask_special_files);
         tcase_add_test(mk, test_mask_nothing_to_cover);
+        tcase_add_test(mk, test_concurrent_calls);
         tcase_add_test(mk, test_mask_budget_fails_closed);
         tcase_add_test(mk, test_mask_predicate_error_masks);
         tcase_add_test(mk, test_mask_cannot_be_undone);
