@@ -115,7 +115,7 @@ static void gen_pattern(struct warder__buf *b)
                 break;
         case 22:
                 warder__buf_puts(b, "/"), put_lit(b, NAME), warder__buf_puts(b, "/**/*"),
-                        put_lit(b, NAME), warder__buf_puts(b, "*");
+                    put_lit(b, NAME), warder__buf_puts(b, "*");
                 break;
         default:
                 warder__buf_printf(b, "**/test_*.%s", EXT);

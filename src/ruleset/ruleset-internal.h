@@ -192,6 +192,9 @@ struct warder_ruleset {
  */
 int warder__rule_compile_path(struct warder__rule *rule, const char *root, const char *home,
                               bool fold_case, bool full, struct warder_error *err);
+/* The anchored alternatives of a path rule, as core patterns (tests, lint). */
+int warder__rule_alternatives(const struct warder__rule *rule, const char *root, const char *home,
+                              char ***out, size_t *count, struct warder_error *err);
 int warder__rule_compile_command(struct warder__rule *rule, bool fold_case,
                                  struct warder_error *err);
 void warder__rule_release(struct warder__rule *rule);
