@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contract.h"
 #include "support.h"
 #include "warder/sys/backend.h"
 #include "warder/warder.h"
@@ -1326,7 +1327,7 @@ START_TEST(check_does_not_forward)
 }
 END_TEST
 
-/* ---- the example in docs/guard.md ---------------------------------- */
+/* ---- the example in docs/backends.md ---------------------------------- */
 
 /* Compiled here; doc_example_matches checks the doc still shows exactly this code (comments
  * and whitespace aside). */
@@ -1405,17 +1406,16 @@ static char *squeeze(const char *s, size_t n)
 START_TEST(doc_example_matches)
 {
         const char *root = getenv("WARDER_SOURCE_ROOT");
-        if (!root)
-                return;
+        ck_assert_msg(root != NULL, "WARDER_SOURCE_ROOT is not set");
         char path[1024];
-        snprintf(path, sizeof(path), "%s/docs/guard.md", root);
+        snprintf(path, sizeof(path), "%s/docs/backends.md", root);
         FILE *f = fopen(path, "rb");
         ck_assert_msg(f != NULL, "cannot open %s", path);
         static char doc[1 << 17];
         size_t n = fread(doc, 1, sizeof(doc) - 1, f);
         fclose(f);
         doc[n] = '\0';
-        const char *sec = strstr(doc, "\n## Creating one, and who owns what\n");
+        const char *sec = strstr(doc, "\n### Creating one, and who owns what\n");
         ck_assert_ptr_nonnull(sec);
         const char *start = strstr(sec, "```c\n");
         ck_assert_ptr_nonnull(start);
@@ -1449,6 +1449,43 @@ START_TEST(doc_example_runs)
 }
 END_TEST
 
+/* ---- the backend contract through guards (allow-everything rulesets) ------------------ */
+
+/* A guard that allows everything must be indistinguishable from the backend it wraps. */
+static int guarded_memory_setup(struct contract_fixture *f, void *ud)
+{
+        int depth = (int)(intptr_t)ud;
+        const char *yaml = "warder: 1\ndefault: allow\n";
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        o.root = "/";
+        warder_ruleset *rs = NULL;
+        warder_backend *b = NULL;
+        int rc = warder_ruleset_load_string(&rs, yaml, strlen(yaml), "allow.yaml", &o, NULL);
+        if (!rc)
+                rc = warder_memory_new(&b, NULL);
+        if (!rc)
+                rc = warder_memory_mkdir(b, "/ws", NULL);
+        for (int i = 0; !rc && i < depth; i++) {
+                warder_backend *g = NULL;
+                rc = warder_guard_new(&g, b, rs, NULL, NULL);
+                if (!rc)
+                        b = g;
+        }
+        warder_ruleset_free(rs);
+        if (rc) {
+                warder_backend_free(b);
+                return rc;
+        }
+        f->b = b;
+        snprintf(f->root, sizeof(f->root), "/ws");
+        return 0;
+}
+
+static const struct contract_target guarded_targets[] = {
+    {"guard-over-memory", guarded_memory_setup, NULL, (void *)(intptr_t)1},
+    {"guard-over-guard-over-memory", guarded_memory_setup, NULL, (void *)(intptr_t)2},
+};
+
 static Suite *guard_suite(void)
 {
         Suite *s = suite_create("guard");
@@ -1478,6 +1515,8 @@ static Suite *guard_suite(void)
         tcase_set_timeout(st, 120);
         tcase_add_test(st, swap_under_load);
         suite_add_tcase(s, st);
+        suite_add_tcase(s, contract_tcase(guarded_targets,
+                                          sizeof(guarded_targets) / sizeof(guarded_targets[0])));
         return s;
 }
 
