@@ -1482,8 +1482,8 @@ static int guarded_memory_setup(struct contract_fixture *f, void *ud)
 }
 
 static const struct contract_target guarded_targets[] = {
-    {"guard-over-memory", guarded_memory_setup, NULL, (void *)(intptr_t)1},
-    {"guard-over-guard-over-memory", guarded_memory_setup, NULL, (void *)(intptr_t)2},
+    {"guard-over-memory", guarded_memory_setup, NULL, (void *)(intptr_t)1, NULL},
+    {"guard-over-guard-over-memory", guarded_memory_setup, NULL, (void *)(intptr_t)2, NULL},
 };
 
 static Suite *guard_suite(void)
