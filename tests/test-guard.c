@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "contract.h"
 #include "support.h"
@@ -848,6 +850,114 @@ START_TEST(ls_through_link)
 }
 END_TEST
 
+/* ---- the real kernel: a guard over the local backend with real symlinks (§3.2, §4.2) ---- */
+
+struct tree {
+        char root[256];
+};
+
+static void tree_put(const struct tree *t, const char *rel, const char *text)
+{
+        char p[512];
+        snprintf(p, sizeof(p), "%s/%s", t->root, rel);
+        FILE *f = fopen(p, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(text, f);
+        fclose(f);
+}
+
+static void tree_link(const struct tree *t, const char *to, const char *rel)
+{
+        char p[512];
+        snprintf(p, sizeof(p), "%s/%s", t->root, rel);
+        ck_assert_int_eq(symlink(to, p), 0);
+}
+
+static void tree_rm(const char *dir)
+{
+        char cmd[600];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(local_symlinks)
+{
+        struct tree t;
+        snprintf(t.root, sizeof(t.root), "/tmp/warder-guard-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(t.root));
+        char sub[512];
+        snprintf(sub, sizeof(sub), "%s/sub", t.root);
+        ck_assert_int_eq(mkdir(sub, 0700), 0);
+        tree_put(&t, ".env", "SECRET=hunter2\n");
+        tree_put(&t, "sub/notes.txt", "plain notes\n");
+        tree_link(&t, ".env", "innocent.txt"); /* a file link to the secret */
+        tree_link(&t, "..", "sub/up");         /* a directory link back to the root */
+        char path[512];
+
+        /* control arm: the local backend itself follows the links to the secret */
+        warder_backend *plain = NULL;
+        ck_assert_int_eq(warder_local_new(&plain, t.root, NULL, NULL), 0);
+        struct warder_bytes out = {0};
+        snprintf(path, sizeof(path), "%s/innocent.txt", t.root);
+        ck_assert_int_eq(warder_backend_read(plain, path, strlen(path), 0, 0, 0, &out, NULL), 0);
+        ck_assert_ptr_nonnull(strstr(out.data, "hunter2"));
+        warder_bytes_free(&out);
+        snprintf(path, sizeof(path), "%s/sub/up/.env", t.root);
+        ck_assert_int_eq(warder_backend_read(plain, path, strlen(path), 0, 0, 0, &out, NULL), 0);
+        ck_assert_ptr_nonnull(strstr(out.data, "hunter2"));
+        warder_bytes_free(&out);
+        warder_backend_free(plain);
+
+        /* guarded: both links are decided on their real form and denied */
+        warder_ruleset *rs = load("default: allow\n"
+                                  "read:\n"
+                                  "  rules:\n"
+                                  "    - pattern: \"**/.env\"\n"
+                                  "      action: deny\n"
+                                  "ls:\n"
+                                  "  rules:\n"
+                                  "    - pattern: \"**/.env\"\n"
+                                  "      action: deny\n",
+                                  t.root);
+        warder_backend *local = NULL;
+        ck_assert_int_eq(warder_local_new(&local, t.root, NULL, NULL), 0);
+        warder_backend *g = guard_over(local, rs, NULL);
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_int_eq(warder_backend_read(g, "innocent.txt", 12, 0, 0, 0, &out, &err),
+                         WARDER_EDENIED);
+        ck_assert_int_eq(err.decision->form, WARDER_FORM_REAL);
+        ck_assert_ptr_null(out.data);
+        ck_assert_int_eq(warder_backend_read(g, "sub/up/.env", 11, 0, 0, 0, &out, &err),
+                         WARDER_EDENIED);
+        ck_assert_int_eq(warder_backend_read(g, "sub/up/sub/notes.txt", 20, 0, 0, 0, &out, &err),
+                         0);
+        ck_assert_ptr_nonnull(strstr(out.data, "plain notes"));
+        warder_bytes_free(&out);
+        /* grep: the secret's line never appears, under any name */
+        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+        req.pattern = "hunter2|notes";
+        req.path = t.root;
+        req.path_len = strlen(t.root);
+        struct warder_grep_result r = {0};
+        ck_assert_int_eq(warder_backend_grep(g, &req, &r, &err), 0);
+        ck_assert(!grep_has(&r, "hunter2"));
+        ck_assert(grep_has(&r, "plain notes"));
+        ck_assert_uint_ge(r.hidden_files, 1);
+        warder_grep_result_free(&r);
+        /* ls: the link entry whose real form is .env is hidden */
+        struct warder_entries e = {0};
+        ck_assert_int_eq(warder_backend_ls(g, t.root, strlen(t.root), 0, &e, &err), 0);
+        ck_assert(!entries_have(&e, ".env") && !entries_have(&e, "innocent.txt"));
+        ck_assert(entries_have(&e, "sub"));
+        ck_assert_uint_eq(e.hidden, 2);
+        warder_entries_free(&e);
+        warder_error_clear(&err);
+        warder_backend_free(g);
+        warder_ruleset_free(rs);
+        tree_rm(t.root);
+}
+END_TEST
+
 /* ---- §4.8 execute exposure ----------------------------------------------------------------- */
 
 START_TEST(execute_exposure)
@@ -1501,6 +1611,7 @@ static Suite *guard_suite(void)
         tcase_add_test(tc, ls_filtering);
         tcase_add_test(tc, glob_filtering);
         tcase_add_test(tc, ls_through_link);
+        tcase_add_test(tc, local_symlinks);
         tcase_add_test(tc, execute_exposure);
         tcase_add_test(tc, approval_callback);
         tcase_add_test(tc, approved_flag);
