@@ -1007,6 +1007,16 @@ START_TEST(execute_exposure)
         ck_assert_int_eq(do_op(g, WARDER_OP_EXECUTE, "echo a; rm -rf /tmp/x", 0, &err, &content),
                          WARDER_EDENIED);
         ck_assert_int_eq(do_op(g, WARDER_OP_EXECUTE, "make all", 0, &err, &content), WARDER_EASK);
+        /* path candidates are decided on their real form, resolved through the inner
+         * backend (§5.4 with §3.2): the literal names are allowed, their targets are not */
+        ck_assert_int_eq(do_op(g, WARDER_OP_EXECUTE, "cat link-env", 0, &err, &content),
+                         WARDER_EDENIED);
+        ck_assert_ptr_nonnull(err.decision->candidate);
+        ck_assert_int_eq(err.decision->candidate_op, WARDER_OP_READ);
+        ck_assert_int_eq(
+            do_op(g, WARDER_OP_EXECUTE, "cd etc-link && cat passwd", 0, &err, &content),
+            WARDER_EDENIED);
+        ck_assert_int_eq(m->realpaths > 0, 1);
         ck_assert_int_eq(
             do_op(g, WARDER_OP_EXECUTE, "rm -rf /tmp/x", WARDER_APPROVED, &err, &content),
             WARDER_EDENIED);
