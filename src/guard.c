@@ -10,9 +10,16 @@
  * (§4.10).
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* uthash reports allocation failures through this flag instead of exiting. */
+static _Thread_local bool hash_oom;
+#define HASH_NONFATAL_OOM        1
+#define uthash_nonfatal_oom(obj) (hash_oom = true)
+#include <uthash.h>
 
 #include "util.h"
 #include "warder/guard.h"
@@ -559,38 +566,46 @@ static int guard_glob(warder_backend *b, const char *pattern, const char *base, 
         return rc;
 }
 
-/* Files whose matches were dropped, to count each once (§4.7). */
+/* Files whose matches were dropped, to count each once (§4.7) whatever order the matches
+ * come in. */
+struct hidden_file {
+        UT_hash_handle hh;
+        char path[];
+};
+
 struct hidden_set {
-        char **paths;
-        size_t count, cap;
+        struct hidden_file *head;
 };
 
 static int hidden_note(struct hidden_set *s, const char *path, bool *fresh)
 {
         *fresh = false;
-        for (size_t i = 0; i < s->count; i++)
-                if (strcmp(s->paths[i], path) == 0)
-                        return 0;
-        if (s->count == s->cap) {
-                size_t cap = s->cap ? s->cap * 2 : 8;
-                char **p = realloc(s->paths, cap * sizeof(*p));
-                if (!p)
-                        return WARDER_ENOMEM;
-                s->paths = p;
-                s->cap = cap;
-        }
-        if (!(s->paths[s->count] = strdup(path)))
+        size_t n = strlen(path);
+        struct hidden_file *h = NULL;
+        HASH_FIND(hh, s->head, path, n, h);
+        if (h)
+                return 0;
+        if (!(h = malloc(sizeof(*h) + n + 1)))
                 return WARDER_ENOMEM;
-        s->count++;
+        memcpy(h->path, path, n + 1);
+        hash_oom = false;
+        HASH_ADD_KEYPTR(hh, s->head, h->path, n, h);
+        if (hash_oom) {
+                free(h);
+                return WARDER_ENOMEM;
+        }
         *fresh = true;
         return 0;
 }
 
 static void hidden_free(struct hidden_set *s)
 {
-        for (size_t i = 0; i < s->count; i++)
-                free(s->paths[i]);
-        free(s->paths);
+        struct hidden_file *h, *tmp;
+        HASH_ITER(hh, s->head, h, tmp)
+        {
+                HASH_DEL(s->head, h);
+                free(h);
+        }
 }
 
 /*

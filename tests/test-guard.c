@@ -152,7 +152,9 @@ static int mock_glob(warder_backend *b, const char *pattern, const char *base, u
 }
 
 /* Grep: every file under the base whose content contains the pattern (a plain substring);
- * symlinks under the base are followed, as a careless backend would. */
+ * symlinks under the base are followed, as a careless backend would. With
+ * WARDER_GREP_CASELESS (which it otherwise ignores) it reports everything twice over, so a
+ * file's matches are not consecutive. */
 static int mock_grep(warder_backend *b, const struct warder_grep_request *req,
                      struct warder_grep_result *out, struct warder_error *err)
 {
@@ -162,15 +164,17 @@ static int mock_grep(warder_backend *b, const struct warder_grep_request *req,
         struct warder_grep_result r = {0};
         size_t n = strlen(req->path);
         int rc = 0;
-        for (const struct mock_file *f = m->files; !rc && f && f->path; f++)
-                if (f->data && strncmp(f->path, req->path, n) == 0 && f->path[n] == '/' &&
-                    strstr(f->data, req->pattern))
-                        rc = warder_grep_add(&r, f->path, 1, f->data, strlen(f->data));
-        for (const struct mock_link *l = m->links; !rc && l && l->from; l++) {
-                const struct mock_file *f = mock_find(m, l->to);
-                if (f && f->data && strncmp(l->from, req->path, n) == 0 && l->from[n] == '/' &&
-                    strstr(f->data, req->pattern))
-                        rc = warder_grep_add(&r, l->from, 1, f->data, strlen(f->data));
+        for (int pass = 0; pass < (req->flags & WARDER_GREP_CASELESS ? 2 : 1); pass++) {
+                for (const struct mock_file *f = m->files; !rc && f && f->path; f++)
+                        if (f->data && strncmp(f->path, req->path, n) == 0 && f->path[n] == '/' &&
+                            strstr(f->data, req->pattern))
+                                rc = warder_grep_add(&r, f->path, 1, f->data, strlen(f->data));
+                for (const struct mock_link *l = m->links; !rc && l && l->from; l++) {
+                        const struct mock_file *f = mock_find(m, l->to);
+                        if (f && f->data && strncmp(l->from, req->path, n) == 0 &&
+                            l->from[n] == '/' && strstr(f->data, req->pattern))
+                                rc = warder_grep_add(&r, l->from, 1, f->data, strlen(f->data));
+                }
         }
         if (rc) {
                 warder_grep_result_free(&r);
@@ -732,6 +736,14 @@ START_TEST(grep_real_form)
         ck_assert(!grep_has(&r, "question"));
         ck_assert(grep_has(&r, "fine") && grep_has(&r, "sub TOKEN"));
         /* hidden: .env, q.ask, link-env, link-ask */
+        ck_assert_uint_eq(r.hidden_files, 4);
+        size_t kept = r.count;
+        warder_grep_result_free(&r);
+        /* matches of one file that are not consecutive: each hidden file counts once */
+        req.flags = WARDER_GREP_CASELESS;
+        ck_assert_int_eq(warder_backend_grep(g, &req, &r, NULL), 0);
+        ck_assert_uint_eq(r.count, 2 * kept);
+        ck_assert(!grep_has(&r, "hunter2"));
         ck_assert_uint_eq(r.hidden_files, 4);
         warder_grep_result_free(&r);
         warder_backend_free(g);
