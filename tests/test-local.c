@@ -19,6 +19,7 @@
 #include "support.h"
 #include "warder/backend.h"
 #include "warder/local.h"
+#include "warder/ruleset.h"
 
 static char root[256];
 static char outside[256];
@@ -150,6 +151,29 @@ START_TEST(test_new_errors)
         ck_assert(!warder_backend_can_execute(b));
         warder_backend_free(b);
         warder_backend_free(NULL);
+}
+END_TEST
+
+/* Options with pointers are copied (string arrays) or referenced (the mask ruleset): the host
+ * may drop its own right after construction. The ASan build catches a missing copy or ref. */
+START_TEST(test_options_copied)
+{
+        warder_ruleset *rs = NULL;
+        ck_assert_int_eq(warder_ruleset_load_preset(&rs, "default", NULL, NULL), 0);
+        char env0[] = "PATH=/usr/bin";
+        const char *env[] = {env0, NULL};
+        struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
+        o.exec_env = env;
+        o.landlock_write = env;
+        o.mask_ruleset = rs;
+        warder_backend *b = NULL;
+        ck_assert_int_eq(warder_local_new(&b, root, &o, NULL), 0);
+        warder_ruleset_free(rs);
+        memset(env0, 'X', sizeof(env0) - 1);
+        struct warder_bytes out = {0};
+        ck_assert_int_eq(rd(b, P("a.txt"), 0, &out), 0);
+        warder_bytes_free(&out);
+        warder_backend_free(b);
 }
 END_TEST
 
@@ -708,6 +732,7 @@ static Suite *suite(void)
         TCase *tc = tcase_create("local");
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, test_new_errors);
+        tcase_add_test(tc, test_options_copied);
         tcase_add_loop_test(tc, test_mode_selected, 0, 2);
         tcase_add_loop_test(tc, test_read_basic, 0, 2);
         tcase_add_loop_test(tc, test_read_errors, 0, 2);
