@@ -1155,7 +1155,7 @@ static int local_ls(warder_backend *b, const char *path, unsigned flags, struct 
                 rc = fd;
                 goto out;
         }
-        int dfd = dup(fd);
+        int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
         if (dfd < 0) {
                 rc = fail_errno(err, errno, "cannot list", norm.data);
                 close(fd);
@@ -1211,7 +1211,7 @@ static int walk_dir(struct walk *w, int dirfd_, int depth)
 {
         struct dent *v = NULL;
         size_t n = 0;
-        int dfd = dup(dirfd_);
+        int dfd = fcntl(dirfd_, F_DUPFD_CLOEXEC, 0);
         if (dfd < 0)
                 return 0;
         int e = read_dir(dirfd_, &v, &n);
@@ -1873,6 +1873,16 @@ WARDER_API int warder_local_new(warder_backend **out, const char *root,
         if (l->root_fd < 0) {
                 rc = fail_errno(err, errno, "local: cannot open the root", l->root);
                 goto fail;
+        }
+        if (l->root_fd < 3) {
+                /* A host without stdio: keep the root off 0-2, which a child's stdio takes. */
+                int fd = fcntl(l->root_fd, F_DUPFD_CLOEXEC, 3);
+                if (fd < 0) {
+                        rc = fail_errno(err, errno, "local: cannot open the root", l->root);
+                        goto fail;
+                }
+                close(l->root_fd);
+                l->root_fd = fd;
         }
         char *host = realpath(l->root, NULL);
         if (host && strcmp(host, l->root) != 0) {
