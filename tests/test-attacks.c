@@ -147,7 +147,7 @@ static const char *ruleset_yaml(void)
 {
         static char y[2048];
         const char *ops[] = {"read", "write", "edit", "ls", "glob", "grep"};
-        size_t n = (size_t)snprintf(y, sizeof(y), "default: deny\nprecedence: strictest\n");
+        size_t n = (size_t)snprintf(y, sizeof(y), "warder: 1\ndefault: deny\nprecedence: strictest\n");
         for (size_t i = 0; i < 6; i++)
                 n += (size_t)snprintf(y + n, sizeof(y) - n,
                                       "%s:\n"

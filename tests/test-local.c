@@ -10,7 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +25,7 @@
 #include "support.h"
 #include "warder/backend.h"
 #include "warder/local.h"
+#include "warder/ruleset.h"
 
 static char root[256];
 static char outside[256];
@@ -153,6 +160,29 @@ START_TEST(test_new_errors)
 }
 END_TEST
 
+/* Options with pointers are copied (string arrays) or referenced (the mask ruleset): the host
+ * may drop its own right after construction. The ASan build catches a missing copy or ref. */
+START_TEST(test_options_copied)
+{
+        warder_ruleset *rs = NULL;
+        ck_assert_int_eq(warder_ruleset_load_preset(&rs, "default", NULL, NULL), 0);
+        char env0[] = "PATH=/usr/bin";
+        const char *env[] = {env0, NULL};
+        struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
+        o.exec_env = env;
+        o.landlock_write = env;
+        o.mask_ruleset = rs;
+        warder_backend *b = NULL;
+        ck_assert_int_eq(warder_local_new(&b, root, &o, NULL), 0);
+        warder_ruleset_free(rs);
+        memset(env0, 'X', sizeof(env0) - 1);
+        struct warder_bytes out = {0};
+        ck_assert_int_eq(rd(b, P("a.txt"), 0, &out), 0);
+        warder_bytes_free(&out);
+        warder_backend_free(b);
+}
+END_TEST
+
 /* The fallback is really taken when forced, and openat2 otherwise (on this kernel). */
 START_TEST(test_mode_selected)
 {
@@ -162,6 +192,61 @@ START_TEST(test_mode_selected)
         else if (!warder__local_uses_openat2(b))
                 fprintf(stderr, "note: openat2 unavailable; both runs use the fallback\n");
         warder_backend_free(b);
+}
+END_TEST
+
+#if defined(__x86_64__)
+#define NATIVE_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define NATIVE_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+/* Where openat2 answers ENOSYS (a seccomp filter here, as in some container runtimes), the
+ * backend notices on its own and walks with O_NOFOLLOW instead. */
+START_TEST(test_enosys_detected)
+{
+#ifdef NATIVE_AUDIT_ARCH
+        link_("a.txt", "link");
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                struct sock_filter f[] = {
+                    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+                    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_AUDIT_ARCH, 1, 0),
+                    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+                    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+                    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 0, 1),
+                    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+                    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+                };
+                struct sock_fprog prog = {sizeof(f) / sizeof(f[0]), f};
+                if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+                    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+                        _exit(77);
+                if (syscall(SYS_openat2, AT_FDCWD, "/", NULL, 0) != -1 || errno != ENOSYS)
+                        _exit(10);
+                warder_backend *b = NULL;
+                if (warder_local_new(&b, root, NULL, NULL) != 0)
+                        _exit(11);
+                if (warder__local_uses_openat2(b))
+                        _exit(12);
+                struct warder_bytes out = {0};
+                if (rd(b, P("link"), 0, &out) != 0 || strcmp(out.data, "hello\nworld\n") != 0)
+                        _exit(13);
+                warder_bytes_free(&out);
+                if (rd(b, P("link"), WARDER_NOFOLLOW, &out) != WARDER_ESYMLINK)
+                        _exit(14);
+                warder_backend_free(b);
+                _exit(0);
+        }
+        int status = 0;
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        ck_assert(WIFEXITED(status));
+        if (WEXITSTATUS(status) == 77)
+                fprintf(stderr, "note: cannot install a seccomp filter here\n");
+        else
+                ck_assert_msg(WEXITSTATUS(status) == 0, "child exit %d", WEXITSTATUS(status));
+#endif
 }
 END_TEST
 
@@ -708,7 +793,9 @@ static Suite *suite(void)
         TCase *tc = tcase_create("local");
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, test_new_errors);
+        tcase_add_test(tc, test_options_copied);
         tcase_add_loop_test(tc, test_mode_selected, 0, 2);
+        tcase_add_test(tc, test_enosys_detected);
         tcase_add_loop_test(tc, test_read_basic, 0, 2);
         tcase_add_loop_test(tc, test_read_errors, 0, 2);
         tcase_add_loop_test(tc, test_read_cap, 0, 2);

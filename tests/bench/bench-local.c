@@ -82,7 +82,7 @@ static warder_backend *make_local(void)
 static warder_backend *make_guard(void)
 {
 #if WITH_GUARD
-        static const char yaml[] = "default: deny\n"
+        static const char yaml[] = "warder: 1\ndefault: deny\n"
                                    "read:\n  rules:\n"
                                    "    - deny: \"**/.env\"\n    - deny: \"**/.ssh/**\"\n"
                                    "    - deny: \"/etc/**\"\n    - allow: \"./**\"\n"
