@@ -10,22 +10,22 @@
 
 /* Exit codes shared by every subcommand. */
 enum {
-	CLI_OK = 0,
-	CLI_DENY = 1, /* also: a test failed, a PATH did not match */
-	CLI_USAGE = 2,
-	CLI_ASK = 3,
-	CLI_ERROR = 4,
+        CLI_OK = 0,
+        CLI_DENY = 1, /* also: a test failed, a PATH did not match */
+        CLI_USAGE = 2,
+        CLI_ASK = 3,
+        CLI_ERROR = 4,
 };
 
 /* Options every subcommand accepts, before or after its name (until `--`). */
 struct cli_common {
-	const char *rules;  /* --rules FILE */
-	const char *preset; /* --preset NAME */
-	const char *root;   /* --root DIR */
-	const char *home;   /* --home DIR */
-	const char *audit;  /* --audit FILE */
-	bool json;          /* --json */
-	bool interactive;   /* --interactive */
+        const char *rules;  /* --rules FILE */
+        const char *preset; /* --preset NAME */
+        const char *root;   /* --root DIR */
+        const char *home;   /* --home DIR */
+        const char *audit;  /* --audit FILE */
+        bool json;          /* --json */
+        bool interactive;   /* --interactive */
 };
 
 /*
@@ -41,7 +41,7 @@ int cli_common_dirs(const struct cli_common *c, char **root, char **home);
 /* Loads --rules or --preset (default preset "default") with the given root and home.
  * Prints `file:line:col: error: …` on failure and returns CLI_USAGE; 0 on success. */
 int cli_load_ruleset(const struct cli_common *c, const char *root, const char *home,
-		     warder_ruleset **out);
+                     warder_ruleset **out);
 
 /* Prints "warder CMD: message" and "Try 'warder CMD --help'." on stderr; returns CLI_USAGE. */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -56,6 +56,15 @@ void cli_write_safe(FILE *f, const char *s, size_t len);
 /* Writes a JSON string literal (quotes included); invalid UTF-8 bytes become \u00XX of the
  * byte so that output is always valid JSON. */
 void cli_write_json_string(FILE *f, const char *s, size_t len);
+
+/* Prints a decision for people: the action, the target, and why (rule, source, reason). */
+void cli_print_decision(FILE *f, const char *target, const struct warder_decision *d);
+
+/* Writes a decision as a JSON object (no trailing newline). */
+void cli_json_decision(FILE *f, const struct warder_decision *d);
+
+/* Exit code for an action: 0 allow, 1 deny, 3 ask. */
+int cli_action_exit(enum warder_action action);
 
 /* True when `arg` is --help or -h. */
 bool cli_is_help(const char *arg);

@@ -3,8 +3,8 @@
 
 int cli_cmd_exec(int argc, char **argv, struct cli_common *c)
 {
-	(void)argc;
-	(void)c;
-	cli_error(argv[0], "not available in this build yet");
-	return CLI_ERROR;
+        (void)argc;
+        (void)c;
+        cli_error(argv[0], "not available in this build yet");
+        return CLI_ERROR;
 }
