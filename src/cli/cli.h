@@ -57,6 +57,31 @@ void cli_write_safe(FILE *f, const char *s, size_t len);
  * byte so that output is always valid JSON. */
 void cli_write_json_string(FILE *f, const char *s, size_t len);
 
+/* A guard over the local backend rooted at --root, with --rules/--preset, --audit and
+ * --interactive applied. */
+struct cli_session {
+        struct cli_common *c;
+        char *root, *home;
+        warder_ruleset *rs;
+        warder_backend *guard;
+        FILE *audit;
+        bool tty;
+};
+
+/* Opens the session (local_opts may be NULL for the defaults; mask_denied sets the local
+ * backend's mask_ruleset to the loaded ruleset). Prints and returns an exit code on failure;
+ * call cli_session_close() in every case. */
+int cli_session_open(struct cli_session *s, const char *name,
+                     const struct warder_local_options *local_opts, bool mask_denied);
+void cli_session_close(struct cli_session *s);
+
+/* Prints a failed guarded operation (text or --json); returns 1 deny, 3 ask, 4 other. */
+int cli_report_failure(const struct cli_session *s, const char *name, const char *target, int rc,
+                       const struct warder_error *err);
+
+/* Writes `,"key":"value"` (or null). */
+void cli_json_field(FILE *f, const char *key, const char *value);
+
 /* Prints a decision for people: the action, the target, and why (rule, source, reason). */
 void cli_print_decision(FILE *f, const char *target, const struct warder_decision *d);
 

@@ -135,147 +135,8 @@ static int parse(int argc, char **argv, struct op_args *a)
         return 0;
 }
 
-struct session {
-        struct cli_common *c;
-        char *root, *home;
-        warder_ruleset *rs;
-        warder_backend *guard;
-        FILE *audit;
-        bool tty;
-};
-
-static bool approve_on_tty(void *ud, const struct warder_guard_request *req,
-                           const struct warder_decision *d)
-{
-        (void)ud;
-        FILE *tty = fopen("/dev/tty", "r+");
-        if (!tty)
-                return false;
-        cli_print_decision(tty, req->literal ? req->literal : req->target, d);
-        fputs("Allow this once? [y/N] ", tty);
-        fflush(tty);
-        char line[16] = "";
-        bool yes = fgets(line, sizeof(line), tty) && (line[0] == 'y' || line[0] == 'Y');
-        fclose(tty);
-        return yes;
-}
-
-static void json_field(FILE *f, const char *key, const char *value)
-{
-        fprintf(f, ",\"%s\":", key);
-        if (value)
-                cli_write_json_string(f, value, strlen(value));
-        else
-                fputs("null", f);
-}
-
-static void audit_line(void *ud, const struct warder_audit_event *ev)
-{
-        FILE *f = ud;
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        fprintf(f, "{\"time\":%lld.%03ld", (long long)ts.tv_sec, ts.tv_nsec / 1000000);
-        json_field(f, "op", warder_op_name(ev->request->op));
-        json_field(f, "target", ev->request->target);
-        json_field(f, "literal", ev->request->literal);
-        json_field(f, "real", ev->request->real);
-        json_field(f, "action", warder_action_name(ev->decision->action));
-        json_field(f, "final_action", warder_action_name(ev->final_action));
-        fprintf(f, ",\"approval_asked\":%s,\"approved\":%s,\"filtered\":%s,\"decision\":",
-                ev->approval_asked ? "true" : "false", ev->approved ? "true" : "false",
-                ev->filtered ? "true" : "false");
-        cli_json_decision(f, ev->decision);
-        fputs("}\n", f);
-        fflush(f);
-}
-
-static int session_open(struct session *s, const char *name)
-{
-        int rc = cli_common_dirs(s->c, &s->root, &s->home);
-        if (rc)
-                return rc;
-        if ((rc = cli_load_ruleset(s->c, s->root, s->home, &s->rs)))
-                return rc;
-        if (s->c->audit && !(s->audit = fopen(s->c->audit, "ae"))) {
-                cli_error(name, "cannot open audit file '%s': %s", s->c->audit, strerror(errno));
-                return CLI_ERROR;
-        }
-        struct warder_error err = WARDER_ERROR_INIT;
-        warder_backend *local = NULL;
-        struct warder_local_options lopts = WARDER_LOCAL_OPTIONS_INIT;
-        rc = warder_local_new(&local, s->root, &lopts, &err);
-        if (!rc) {
-                struct warder_guard_options gopts = WARDER_GUARD_OPTIONS_INIT;
-                gopts.root = s->root;
-                gopts.home = s->home;
-                if (s->c->interactive)
-                        gopts.approve = approve_on_tty;
-                if (s->audit) {
-                        gopts.audit = audit_line;
-                        gopts.audit_ud = s->audit;
-                }
-                rc = warder_guard_new(&s->guard, local, s->rs, &gopts, &err);
-                if (rc)
-                        warder_backend_free(local);
-        }
-        if (rc) {
-                cli_error(name, "%s", err.message[0] ? err.message : warder_strerror(rc));
-                warder_error_clear(&err);
-                return CLI_ERROR;
-        }
-        s->tty = isatty(STDOUT_FILENO);
-        return 0;
-}
-
-static void session_close(struct session *s)
-{
-        warder_backend_free(s->guard);
-        warder_ruleset_free(s->rs);
-        if (s->audit)
-                fclose(s->audit);
-        free(s->root);
-        free(s->home);
-}
-
-/* Prints a failed operation; returns the exit code. */
-static int report_failure(const struct session *s, const struct op_args *a, const char *target,
-                          int rc, const struct warder_error *err)
-{
-        const char *msg = err->message[0] ? err->message : warder_strerror(rc);
-        int code = rc == WARDER_EDENIED ? CLI_DENY : rc == WARDER_EASK ? CLI_ASK : CLI_ERROR;
-        if (s->c->json) {
-                fputs("{\"op\":", stdout);
-                cli_write_json_string(stdout, a->name, strlen(a->name));
-                json_field(stdout, "target", target);
-                json_field(stdout, "status",
-                           code == CLI_DENY  ? "denied"
-                           : code == CLI_ASK ? "ask"
-                                             : "error");
-                fputs(",\"error\":{", stdout);
-                fprintf(stdout, "\"code\":\"%s\"", warder_status_name(rc));
-                json_field(stdout, "message", msg);
-                fputs("},\"decision\":", stdout);
-                if (err->decision)
-                        cli_json_decision(stdout, err->decision);
-                else
-                        fputs("null", stdout);
-                fputs("}\n", stdout);
-                return code;
-        }
-        if (err->decision && (rc == WARDER_EDENIED || rc == WARDER_EASK)) {
-                fprintf(stderr, "warder %s: %s\n", a->name,
-                        rc == WARDER_EDENIED ? "denied by policy" : "approval required");
-                cli_print_decision(stderr, target, err->decision);
-        } else {
-                fprintf(stderr, "warder %s: ", a->name);
-                cli_write_safe(stderr, target, strlen(target));
-                fprintf(stderr, ": %s\n", msg);
-        }
-        return code;
-}
-
 /* Names and lines: raw bytes into a pipe, escaped on a terminal. */
-static void put_name(const struct session *s, const char *p, size_t len)
+static void put_name(const struct cli_session *s, const char *p, size_t len)
 {
         if (s->tty)
                 cli_write_safe(stdout, p, len);
@@ -309,15 +170,16 @@ static void json_entries(const struct warder_entries *e)
                 const struct warder_entry *it = &e->items[i];
                 fputs(i ? ",{\"name\":" : "{\"name\":", stdout);
                 cli_write_json_string(stdout, it->name, strlen(it->name));
-                json_field(stdout, "path", it->path);
-                json_field(stdout, "type", types[it->type <= WARDER_ENTRY_OTHER ? it->type : 3]);
+                cli_json_field(stdout, "path", it->path);
+                cli_json_field(stdout, "type",
+                               types[it->type <= WARDER_ENTRY_OTHER ? it->type : 3]);
                 fprintf(stdout, ",\"size\":%llu,\"mtime\":%lld}", (unsigned long long)it->size,
                         (long long)it->mtime);
         }
         fprintf(stdout, "],\"hidden\":%zu", e->hidden);
 }
 
-static int run(struct session *s, const struct op_args *a)
+static int run(struct cli_session *s, const struct op_args *a)
 {
         struct warder_error err = WARDER_ERROR_INIT;
         const char *target = a->npos ? a->pos[a->npos - 1] : ".";
@@ -374,15 +236,15 @@ static int run(struct session *s, const struct op_args *a)
                 break;
         }
         if (rc) {
-                int code = report_failure(s, a, target, rc, &err);
+                int code = cli_report_failure(s, a->name, target, rc, &err);
                 warder_error_clear(&err);
                 return code;
         }
         if (s->c->json) {
                 fputs("{\"op\":", stdout);
                 cli_write_json_string(stdout, a->name, strlen(a->name));
-                json_field(stdout, "target", target);
-                json_field(stdout, "status", "ok");
+                cli_json_field(stdout, "target", target);
+                cli_json_field(stdout, "status", "ok");
         }
         switch (a->op) {
         case WARDER_OP_READ:
@@ -472,11 +334,11 @@ int cli_cmd_op(int argc, char **argv, struct cli_common *c)
         int rc = parse(argc, argv, &a);
         if (rc)
                 return rc < 0 ? CLI_OK : rc;
-        struct session s = {.c = c};
-        rc = session_open(&s, a.name);
+        struct cli_session s = {.c = c};
+        rc = cli_session_open(&s, a.name, NULL, false);
         if (!rc)
                 rc = run(&s, &a);
-        session_close(&s);
+        cli_session_close(&s);
         if (fflush(stdout) && !rc) {
                 cli_error(a.name, "write error: %s", strerror(errno));
                 rc = CLI_ERROR;
