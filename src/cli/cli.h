@@ -82,6 +82,10 @@ int cli_report_failure(const struct cli_session *s, const char *name, const char
 /* Writes `,"key":"value"` (or null). */
 void cli_json_field(FILE *f, const char *key, const char *value);
 
+/* The real form of `target` resolved by the local backend rooted at `root` (semantics §3.2),
+ * or NULL when it cannot be resolved (outside the root, missing root). free() it. */
+char *cli_resolve_real(const char *root, const char *home, const char *target);
+
 /* Prints a decision for people: the action, the target, and why (rule, source, reason). */
 void cli_print_decision(FILE *f, const char *target, const struct warder_decision *d);
 

@@ -142,3 +142,19 @@ int cli_report_failure(const struct cli_session *s, const char *name, const char
         }
         return code;
 }
+
+char *cli_resolve_real(const char *root, const char *home, const char *target)
+{
+        char *literal = NULL, *real = NULL, *out = NULL;
+        warder_backend *local = NULL;
+        struct warder_local_options lopts = WARDER_LOCAL_OPTIONS_INIT;
+        if (warder_path_normalize(&literal, NULL, root, home, NULL, target, strlen(target), NULL))
+                return NULL;
+        if (warder_local_new(&local, root, &lopts, NULL) == 0 &&
+            warder_backend_realpath(local, literal, strlen(literal), &real, NULL) == 0)
+                out = strcmp(real, literal) == 0 ? NULL : strdup(real);
+        warder_free(real);
+        warder_free(literal);
+        warder_backend_free(local);
+        return out;
+}
