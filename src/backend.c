@@ -460,6 +460,16 @@ static int edit_fallback(warder_backend *b, const char *path, const char *old_te
 
 #define WALK_STOP 1 /* a visitor asks to stop early: not an error */
 
+/* Statuses that make a walk skip one file or subdirectory rather than fail: what vanished or
+ * may not be opened. Anything else (memory, a broken backend, a budget) ends the walk. */
+static bool skippable(int rc)
+{
+        return rc == WARDER_ENOENT || rc == WARDER_EACCES || rc == WARDER_ENOTREG ||
+               rc == WARDER_ENOTDIR || rc == WARDER_ESYMLINK || rc == WARDER_EISDIR ||
+               rc == WARDER_ETOOBIG || rc == WARDER_EDENIED || rc == WARDER_EASK ||
+               rc == WARDER_EOUTSIDE;
+}
+
 struct walk {
         warder_backend *b;
         unsigned flags;
@@ -527,8 +537,16 @@ static int walk_dir(struct walk *w, unsigned depth, struct warder_error *err)
                 return warder_error_set(err, WARDER_ELIMIT, "walk deeper than %d directories",
                                         WARDER__WALK_MAX_DEPTH);
         struct warder_entries list = {NULL, 0, 0};
-        int rc = call_ls(w->b, w->path.data, w->flags, &list, err);
-        if (!rc)
+        struct warder_error probe = WARDER_ERROR_INIT;
+        int rc = call_ls(w->b, w->path.data, w->flags, &list, &probe);
+        if (rc && depth > 0 && skippable(rc)) {
+                /* a subdirectory that went away or cannot be listed: skipped, as find(1) does */
+                warder_error_clear(&probe);
+                return 0;
+        }
+        if (rc)
+                error_move(err, &probe);
+        else
                 rc = walk_list(w, &list, depth, err);
         warder_entries_free(&list);
         return rc;
@@ -614,14 +632,6 @@ struct grep_ctx {
         struct warder_grep_result *out;
 };
 
-/* Statuses that make the grep walk skip one file rather than fail. */
-static bool grep_skippable(int rc)
-{
-        return rc == WARDER_ENOENT || rc == WARDER_EACCES || rc == WARDER_ENOTREG ||
-               rc == WARDER_ESYMLINK || rc == WARDER_EISDIR || rc == WARDER_ETOOBIG ||
-               rc == WARDER_EDENIED || rc == WARDER_EASK || rc == WARDER_EOUTSIDE;
-}
-
 static int grep_filter(struct grep_ctx *g, const char *abs, size_t abs_len, const char *rel,
                        size_t rel_len, const char *name, struct warder_error *err)
 {
@@ -636,14 +646,16 @@ static int grep_filter(struct grep_ctx *g, const char *abs, size_t abs_len, cons
         return m;
 }
 
+/* Searches one file. A file found by the walk is skipped when it cannot be read (see
+ * skippable()); the file the caller named as the base is not. */
 static int grep_file(struct grep_ctx *g, warder_backend *b, const char *path, unsigned flags,
-                     struct warder_error *err)
+                     bool named, struct warder_error *err)
 {
         struct warder_error probe = WARDER_ERROR_INIT;
         struct warder_bytes data = {NULL, 0, false};
         int rc = call_read(b, path, 0, 0, flags, &data, &probe);
         if (rc) {
-                if (grep_skippable(rc)) {
+                if (!named && skippable(rc)) {
                         if (rc == WARDER_ETOOBIG)
                                 g->out->truncated = true;
                         warder_error_clear(&probe);
@@ -696,7 +708,7 @@ static int grep_visit(struct walk *w, const struct warder_entry *e, struct warde
         int m = grep_filter(g, w->path.data, w->path.len, rel, rel_len, e->name, err);
         if (m <= 0)
                 return m;
-        return grep_file(g, w->b, w->path.data, w->flags, err);
+        return grep_file(g, w->b, w->path.data, w->flags, false, err);
 }
 
 static int grep_compile(struct grep_ctx *g, const struct warder_grep_request *req,
@@ -755,7 +767,7 @@ static int grep_fallback(warder_backend *b, const struct warder_grep_request *re
                         rc =
                             grep_filter(&g, w.path.data, w.path.len, name, strlen(name), name, err);
                         if (rc > 0)
-                                rc = grep_file(&g, b, w.path.data, w.flags, err);
+                                rc = grep_file(&g, b, w.path.data, w.flags, true, err);
                 } else if (rc) {
                         error_move(err, &probe);
                 } else {

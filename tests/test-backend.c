@@ -35,6 +35,10 @@ struct tiny {
         const char *link; /* path of a symlink entry to a directory, or NULL */
         unsigned reads, writes, lses;
         bool ls_through_link;
+        const char *ls_fail_path; /* ls of this path fails with ls_fail_code */
+        int ls_fail_code;
+        const char *read_fail_path; /* read of this path fails with read_fail_code */
+        int read_fail_code;
 };
 
 static struct tiny *tiny_of(warder_backend *b)
@@ -72,6 +76,8 @@ static int tiny_read(warder_backend *b, const char *path, uint64_t offset, uint6
         (void)flags;
         struct tiny *t = tiny_of(b);
         t->reads++;
+        if (t->read_fail_code && t->read_fail_path && !strcmp(path, t->read_fail_path))
+                return t->read_fail_code;
         int i = tiny_find(t, path);
         if (i < 0)
                 return warder_error_set(err, tiny_is_dir(t, path) ? WARDER_EISDIR : WARDER_ENOENT,
@@ -115,6 +121,8 @@ static int tiny_ls(warder_backend *b, const char *path, unsigned flags, struct w
         (void)flags;
         struct tiny *t = tiny_of(b);
         t->lses++;
+        if (t->ls_fail_code && t->ls_fail_path && !strcmp(path, t->ls_fail_path))
+                return t->ls_fail_code;
         if (t->link && !strcmp(path, t->link)) {
                 /* what a careless walk would see if it followed the link */
                 t->ls_through_link = true;
@@ -904,6 +912,70 @@ START_TEST(glob_fallback_walks_with_the_core_matcher)
 }
 END_TEST
 
+START_TEST(walks_skip_unlistable_subdirectories)
+{
+        warder_backend *b = tiny_tree();
+        struct warder_error err = WARDER_ERROR_INIT;
+        struct warder_entries e = {0};
+        tiny_of(b)->ls_fail_path = "/ws/src";
+        /* the control: without the failure the walk finds the files below src */
+        ck_assert_int_eq(warder_backend_glob(b, "**/*.c", S("/ws"), 0, &e, &err), 0);
+        ck_assert_uint_eq(e.count, 3);
+        warder_entries_free(&e);
+        /* a subdirectory that vanished or may not be listed is skipped */
+        const int skipped[] = {WARDER_EACCES, WARDER_ENOENT, WARDER_EDENIED};
+        for (size_t i = 0; i < 3; i++) {
+                tiny_of(b)->ls_fail_code = skipped[i];
+                ck_assert_int_eq(warder_backend_glob(b, "**", S("/ws"), 0, &e, &err), 0);
+                ck_assert(has_path(&e, "/ws/src"));
+                ck_assert(!has_path(&e, "/ws/src/main.c"));
+                warder_entries_free(&e);
+                struct warder_grep_request r = WARDER_GREP_REQUEST_INIT;
+                r.pattern = "hello";
+                r.path = "/ws";
+                r.path_len = 3;
+                struct warder_grep_result g = {0};
+                ck_assert_int_eq(warder_backend_grep(b, &r, &g, &err), 0);
+                ck_assert_uint_eq(g.count, 1); /* README.md only */
+                warder_grep_result_free(&g);
+        }
+        /* a file the walk cannot read is skipped; the file named as the base is not */
+        tiny_of(b)->ls_fail_code = 0;
+        tiny_of(b)->read_fail_path = "/ws/README.md";
+        tiny_of(b)->read_fail_code = WARDER_EACCES;
+        struct warder_grep_request r = WARDER_GREP_REQUEST_INIT;
+        r.pattern = "hello";
+        r.path = "/ws";
+        r.path_len = 3;
+        struct warder_grep_result g = {0};
+        ck_assert_int_eq(warder_backend_grep(b, &r, &g, &err), 0);
+        ck_assert_uint_eq(g.count, 3); /* the three under src */
+        warder_grep_result_free(&g);
+        r.path = "/ws/README.md";
+        r.path_len = strlen(r.path);
+        ck_assert_int_eq(warder_backend_grep(b, &r, &g, &err), WARDER_EACCES);
+        tiny_of(b)->read_fail_code = WARDER_EIO; /* not skippable: ends the walk */
+        r.path = "/ws";
+        r.path_len = 3;
+        ck_assert_int_eq(warder_backend_grep(b, &r, &g, &err), WARDER_EIO);
+        ck_assert_ptr_null(g.items);
+        tiny_of(b)->read_fail_code = 0;
+        /* other failures end the walk, and nothing is returned */
+        tiny_of(b)->ls_fail_code = WARDER_EIO;
+        ck_assert_int_eq(warder_backend_glob(b, "**", S("/ws"), 0, &e, &err), WARDER_EIO);
+        ck_assert_ptr_null(e.items);
+        tiny_of(b)->ls_fail_code = 99; /* unknown: EBACKEND */
+        ck_assert_int_eq(warder_backend_glob(b, "**", S("/ws"), 0, &e, &err), WARDER_EBACKEND);
+        /* the base itself is never skipped */
+        tiny_of(b)->ls_fail_path = "/ws";
+        tiny_of(b)->ls_fail_code = WARDER_EACCES;
+        ck_assert_int_eq(warder_backend_glob(b, "**", S("/ws"), 0, &e, &err), WARDER_EACCES);
+        ck_assert_int_eq(err.code, WARDER_EACCES);
+        warder_error_clear(&err);
+        warder_backend_free(b);
+}
+END_TEST
+
 static struct warder_grep_request grep_req(const char *pattern, const char *path)
 {
         struct warder_grep_request r = WARDER_GREP_REQUEST_INIT;
@@ -1216,6 +1288,7 @@ static Suite *backend_suite(void)
         tcase_add_test(tc, edit_fallback_rules);
         tcase_add_test(tc, glob_fallback_walks_with_the_core_matcher);
         tcase_add_test(tc, grep_fallback_lines_and_limits);
+        tcase_add_test(tc, walks_skip_unlistable_subdirectories);
         tcase_add_test(tc, grep_fallback_glob_filter);
         suite_add_tcase(s, tc);
         tc = tcase_create("docs");

@@ -23,6 +23,13 @@ static int memory_setup(struct contract_fixture *f, void *ud)
         return warder_memory_mkdir(f->b, root, NULL);
 }
 
+/* The directory hook, for backends whose write does not create parents. */
+static int memory_mkdir_hook(struct contract_fixture *f, const char *path, void *ud)
+{
+        (void)ud;
+        return warder_memory_mkdir(f->b, path, NULL);
+}
+
 static int mock_setup_caps(struct contract_fixture *f, void *ud, unsigned caps)
 {
         warder_backend *mem = NULL;
@@ -47,10 +54,10 @@ static int storage_only_setup(struct contract_fixture *f, void *ud)
 }
 
 static const struct contract_target targets[] = {
-    {"memory", memory_setup, NULL, (void *)"/work/space"},
-    {"memory-at-root", memory_setup, NULL, (void *)"/"},
-    {"mock-over-memory", mock_setup, NULL, (void *)"/ws"},
-    {"fallbacks-over-memory", storage_only_setup, NULL, (void *)"/ws/deep/root"},
+    {"memory", memory_setup, NULL, (void *)"/work/space", NULL},
+    {"memory-at-root", memory_setup, NULL, (void *)"/", memory_mkdir_hook},
+    {"mock-over-memory", mock_setup, NULL, (void *)"/ws", NULL},
+    {"fallbacks-over-memory", storage_only_setup, NULL, (void *)"/ws/deep/root", NULL},
 };
 
 int main(void)

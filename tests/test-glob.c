@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The core matcher (semantics §2.1–§2.10, §2.13), command patterns (§5.1), `warder match`. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -701,6 +702,243 @@ START_TEST(api_misuse)
 }
 END_TEST
 
+/* ---- differential test against a plain backtracking reference (§2.2–§2.5, §2.8, §5.1) ---- */
+
+/*
+ * The reference follows the definitions literally and backtracks over every choice, so it
+ * is exponential but obviously right on short inputs. It knows the subset of the syntax the
+ * generator below produces: literals, `\x`, `?`, runs of stars, `[ab]`-style classes with
+ * `!` and one range, and (command mode) blanks.
+ */
+struct ref {
+        const char *p0, *pe, *te;
+        bool cmd, fold;
+};
+
+static int fold_eq(const struct ref *r, unsigned char a, unsigned char b)
+{
+        if (r->fold && a < 128 && b < 128)
+                return tolower(a) == tolower(b);
+        return a == b;
+}
+
+/* Matches one class at p against byte c; stores the end of the class in *end. */
+static int ref_class(const struct ref *r, const char *p, unsigned char c, const char **end)
+{
+        const char *q = p + 1;
+        bool neg = *q == '!';
+        if (neg)
+                q++;
+        bool in = false;
+        for (bool first = true; first || *q != ']'; first = false) {
+                if (q[1] == '-' && q[2] != ']') {
+                        for (unsigned x = (unsigned char)q[0]; x <= (unsigned char)q[2]; x++)
+                                in = in || fold_eq(r, (unsigned char)x, c);
+                        q += 3;
+                } else {
+                        in = in || fold_eq(r, (unsigned char)*q, c);
+                        q++;
+                }
+        }
+        *end = q + 1;
+        if (c == '/' && !r->cmd)
+                return 0;
+        return in != neg;
+}
+
+static int ref_match(const struct ref *r, const char *p, const char *t)
+{
+        while (p < r->pe) {
+                if (*p == '*') {
+                        const char *q = p;
+                        while (q < r->pe && *q == '*')
+                                q++;
+                        bool alone = (p == r->p0 || p[-1] == '/') && (q == r->pe || *q == '/');
+                        if (!r->cmd && q - p >= 2 && alone) {
+                                if (q == r->pe)
+                                        return 1;
+                                if (ref_match(r, q + 1, t))
+                                        return 1;
+                                for (const char *s = t; s < r->te; s++) {
+                                        if (*s == '/' && ref_match(r, q + 1, s + 1))
+                                                return 1;
+                                }
+                                return 0;
+                        }
+                        for (const char *s = t;; s++) {
+                                if (ref_match(r, q, s))
+                                        return 1;
+                                if (s == r->te || (*s == '/' && !r->cmd))
+                                        return 0;
+                        }
+                }
+                if (t == r->te)
+                        return 0;
+                if (*p == '?') {
+                        if (*t == '/' && !r->cmd)
+                                return 0;
+                        p++;
+                        t++;
+                        continue;
+                }
+                if (*p == '[') {
+                        const char *end;
+                        if (!ref_class(r, p, (unsigned char)*t, &end))
+                                return 0;
+                        p = end;
+                        t++;
+                        continue;
+                }
+                if (*p == '\\')
+                        p++;
+                if (!fold_eq(r, (unsigned char)*p, (unsigned char)*t))
+                        return 0;
+                p++;
+                t++;
+        }
+        return t == r->te;
+}
+
+/* §5.1 on the pattern text: blank runs to one space, trimmed, optional " *" tail. */
+static int ref_command(const char *pat, const char *t, bool fold)
+{
+        char buf[128];
+        size_t n = 0;
+        bool blank = false;
+        for (const char *p = pat; *p; p++) {
+                if (*p == '\\') {
+                        if (blank && n)
+                                buf[n++] = ' ';
+                        blank = false;
+                        buf[n++] = *p++;
+                        buf[n++] = *p;
+                } else if (*p == ' ') {
+                        blank = true;
+                } else {
+                        if (blank && n)
+                                buf[n++] = ' ';
+                        blank = false;
+                        if (*p == '[') { /* classes are copied whole (blanks inside are literal) */
+                                const char *q = p + 1 + (p[1] == '!');
+                                q++;
+                                while (*q != ']')
+                                        q++;
+                                memcpy(buf + n, p, (size_t)(q - p + 1));
+                                n += (size_t)(q - p + 1);
+                                p = q;
+                        } else {
+                                buf[n++] = *p;
+                        }
+                }
+        }
+        struct ref r = {buf, buf + n, t + strlen(t), true, fold};
+        if (ref_match(&r, buf, t))
+                return 1;
+        /* a pattern ending in an unescaped blank and stars also matches without that tail */
+        size_t k = n;
+        while (k > 0 && buf[k - 1] == '*')
+                k--;
+        bool escaped = k >= 2 && buf[k - 2] == '\\';
+        if (k < n && k >= 2 && buf[k - 1] == ' ' && !escaped) {
+                r.pe = buf + k - 1;
+                return ref_match(&r, buf, t);
+        }
+        return 0;
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static unsigned rnd(unsigned n)
+{
+        rng_state ^= rng_state << 13;
+        rng_state ^= rng_state >> 7;
+        rng_state ^= rng_state << 17;
+        return (unsigned)(rng_state % n);
+}
+
+static void gen_pattern(char *out, bool cmd)
+{
+        static const char *const path_atoms[] = {"a",   "b",    "A",    "/",     "*",   "**",  "*",
+                                                 "?",   "[ab]", "[!a]", "[a-b]", "[/]", "\\*", "/",
+                                                 "**/", "a",    "/**/", "/a/",   "a/**"};
+        static const char *const cmd_atoms[] = {"a", "b",    " ",   "  ",  "/", "*",    "**",
+                                                "?", "[ab]", "[ ]", "\\ ", "A", "[!a]", "a"};
+        const char *const *atoms = cmd ? cmd_atoms : path_atoms;
+        unsigned natoms = cmd ? WARDER__ARRAY_SIZE(cmd_atoms) : WARDER__ARRAY_SIZE(path_atoms);
+        out[0] = '\0';
+        unsigned len = 1 + rnd(10);
+        for (unsigned i = 0; i < len; i++)
+                strcat(out, atoms[rnd(natoms)]);
+}
+
+static void gen_text(char *out, bool cmd)
+{
+        static const char alphabet[] = "aab//A*";
+        static const char cmd_alphabet[] = "aab/ A ";
+        unsigned len = rnd(14);
+        for (unsigned i = 0; i < len; i++)
+                out[i] = (cmd ? cmd_alphabet : alphabet)[rnd(7)];
+        out[len] = '\0';
+}
+
+/* Whole components, to exercise globstars between components (§2.4). */
+static void gen_components(char *out, bool text)
+{
+        static const char *const pc[] = {"**", "**", "a", "b", "*", "a*", "*b", "?", "", "***"};
+        static const char *const tc[] = {"a", "b", "ab", "ba", "", "a"};
+        unsigned n = (text ? 0 : 1) + rnd(7);
+        out[0] = '\0';
+        for (unsigned i = 0; i < n; i++) {
+                if (i)
+                        strcat(out, "/");
+                strcat(out,
+                       text ? tc[rnd(WARDER__ARRAY_SIZE(tc))] : pc[rnd(WARDER__ARRAY_SIZE(pc))]);
+        }
+}
+
+START_TEST(differential_random)
+{
+        int compared = 0, matched = 0;
+        for (int mode = 0; mode < 5; mode++) {
+                bool cmd = mode == 2 || mode == 3, fold = mode & 1, comps = mode == 4;
+                unsigned flags = (cmd ? CMD : 0) | (fold ? FOLD : 0);
+                for (int i = 0; i < 1500; i++) {
+                        char pat[128], text[32];
+                        if (comps)
+                                gen_components(pat, false);
+                        else
+                                gen_pattern(pat, cmd);
+                        warder_glob *g = NULL;
+                        ck_assert_msg(warder_glob_compile(&g, pat, strlen(pat), flags, NULL) == 0,
+                                      "'%s' does not compile", pat);
+                        for (int k = 0; k < 20; k++) {
+                                if (comps)
+                                        gen_components(text, true);
+                                else
+                                        gen_text(text, cmd);
+                                int want;
+                                if (cmd) {
+                                        want = ref_command(pat, text, fold);
+                                } else {
+                                        struct ref r = {pat, pat + strlen(pat), text + strlen(text),
+                                                        false, fold};
+                                        want = ref_match(&r, pat, text);
+                                }
+                                int got = warder_glob_match(g, text, strlen(text));
+                                ck_assert_msg(got == want, "'%s' vs '%s' flags %u: got %d want %d",
+                                              pat, text, flags, got, want);
+                                compared++;
+                                matched += want;
+                        }
+                        warder_glob_free(g);
+                }
+        }
+        /* the generator must produce both answers often enough to mean something */
+        ck_assert_int_gt(matched, compared / 50);
+        ck_assert_int_lt(matched, compared - compared / 50);
+}
+END_TEST
+
 /* ---- thread safety: one compiled glob, many threads ---- */
 
 struct thread_arg {
@@ -995,6 +1233,7 @@ int main(void)
         tcase_add_test(tc, compile_union);
         tcase_add_test(tc, escape_literal);
         tcase_add_test(tc, api_misuse);
+        tcase_add_test(tc, differential_random);
         tcase_add_test(tc, threads);
         tcase_add_test(tc, docs_examples);
         tcase_add_test(tc, cli_match);
