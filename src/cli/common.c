@@ -335,9 +335,10 @@ void cli_print_decision(FILE *f, const char *target, const struct warder_decisio
                 print_str(f, d->pattern ? d->pattern : "");
                 fputs("'", f);
                 if (d->form != WARDER_FORM_NONE)
-                        fprintf(f, " matched the %s form",
-                                d->form == WARDER_FORM_BOTH ? "literal and real"
-                                                            : warder_form_name(d->form));
+                        fprintf(f, " matched the %s",
+                                d->form == WARDER_FORM_BOTH   ? "literal and real forms"
+                                : d->form == WARDER_FORM_REAL ? "real form"
+                                                              : "literal form");
                 fputc('\n', f);
                 if (d->file) {
                         fputs("  source:  ", f);

@@ -200,7 +200,9 @@ static void make_samples(const warder_ruleset *rs, enum warder_op op, const char
 {
         const char *root = warder_ruleset_root(rs), *home = warder_ruleset_home(rs);
         bool command = op == WARDER_OP_EXECUTE;
-        for (unsigned variant = 0; variant < 4; variant++) {
+        static const unsigned order[] = {1, 2, 0, 3}; /* "x" fillings first: readable examples */
+        for (size_t o = 0; o < 4; o++) {
+                unsigned variant = order[o];
                 struct sbuf alt = {0}, body = {0}, full = {0};
                 if (command)
                         sb_puts(&alt, pattern);
@@ -291,7 +293,8 @@ static void warn(struct lint_state *st, const struct warder_rule_info *r, const 
         st->warnings++;
 }
 
-static void lint_duplicates(struct lint_state *st, const warder_ruleset *rs, enum warder_op op)
+static void lint_duplicates(struct lint_state *st, const warder_ruleset *rs, enum warder_op op,
+                            bool *quiet)
 {
         size_t n = warder_ruleset_rule_count(rs, op);
         for (size_t j = 0; j < n; j++) {
@@ -301,6 +304,7 @@ static void lint_duplicates(struct lint_state *st, const warder_ruleset *rs, enu
                         struct warder_rule_info a;
                         warder_ruleset_rule(rs, op, i, &a);
                         if (a.action == b.action && strcmp(a.pattern, b.pattern) == 0) {
+                                quiet[j] = true;
                                 warn(st, &b, "%s rule %s duplicates rule %s ('%s', %s:%u)",
                                      warder_op_name(op), b.id, a.id, a.pattern, a.file, a.line);
                                 break;
@@ -311,7 +315,8 @@ static void lint_duplicates(struct lint_state *st, const warder_ruleset *rs, enu
 
 /* A rule none of whose examples it decides: first-match (an earlier rule always matches) or
  * strictness (another rule at least as strict always matches). */
-static void lint_shadowed(struct lint_state *st, const warder_ruleset *rs, enum warder_op op)
+static void lint_shadowed(struct lint_state *st, const warder_ruleset *rs, enum warder_op op,
+                          bool *quiet)
 {
         bool by_order =
             op != WARDER_OP_EXECUTE && warder_ruleset_precedence(rs) == WARDER_FIRST_MATCH;
@@ -350,6 +355,7 @@ static void lint_shadowed(struct lint_state *st, const warder_ruleset *rs, enum 
                 if (confirmed > 0 && covered == confirmed && cover_rule != SIZE_MAX) {
                         struct warder_rule_info a;
                         warder_ruleset_rule(rs, op, cover_rule, &a);
+                        quiet[j] = true;
                         if (!(a.action == b.action && strcmp(a.pattern, b.pattern) == 0))
                                 warn(st, &b,
                                      "%s rule %s ('%s') can never decide: %s rule %s ('%s', %s:%u) "
@@ -365,7 +371,7 @@ static void lint_shadowed(struct lint_state *st, const warder_ruleset *rs, enum 
 
 /* Under first-match, an allow rule that decides some (not all) paths of a later deny/ask. */
 static void lint_allow_before_deny(struct lint_state *st, const warder_ruleset *rs,
-                                   enum warder_op op)
+                                   enum warder_op op, const bool *quiet)
 {
         if (op == WARDER_OP_EXECUTE || warder_ruleset_precedence(rs) != WARDER_FIRST_MATCH)
                 return;
@@ -373,7 +379,7 @@ static void lint_allow_before_deny(struct lint_state *st, const warder_ruleset *
         for (size_t j = 0; j < n; j++) {
                 struct warder_rule_info b;
                 warder_ruleset_rule(rs, op, j, &b);
-                if (b.action == WARDER_ALLOW)
+                if (b.action == WARDER_ALLOW || quiet[j])
                         continue;
                 struct samples sb = {0};
                 make_samples(rs, op, b.pattern, &sb);
@@ -437,25 +443,28 @@ static void lint_broad_execute(struct lint_state *st, const warder_ruleset *rs)
                         continue;
                 struct samples s = {0};
                 make_samples(rs, WARDER_OP_EXECUTE, r.pattern, &s);
+                char *best = NULL;
                 for (size_t k = 0; k < s.n; k++) {
                         char *chained = NULL;
                         if (asprintf(&chained, "%s; rm -rf ~", s.v[k]) < 0)
                                 continue;
-                        bool hit = warder_glob_match(g, chained, strlen(chained)) == 1;
-                        if (hit)
-                                warn(
-                                    st, &r,
-                                    "execute allow rule %s ('%s') also matches the chained command "
-                                    "'%s'. warder decides each simple command of a line on its own "
-                                    "and the line as a whole only against deny and ask rules "
-                                    "(semantics §5.2), so this rule cannot allow it here; a "
-                                    "checker "
-                                    "that takes the first matching rule for the whole line would",
-                                    r.id, r.pattern, chained);
-                        free(chained);
-                        if (hit)
-                                break;
+                        if (warder_glob_match(g, chained, strlen(chained)) == 1 &&
+                            (!best || strlen(chained) < strlen(best))) {
+                                free(best);
+                                best = chained;
+                        } else {
+                                free(chained);
+                        }
                 }
+                if (best)
+                        warn(st, &r,
+                             "execute allow rule %s ('%s') also matches the chained command "
+                             "'%s'. warder decides each simple command of a line on its own "
+                             "and the line as a whole only against deny and ask rules "
+                             "(semantics §5.2), so this rule cannot allow it here; a checker "
+                             "that takes the first matching rule for the whole line would",
+                             r.id, r.pattern, best);
+                free(best);
                 free_samples(&s);
                 warder_glob_free(g);
         }
@@ -525,9 +534,14 @@ int cli_cmd_lint(int argc, char **argv, struct cli_common *c)
                 }
                 struct lint_state st = {.file = files[i]};
                 for (int op = 0; op < WARDER_OP_COUNT; op++) {
-                        lint_duplicates(&st, rs, (enum warder_op)op);
-                        lint_shadowed(&st, rs, (enum warder_op)op);
-                        lint_allow_before_deny(&st, rs, (enum warder_op)op);
+                        size_t n = warder_ruleset_rule_count(rs, (enum warder_op)op);
+                        bool *quiet = calloc(n + 1, sizeof(*quiet));
+                        if (!quiet)
+                                break;
+                        lint_duplicates(&st, rs, (enum warder_op)op, quiet);
+                        lint_shadowed(&st, rs, (enum warder_op)op, quiet);
+                        lint_allow_before_deny(&st, rs, (enum warder_op)op, quiet);
+                        free(quiet);
                 }
                 lint_broad_execute(&st, rs);
                 warnings += st.warnings;
