@@ -358,11 +358,13 @@ static void lint_shadowed(struct lint_state *st, const warder_ruleset *rs, enum 
                         quiet[j] = true;
                         if (!(a.action == b.action && strcmp(a.pattern, b.pattern) == 0))
                                 warn(st, &b,
-                                     "%s rule %s ('%s') can never decide: %s rule %s ('%s', %s:%u) "
-                                     "matches every path it names, e.g. '%s'",
+                                     "%s rule %s ('%s') can never decide: %s rule %s ('%s', "
+                                     "%s:%u)%s "
+                                     "matches every %s it names, e.g. '%s'",
                                      warder_op_name(op), b.id, b.pattern,
-                                     by_order ? "the earlier" : "the at least as strict", a.id,
-                                     a.pattern, a.file, a.line, example);
+                                     by_order ? "the earlier" : "the", a.id, a.pattern, a.file,
+                                     a.line, by_order ? "" : ", at least as strict,",
+                                     op == WARDER_OP_EXECUTE ? "command" : "path", example);
                 }
                 free(example);
                 free_samples(&s);
