@@ -100,6 +100,9 @@ int cli_cmd_check(int argc, char **argv, struct cli_common *c)
                 return rc;
         warder_ruleset *rs = NULL;
         struct warder_decision d = WARDER_DECISION_INIT;
+        char *real = NULL;
+        if (a.op != WARDER_OP_EXECUTE && !a.real)
+                a.real = real = cli_resolve_real(root, home, a.target);
         if (!(rc = cli_load_ruleset(c, root, home, &rs)) &&
             !(rc = decide("check", rs, home, &a, &d))) {
                 if (c->json) {
@@ -115,6 +118,7 @@ int cli_cmd_check(int argc, char **argv, struct cli_common *c)
         }
         warder_decision_clear(&d);
         warder_ruleset_free(rs);
+        free(real);
         free(root);
         free(home);
         return rc;
