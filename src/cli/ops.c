@@ -284,6 +284,7 @@ static int run(struct cli_session *s, const struct op_args *a)
                                 fputc('@', stdout);
                         fputc('\n', stdout);
                 }
+                fflush(stdout);
                 if (entries.hidden)
                         fprintf(stderr, "(%zu entr%s hidden by the rules)\n", entries.hidden,
                                 entries.hidden == 1 ? "y" : "ies");
@@ -311,6 +312,7 @@ static int run(struct cli_session *s, const struct op_args *a)
                         put_name(s, m->text, m->text_len);
                         fputc('\n', stdout);
                 }
+                fflush(stdout);
                 if (grep.hidden_files)
                         fprintf(stderr, "(matches in %zu file%s hidden by the rules)\n",
                                 grep.hidden_files, grep.hidden_files == 1 ? "" : "s");
