@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
@@ -362,6 +364,64 @@ START_TEST(test_magic_links)
 }
 END_TEST
 
+/*
+ * Magic links proper: a procfs mounted inside the root (in a private mount namespace of a
+ * child process). /proc/self/root and /proc/self/fd/N are magic links: the kernel would jump
+ * through them without looking at their text.
+ */
+START_TEST(test_procfs_inside)
+{
+        ck_assert_int_eq(mkdir(at(W, "proc"), 0755), 0);
+        int fd_out = open(at(O, "secret"), O_RDONLY);
+        int fd_env = open(at(W, ".env"), O_RDONLY);
+        ck_assert_int_ge(fd_out, 0);
+        ck_assert_int_ge(fd_env, 0);
+        char fdp[64], fde[64];
+        snprintf(fdp, sizeof(fdp), "proc/self/fd/%d", fd_out);
+        snprintf(fde, sizeof(fde), "proc/self/fd/%d", fd_env);
+        const char *paths[] = {at(W, "proc/self/root/etc/passwd"), at(W, fdp), at(W, fde),
+                               at(W, "proc/thread-self/root/etc/passwd")};
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                if (unshare(CLONE_NEWNS) != 0 ||
+                    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+                    mount("proc", at(W, "proc"), "proc", 0, NULL) != 0) {
+                        fprintf(stderr, "note: cannot mount procfs here (%s)\n", strerror(errno));
+                        _exit(77);
+                }
+                for (size_t i = 0; i < 4; i++) /* control */
+                        if (!leaks(plain_read(paths[i]), 1 << 15)) {
+                                fprintf(stderr, "control failed: %s\n", paths[i]);
+                                _exit(2);
+                        }
+                warder_backend *b = subject(_i, NULL);
+                for (size_t i = 0; i < 4; i++) {
+                        struct warder_bytes out = {NULL, 0, false};
+                        int rc =
+                            warder_backend_read(b, paths[i], strlen(paths[i]), 0, 0, 0, &out, NULL);
+                        if (rc == 0 || leaks(out.data, out.len)) {
+                                fprintf(stderr, "leak: %s\n", paths[i]);
+                                _exit(3);
+                        }
+                        fprintf(stderr, "procfs inside the root (arm %d): %s -> %s\n", _i,
+                                strrchr(paths[i], '/') ? paths[i] + strlen(W) : paths[i],
+                                warder_status_name(rc));
+                }
+                warder_backend_free(b);
+                _exit(0);
+        }
+        int status = 0;
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        close(fd_out);
+        close(fd_env);
+        ck_assert(WIFEXITED(status));
+        if (WEXITSTATUS(status) == 77)
+                return;
+        ck_assert_msg(WEXITSTATUS(status) == 0, "child exit %d", WEXITSTATUS(status));
+}
+END_TEST
+
 /* A FIFO answers at once (no hang), for read, write and grep. */
 START_TEST(test_fifo)
 {
@@ -688,6 +748,7 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_dangling_write, ARM_FIRST, ARMS);
         tcase_add_loop_test(tc, test_traversal_and_absolute, ARM_FIRST, ARMS);
         tcase_add_loop_test(tc, test_magic_links, ARM_FIRST, ARMS);
+        tcase_add_loop_test(tc, test_procfs_inside, ARM_FIRST, ARMS);
         tcase_add_loop_test(tc, test_fifo, ARM_FIRST, ARMS);
         tcase_add_loop_test(tc, test_device, ARM_FIRST, ARMS);
         tcase_add_loop_test(tc, test_cap, ARM_FIRST, ARMS);

@@ -513,6 +513,26 @@ START_TEST(test_glob)
         ck_assert_int_eq(warder_backend_glob(b, "*.c", P("src"), strlen(P("src")), 0, &e, NULL), 0);
         ck_assert_uint_eq(e.count, 2);
         warder_entries_free(&e);
+        /* Literal leading directories and a bounded depth narrow the walk, not the result. */
+        ck_assert_int_eq(warder_backend_glob(b, "src/deep/*.c", root, strlen(root), 0, &e, NULL),
+                         0);
+        ck_assert_uint_eq(e.count, 1);
+        ck_assert_str_eq(e.items[0].path, P("src/deep/x.c"));
+        warder_entries_free(&e);
+        ck_assert_int_eq(warder_backend_glob(b, "*/*.c", root, strlen(root), 0, &e, NULL), 0);
+        ck_assert_uint_eq(e.count, 2);
+        warder_entries_free(&e);
+        ck_assert_int_eq(warder_backend_glob(b, "{src,x}/*/*.c", root, strlen(root), 0, &e, NULL),
+                         0);
+        ck_assert_uint_eq(e.count, 1);
+        warder_entries_free(&e);
+        ck_assert_int_eq(warder_backend_glob(b, "src-link/*.c", root, strlen(root), 0, &e, NULL),
+                         0);
+        ck_assert_uint_eq(e.count, 0); /* a symlinked directory is not entered */
+        warder_entries_free(&e);
+        ck_assert_int_eq(warder_backend_glob(b, "nope/*.c", root, strlen(root), 0, &e, NULL), 0);
+        ck_assert_uint_eq(e.count, 0);
+        warder_entries_free(&e);
         ck_assert_int_eq(warder_backend_glob(b, "*", "/etc", 4, 0, &e, NULL), WARDER_EOUTSIDE);
         warder_backend_free(b);
 }

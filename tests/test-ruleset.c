@@ -713,6 +713,41 @@ START_TEST(test_explain)
 }
 END_TEST
 
+START_TEST(test_lint_accessors)
+{
+        warder_ruleset *rs = load_ok("warder: 1\nread:\n  rules:\n    - deny: '{*.key,/etc/**}'\n"
+                                     "    - deny: 'build/'\nexecute: {rules: [{deny: 'rm *'}]}\n");
+        char **v = NULL;
+        size_t n = 0;
+        ck_assert_int_eq(warder_ruleset_rule_alternatives(rs, WARDER_OP_READ, 0, &v, &n, NULL), 0);
+        ck_assert_uint_eq(n, 3);
+        ck_assert_str_eq(v[0], "/r/**/*.key");
+        ck_assert_str_eq(v[1], "/etc/**");
+        ck_assert_str_eq(v[2], "/etc");
+        warder_ruleset_strv_free(v, n);
+        ck_assert_int_eq(warder_ruleset_rule_alternatives(rs, WARDER_OP_READ, 1, &v, &n, NULL), 0);
+        ck_assert_uint_eq(n, 2);
+        ck_assert_str_eq(v[0], "/r/**/build");
+        ck_assert_str_eq(v[1], "/r/**/build/**");
+        warder_ruleset_strv_free(v, n);
+        ck_assert_int_eq(warder_ruleset_rule_alternatives(rs, WARDER_OP_EXECUTE, 0, &v, &n, NULL),
+                         0);
+        ck_assert_str_eq(v[0], "rm *");
+        warder_ruleset_strv_free(v, n);
+        ck_assert_int_eq(warder_ruleset_rule_alternatives(rs, WARDER_OP_READ, 2, &v, &n, NULL),
+                         WARDER_EINVAL);
+        bool m = false;
+        ck_assert_int_eq(warder_ruleset_rule_match(rs, WARDER_OP_READ, 0, "a/b.key", &m, NULL), 0);
+        ck_assert(m);
+        ck_assert_int_eq(warder_ruleset_rule_match(rs, WARDER_OP_READ, 1, "a/b.key", &m, NULL), 0);
+        ck_assert(!m);
+        ck_assert_int_eq(warder_ruleset_rule_match(rs, WARDER_OP_EXECUTE, 0, "rm -f x", &m, NULL),
+                         0);
+        ck_assert(m);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 struct tally {
         int calls, failed;
         char last_fail[256];
@@ -890,6 +925,7 @@ static Suite *suite(void)
         suite_add_tcase(s, tc);
         tc = tcase_create("tools");
         tcase_add_test(tc, test_explain);
+        tcase_add_test(tc, test_lint_accessors);
         tcase_add_test(tc, test_inline_tests);
         tcase_add_test(tc, test_docs_examples);
         suite_add_tcase(s, tc);

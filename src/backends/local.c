@@ -1203,6 +1203,7 @@ struct walk {
         int (*visit)(struct walk *w, int dfd, const char *name, unsigned char type);
         void *ud;
         struct warder_error *err;
+        int max_depth; /* deepest directory level entered (0: the start only), -1: any */
 };
 
 static int walk_dir(struct walk *w, int dirfd_, int depth)
@@ -1241,7 +1242,7 @@ static int walk_dir(struct walk *w, int dirfd_, int depth)
                         break;
                 }
                 rc = w->visit(w, dfd, v[i].name, type);
-                if (!rc && type == DT_DIR) {
+                if (!rc && type == DT_DIR && (w->max_depth < 0 || depth < w->max_depth)) {
                         if (depth >= LOCAL_MAX_DEPTH) {
                                 rc = warder_error_set(w->err, WARDER_ELIMIT,
                                                       "the walk exceeded a depth of %d",
@@ -1293,6 +1294,45 @@ static int glob_visit(struct walk *w, int dfd, const char *name, unsigned char t
         return 0;
 }
 
+/* Length of the pattern's leading directories without glob syntax ("src/lib/" of
+ * "src/lib/x*.c" gives 7, without the final slash); *depth receives their number. */
+static size_t glob_literal_prefix(const char *pattern, int *depth)
+{
+        size_t keep = 0;
+        int n = 0;
+        const char *p = pattern;
+        for (;;) {
+                const char *slash = strchr(p, '/');
+                if (!slash)
+                        break;
+                for (const char *q = p; q < slash; q++)
+                        if (strchr("*?[]{}\\", *q))
+                                goto end;
+                if (slash == p || (slash - p == 1 && p[0] == '.') ||
+                    (slash - p == 2 && p[0] == '.' && p[1] == '.'))
+                        break;
+                keep = (size_t)(slash - pattern);
+                n++;
+                p = slash + 1;
+        }
+end:
+        *depth = n;
+        return keep;
+}
+
+/* The deepest directory level a relative pattern can reach, or -1 when unbounded (`**`, or
+ * braces, whose alternatives may hold any number of slashes). */
+static int glob_max_depth(const char *pattern)
+{
+        if (strstr(pattern, "**") || strchr(pattern, '{'))
+                return -1;
+        int slashes = 0;
+        for (const char *p = pattern; *p; p++)
+                if (*p == '/')
+                        slashes++;
+        return slashes;
+}
+
 static int local_glob(warder_backend *b, const char *pattern, const char *base, unsigned flags,
                       struct warder_entries *out, struct warder_error *err)
 {
@@ -1300,7 +1340,8 @@ static int local_glob(warder_backend *b, const char *pattern, const char *base, 
         struct warder__buf norm = WARDER__BUF_INIT;
         struct warder_entries res = {NULL, 0, 0};
         struct glob_ud g = {NULL, false, NULL, 0, WARDER__BUF_INIT, &res};
-        struct walk w = {l, WARDER__BUF_INIT, 0, glob_visit, &g, err};
+        struct walk w = {l, WARDER__BUF_INIT, 0, glob_visit, &g, err, -1};
+        struct warder__buf start = WARDER__BUF_INIT;
         const char *rel;
         if (!pattern)
                 return warder_error_set(err, WARDER_EINVAL, "glob: no pattern");
@@ -1324,7 +1365,29 @@ static int local_glob(warder_backend *b, const char *pattern, const char *base, 
                 rc = fail_oom(err);
                 goto out;
         }
-        rc = walk_dir(&w, fd, 0);
+        int depth = 0;
+        if (!g.absolute) {
+                /* Only walk where the pattern can match: below its leading literal
+                 * directories, and no deeper than its number of components. */
+                size_t plen = glob_literal_prefix(pattern, &depth);
+                w.max_depth = glob_max_depth(pattern);
+                if (plen) {
+                        if (warder__buf_append(&start, pattern, plen) ||
+                            warder__buf_append(&w.rel, pattern, plen)) {
+                                close(fd);
+                                rc = fail_oom(err);
+                                goto out;
+                        }
+                        int sub =
+                            openat(fd, start.data, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                        close(fd);
+                        if (sub < 0)
+                                goto done; /* missing, or a symlink (never followed): empty */
+                        fd = sub;
+                }
+        }
+        rc = walk_dir(&w, fd, depth);
+done:
         if (rc > 0)
                 rc = 0;
         if (!rc) {
@@ -1336,6 +1399,7 @@ out:
         warder_glob_free(g.glob);
         warder__buf_free(&g.full);
         warder__buf_free(&w.rel);
+        warder__buf_free(&start);
         warder__buf_free(&norm);
         return rc;
 }
@@ -1510,7 +1574,7 @@ static int local_grep(warder_backend *b, const struct warder_grep_request *req,
         g.res = &res;
         g.required = -1;
         g.full = (struct warder__buf)WARDER__BUF_INIT;
-        struct walk w = {l, WARDER__BUF_INIT, 0, grep_visit, &g, err};
+        struct walk w = {l, WARDER__BUF_INIT, 0, grep_visit, &g, err, -1};
         const char *rel;
         int rc;
         if (!req || !req->pattern || !req->path)
