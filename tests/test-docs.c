@@ -61,9 +61,11 @@ static char *run_shell(const char *cmd)
         ck_assert_ptr_nonnull(slash);
         *slash = '\0';
         char *full = NULL;
-        ck_assert_int_ge(asprintf(&full, "cd '%s' && export HOME=/home/agent PATH='%s':\"$PATH\" && { %s\n} 2>&1",
-                                  ws, dir, cmd),
-                         0);
+        ck_assert_int_ge(
+            asprintf(&full,
+                     "cd '%s' && export HOME=/home/agent PATH='%s':\"$PATH\" && { %s\n} 2>&1", ws,
+                     dir, cmd),
+            0);
         FILE *p = popen(full, "r");
         ck_assert_ptr_nonnull(p);
         size_t cap = 4096, len = 0;
@@ -148,6 +150,39 @@ static int check_file(const char *path)
         return ran;
 }
 
+/* Blocks marked `<!-- example: PATH -->` must equal the file PATH (built and run as a test). */
+static int check_examples(const char *root, const char *path)
+{
+        char *text = slurp(path);
+        ck_assert_ptr_nonnull(text);
+        int n = 0;
+        const char *marker = "<!-- example: ";
+        for (char *p = strstr(text, marker); p; p = strstr(p + 1, marker)) {
+                char *name_end = strstr(p, " -->");
+                ck_assert_ptr_nonnull(name_end);
+                char *name = strndup(p + strlen(marker), (size_t)(name_end - p - strlen(marker)));
+                char *code = strchr(name_end, '\n');
+                ck_assert_ptr_nonnull(code);
+                code = strchr(code + 1, '\n'); /* skip the ```c line */
+                ck_assert_ptr_nonnull(code);
+                code++;
+                char *end = strstr(code, "```");
+                ck_assert_ptr_nonnull(end);
+                char file[2048];
+                snprintf(file, sizeof(file), "%s/%s", root, name);
+                char *want = slurp(file);
+                ck_assert_msg(want != NULL, "%s: example %s is missing", path, name);
+                ck_assert_msg(strlen(want) == (size_t)(end - code) &&
+                                  memcmp(want, code, (size_t)(end - code)) == 0,
+                              "%s: the copy of %s differs from the file", path, name);
+                free(want);
+                free(name);
+                n++;
+        }
+        free(text);
+        return n;
+}
+
 START_TEST(doc_transcripts)
 {
         const char *root = getenv("WARDER_SOURCE_ROOT");
@@ -157,7 +192,7 @@ START_TEST(doc_transcripts)
         DIR *d = opendir(docs);
         ck_assert_ptr_nonnull(d);
         struct dirent *e;
-        int total = 0;
+        int total = 0, examples = 0;
         while ((e = readdir(d)) != NULL) {
                 size_t n = strlen(e->d_name);
                 if (n < 4 || strcmp(e->d_name + n - 3, ".md") != 0)
@@ -165,10 +200,12 @@ START_TEST(doc_transcripts)
                 char path[2048];
                 snprintf(path, sizeof(path), "%s/%s", docs, e->d_name);
                 total += check_file(path);
+                examples += check_examples(root, path);
         }
         closedir(d);
         /* a broken parser must not pass by finding nothing */
         ck_assert_int_ge(total, 3);
+        ck_assert_int_ge(examples, 1);
 }
 END_TEST
 
