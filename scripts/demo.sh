@@ -27,9 +27,14 @@ cd "$ws"
 
 say() { printf '\n\033[1m# %s\033[0m\n' "$*"; }
 run() {
-  printf '$ warder'
-  printf ' %q' "$@"
-  printf '\n'
+  local shown="$ warder" a
+  for a in "$@"; do
+    case $a in
+      *[!A-Za-z0-9._/=:-]*) shown+=" '$a'" ;;
+      *) shown+=" $a" ;;
+    esac
+  done
+  printf '%s\n' "$shown"
   set +e
   "$warder" "$@"
   local rc=$?
@@ -38,7 +43,7 @@ run() {
 }
 
 say "A sample workspace: a source file, a .env with a key, an SSH key, and notes.txt -> .env"
-ls -la "$ws" | sed 1d
+ls -lA "$ws" | sed 1d
 
 say "Reading source code is allowed by the default ruleset:"
 run read src/main.c

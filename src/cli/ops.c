@@ -135,6 +135,15 @@ static int parse(int argc, char **argv, struct op_args *a)
         return 0;
 }
 
+/* A path as shown to people: relative to the root when it lies beneath it. */
+static const char *shown_path(const struct cli_session *s, const char *path)
+{
+        size_t n = strlen(s->root);
+        if (strcmp(s->root, "/") != 0 && strncmp(path, s->root, n) == 0 && path[n] == '/')
+                return path + n + 1;
+        return path;
+}
+
 /* Names and lines: raw bytes into a pipe, escaped on a terminal. */
 static void put_name(const struct cli_session *s, const char *p, size_t len)
 {
@@ -276,7 +285,8 @@ static int run(struct cli_session *s, const struct op_args *a)
                 }
                 for (size_t i = 0; i < entries.count; i++) {
                         const struct warder_entry *e = &entries.items[i];
-                        const char *shown = a->op == WARDER_OP_LS ? e->name : e->path;
+                        const char *shown =
+                            a->op == WARDER_OP_LS ? e->name : shown_path(s, e->path);
                         put_name(s, shown, strlen(shown));
                         if (a->op == WARDER_OP_LS && e->type == WARDER_ENTRY_DIR)
                                 fputc('/', stdout);
@@ -307,7 +317,8 @@ static int run(struct cli_session *s, const struct op_args *a)
                 }
                 for (size_t i = 0; i < grep.count; i++) {
                         const struct warder_grep_match *m = &grep.items[i];
-                        put_name(s, m->path, strlen(m->path));
+                        const char *shown = shown_path(s, m->path);
+                        put_name(s, shown, strlen(shown));
                         fprintf(stdout, ":%llu:", (unsigned long long)m->line);
                         put_name(s, m->text, m->text_len);
                         fputc('\n', stdout);
