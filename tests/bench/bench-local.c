@@ -282,8 +282,10 @@ static void bench_grep(void)
 
         warder_backend *local = make_local();
         warder_backend *guard = make_guard();
-        const char *patterns[] = {"warder_needle_[0-9]+", "warder_needle", "kernel +tree +inode"};
-        for (size_t p = 0; p < 3; p++) {
+        /* a regex with a required byte, a literal, a common byte, no literal at all */
+        const char *patterns[] = {"warder_needle_[0-9]+", "warder_needle", "kernel +tree +inode",
+                                  "[0-9]{3}"};
+        for (size_t p = 0; p < sizeof(patterns) / sizeof(patterns[0]); p++) {
                 double g_rn = 1e30, l = 1e30, g = 1e30;
                 size_t lc = 0, gc = 0, lh = 0, gh = 0;
                 for (int round = 0; round < 3; round++) {
