@@ -27,6 +27,7 @@
 #include "contract.h"
 #include "support.h"
 #include "warder/backend.h"
+#include "warder/guard.h"
 #include "warder/local.h"
 #include "warder/ruleset.h"
 
@@ -841,8 +842,23 @@ static int contract_setup(struct contract_fixture *f, void *ud)
         f->state = tmp;
         snprintf(f->root, sizeof(f->root), "%s", tmp);
         struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
-        o.force_fallback = ud != NULL;
-        return warder_local_new(&f->b, f->root, &o, NULL);
+        o.force_fallback = (intptr_t)ud & 1;
+        int rc = warder_local_new(&f->b, f->root, &o, NULL);
+        if (rc || !((intptr_t)ud & 2))
+                return rc;
+        /* A guard that allows everything is indistinguishable from the backend it wraps. */
+        const char *yaml = "warder: 1\ndefault: allow\n";
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = f->root;
+        warder_ruleset *rs = NULL;
+        warder_backend *g = NULL;
+        rc = warder_ruleset_load_string(&rs, yaml, strlen(yaml), "allow.yaml", &ro, NULL);
+        if (!rc)
+                rc = warder_guard_new(&g, f->b, rs, NULL, NULL);
+        warder_ruleset_free(rs);
+        if (!rc)
+                f->b = g;
+        return rc;
 }
 
 static void contract_teardown(struct contract_fixture *f, void *ud)
@@ -855,8 +871,10 @@ static void contract_teardown(struct contract_fixture *f, void *ud)
 }
 
 static const struct contract_target targets[] = {
-    {"local (openat2)", contract_setup, contract_teardown, NULL, NULL},
+    {"local (openat2)", contract_setup, contract_teardown, (void *)0, NULL},
     {"local (fallback)", contract_setup, contract_teardown, (void *)1, NULL},
+    {"guard over local (openat2)", contract_setup, contract_teardown, (void *)2, NULL},
+    {"guard over local (fallback)", contract_setup, contract_teardown, (void *)3, NULL},
 };
 
 static Suite *suite(void)
