@@ -63,6 +63,8 @@ for name in "${all[@]}"; do
   rm -rf "$run"
   mkdir -p "$run/corpus" "$run/artifacts"
   cp -R "fuzz/corpus/$name/." "$run/corpus/" 2>/dev/null || true
+  # Extra seeds (keep in step with fuzz_extra_corpora in fuzz/meson.build).
+  [ "$name" = ruleset ] && cp rules/*.yaml "$run/corpus/" 2>/dev/null
   dict=()
   [ -f "fuzz/$name.dict" ] && dict=("-dict=fuzz/$name.dict")
   echo "== fuzz-$name: ${secs}s, -max_len=$(max_len "$name") -rss_limit_mb=$rss -timeout=$per_input"

@@ -247,6 +247,70 @@ START_TEST(test_limits)
 }
 END_TEST
 
+START_TEST(test_mutated_documents)
+{
+        /* malformed input of every kind either loads or fails with a located error; never a
+         * crash, a leak (ASan build) or a partial ruleset */
+        size_t len = 0;
+        const char *base = warder_preset_source("permissive", &len);
+        ck_assert_ptr_nonnull(base);
+        static const char junk[] = "*&!{}[]:,-?|>'\"#%@`~\n\t \\0";
+        char *doc = malloc(len + 64);
+        unsigned long long st = 12345;
+        int loaded = 0, failed = 0;
+        for (int iter = 0; iter < 1500; iter++) {
+                memcpy(doc, base, len);
+                size_t n = len;
+                int edits = 1 + iter % 4;
+                for (int e = 0; e < edits; e++) {
+                        st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+                        size_t at = (size_t)(st >> 33) % n;
+                        char ch = junk[(st >> 20) % (sizeof(junk) - 1)];
+                        switch ((st >> 10) % 3) {
+                        case 0:
+                                doc[at] = ch;
+                                break;
+                        case 1:
+                                memmove(doc + at, doc + at + 1, n - at - 1);
+                                n--;
+                                break;
+                        default:
+                                memmove(doc + at + 1, doc + at, n - at);
+                                doc[at] = ch;
+                                n++;
+                                break;
+                        }
+                }
+                warder_ruleset *rs = NULL;
+                struct warder_error err = WARDER_ERROR_INIT;
+                struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+                o.root = "/r";
+                o.home = "/h";
+                int rc = warder_ruleset_load_string(&rs, doc, n, "m.yaml", &o, &err);
+                if (rc == 0) {
+                        loaded++;
+                        ck_assert_ptr_nonnull(rs);
+                        struct warder_decision d = WARDER_DECISION_INIT;
+                        ck_assert_int_eq(
+                            warder_ruleset_check(rs, WARDER_OP_WRITE, "/etc/x", NULL, &d, NULL), 0);
+                        warder_decision_clear(&d);
+                        warder_ruleset_free(rs);
+                } else {
+                        failed++;
+                        ck_assert_ptr_null(rs);
+                        ck_assert_msg(err.message[0], "error without a message");
+                        if (rc == WARDER_EPARSE)
+                                ck_assert_msg(err.line > 0 && err.column > 0 &&
+                                                  !strcmp(err.file, "m.yaml"),
+                                              "unlocated error: %s", err.message);
+                }
+        }
+        free(doc);
+        ck_assert_int_gt(loaded, 10);
+        ck_assert_int_gt(failed, 100);
+}
+END_TEST
+
 /* ---- anchoring (§2.11) ---------------------------------------------------------------- */
 
 struct anchor_case {
@@ -905,6 +969,7 @@ static Suite *suite(void)
         tcase_add_test(tc, test_pattern_error_points_into_pattern);
         tcase_add_test(tc, test_core_schema);
         tcase_add_test(tc, test_limits);
+        tcase_add_test(tc, test_mutated_documents);
         suite_add_tcase(s, tc);
         tc = tcase_create("anchoring");
         tcase_add_loop_test(tc, test_anchoring, 0, (int)WARDER__ARRAY_SIZE(anchor_cases));

@@ -59,6 +59,7 @@ struct local {
         char **exec_env;
         char **landlock_read;
         char **landlock_write;
+        warder_ruleset *mask_ruleset; /* our reference to opts.mask_ruleset, or NULL */
 };
 
 static const struct warder_backend_ops local_ops;
@@ -1154,7 +1155,7 @@ static int local_ls(warder_backend *b, const char *path, unsigned flags, struct 
                 rc = fd;
                 goto out;
         }
-        int dfd = dup(fd);
+        int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
         if (dfd < 0) {
                 rc = fail_errno(err, errno, "cannot list", norm.data);
                 close(fd);
@@ -1210,7 +1211,7 @@ static int walk_dir(struct walk *w, int dirfd_, int depth)
 {
         struct dent *v = NULL;
         size_t n = 0;
-        int dfd = dup(dirfd_);
+        int dfd = fcntl(dirfd_, F_DUPFD_CLOEXEC, 0);
         if (dfd < 0)
                 return 0;
         int e = read_dir(dirfd_, &v, &n);
@@ -1782,6 +1783,7 @@ static void local_destroy(warder_backend *b)
         strv_free(l->exec_env);
         strv_free(l->landlock_read);
         strv_free(l->landlock_write);
+        warder_ruleset_free(l->mask_ruleset);
         free(l);
 }
 
@@ -1872,6 +1874,16 @@ WARDER_API int warder_local_new(warder_backend **out, const char *root,
                 rc = fail_errno(err, errno, "local: cannot open the root", l->root);
                 goto fail;
         }
+        if (l->root_fd < 3) {
+                /* A host without stdio: keep the root off 0-2, which a child's stdio takes. */
+                int fd = fcntl(l->root_fd, F_DUPFD_CLOEXEC, 3);
+                if (fd < 0) {
+                        rc = fail_errno(err, errno, "local: cannot open the root", l->root);
+                        goto fail;
+                }
+                close(l->root_fd);
+                l->root_fd = fd;
+        }
         char *host = realpath(l->root, NULL);
         if (host && strcmp(host, l->root) != 0) {
                 l->host_root = host;
@@ -1889,7 +1901,11 @@ WARDER_API int warder_local_new(warder_backend **out, const char *root,
         l->opts.exec_env = (const char *const *)l->exec_env;
         l->opts.landlock_read = (const char *const *)l->landlock_read;
         l->opts.landlock_write = (const char *const *)l->landlock_write;
-        /* The mask ruleset is borrowed: the host keeps it alive as long as the backend. */
+        if (opts->mask_ruleset) {
+                /* Rulesets are reference-counted and immutable: keep our own reference. */
+                l->mask_ruleset = warder_ruleset_ref((warder_ruleset *)opts->mask_ruleset);
+                l->opts.mask_ruleset = l->mask_ruleset;
+        }
 
         l->use_openat2 = false;
         if (!opts->force_fallback) {
