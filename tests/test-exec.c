@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "backends/exec.h"
+#include "warder/guard.h"
 #include "warder/memory.h"
 #include "warder/sys/backend.h"
 #include "support.h"
@@ -1296,6 +1297,70 @@ START_TEST(test_concurrent_calls)
 }
 END_TEST
 
+/*
+ * §5.8: inspection is a guard rail, the backend's confinement is the boundary. A command the
+ * guard lets through (it cannot see the file name being built) still finds nothing under the
+ * mask; without the mask it reads the secret (control arm). And the guard has `execute`
+ * exactly when the local backend does (§4.8).
+ */
+START_TEST(test_guard_over_exec_backend)
+{
+        static const char yaml[] = "warder: 1\n"
+                                   "default: allow\n"
+                                   "read:\n"
+                                   "  default: allow\n"
+                                   "  rules:\n"
+                                   "    - deny: '**/.env'\n"
+                                   "execute:\n"
+                                   "  default: allow\n";
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = root;
+        warder_ruleset *rs = NULL;
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_msg(warder_ruleset_load_string(&rs, yaml, sizeof(yaml) - 1, NULL, &ro, &err) == 0,
+                      "%s", err.message);
+
+        const char *cmds[] = {"find . -name '.e*' -exec cat {} +",
+                              "python3 -c 'print(open(\".e\" + \"nv\").read())'"};
+        for (int masked = 0; masked < 2; masked++) {
+                struct warder_local_options opts = WARDER_LOCAL_OPTIONS_INIT;
+                opts.exec = true;
+                opts.mask_ruleset = masked ? rs : NULL;
+                warder_backend *local = NULL, *g = NULL;
+                ck_assert_int_eq(warder_local_new(&local, root, &opts, &err), 0);
+                ck_assert_msg(warder_guard_new(&g, local, rs, NULL, &err) == 0, "%s", err.message);
+                ck_assert(warder_backend_can_execute(g));
+                for (size_t i = 0; i < 2; i++) {
+                        if (i == 1 && !python3_available())
+                                continue;
+                        struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
+                        req.command = cmds[i];
+                        req.command_len = strlen(cmds[i]);
+                        req.flags = WARDER_APPROVED; /* satisfies ask, never deny */
+                        struct warder_exec_result r;
+                        ck_assert_msg(warder_backend_execute(g, &req, &r, &err) == 0, "%s: %s",
+                                      cmds[i], err.message);
+                        if (masked)
+                                ck_assert_msg(!strstr(r.out.data, "SECRET"), "%s", cmds[i]);
+                        else /* control arm: the guard rail alone lets it through */
+                                ck_assert_msg(strstr(r.out.data, "SECRET-ROOT-ENV"), "%s", cmds[i]);
+                        warder_exec_result_free(&r);
+                }
+                warder_backend_free(g);
+        }
+
+        /* Without opts.exec neither the backend nor its guard can execute. */
+        struct warder_local_options opts = WARDER_LOCAL_OPTIONS_INIT;
+        warder_backend *local = NULL, *g = NULL;
+        ck_assert_int_eq(warder_local_new(&local, root, &opts, &err), 0);
+        ck_assert_int_eq(warder_guard_new(&g, local, rs, NULL, &err), 0);
+        ck_assert(!warder_backend_can_execute(g));
+        warder_backend_free(g);
+        warder_ruleset_free(rs);
+        warder_error_clear(&err);
+}
+END_TEST
+
 /* ---- hooks and docs ---- */
 
 struct open_dir_log {
@@ -1511,6 +1576,7 @@ static Suite *exec_suite(void)
         tcase_add_test(tc, test_privilege_drop_threaded_host);
         tcase_add_test(tc, test_open_dir_hook);
         tcase_add_test(tc, test_local_backend_execute);
+        tcase_add_test(tc, test_guard_over_exec_backend);
         tcase_add_test(tc, test_docs_default_read_list);
         tcase_add_test(tc, test_docs_configuration_example);
         suite_add_tcase(s, tc);
