@@ -167,6 +167,11 @@ START_TEST(test_core_schema)
         ck_assert_uint_eq(warder_ruleset_rule_count(rs, WARDER_OP_READ), 3);
         ck_assert_int_eq(act(rs, WARDER_OP_READ, "/r/12", NULL), WARDER_DENY);
         warder_ruleset_free(rs);
+        /* the version is the integer 1 in any core-schema spelling */
+        warder_ruleset_free(load_ok("warder: 0x1\n"));
+        warder_ruleset_free(load_ok("warder: +1\n"));
+        load_bad("warder: 99999999999999999999999\n", WARDER_EPARSE);
+        load_bad("warder: 1.0\n", WARDER_EPARSE);
         load_bad("warder: 1\nfold_case: 1\n", WARDER_EPARSE);
         load_bad("warder: 1\nfold_case: 'true'\n", WARDER_EPARSE);
         load_bad("warder: 1\nread: {rules: [{deny: true}]}\n", WARDER_EPARSE);
