@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ruleset/ruleset-internal.h"
@@ -144,6 +145,49 @@ static char **make_paths(size_t n)
                 p[i] = strdup(b);
         }
         return p;
+}
+
+/* A field of /proc/self/status in KiB, or -1. */
+static long status_kib(const char *field)
+{
+        FILE *f = fopen("/proc/self/status", "r");
+        if (!f)
+                return -1;
+        char line[256];
+        long v = -1;
+        size_t n = strlen(field);
+        while (fgets(line, sizeof(line), f))
+                if (strncmp(line, field, n) == 0 && line[n] == ':')
+                        v = strtol(line + n + 1, NULL, 10);
+        fclose(f);
+        return v;
+}
+
+/* Peak resident growth while loading `path`, measured in a child whose peak was reset. */
+static void peak_load(const char *path, const struct warder_ruleset_options *o, size_t n)
+{
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0) {
+                malloc_trim(0);
+                FILE *f = fopen("/proc/self/clear_refs", "w");
+                if (!f || fputs("5", f) < 0 || fclose(f) != 0)
+                        _exit(1);
+                long rss0 = status_kib("VmRSS");
+                warder_ruleset *rs = NULL;
+                if (warder_ruleset_load_file(&rs, path, o, NULL))
+                        _exit(1);
+                long hwm = status_kib("VmHWM");
+                printf("peak memory growth while loading: %.0f bytes per rule\n",
+                       (double)(hwm - rss0) * 1024.0 / (double)n);
+                fflush(stdout);
+                _exit(0);
+        }
+        int st = 0;
+        if (pid > 0)
+                waitpid(pid, &st, 0);
+        if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+                printf("peak memory growth while loading: not measurable here\n");
 }
 
 #define NPATHS 4096
@@ -292,6 +336,7 @@ int main(void)
                         }
                         printf("load of a 10,000-rule YAML file: %.1f ms CPU (best of 5)\n",
                                best * 1e3);
+                        peak_load(tmpl, &o, n);
                         unlink(tmpl);
                 }
                 free(yaml);
