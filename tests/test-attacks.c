@@ -592,10 +592,12 @@ END_TEST
 /* `//etc/passwd`, `/./etc/passwd`, `/.env/` and friends: normalised before the decision. */
 START_TEST(test_slash_forms)
 {
+        /* the last two have no control: "/etc/passwd/" is ENOTDIR for the kernel, and "/.env"
+         * does not exist on the host; what matters is that they are refused before any open */
         const char *outside_forms[] = {"//etc/passwd", "/./etc/passwd", "///etc//passwd",
-                                       "/etc/./passwd/"};
+                                       "/etc/./passwd/", "/.env/"};
         warder_backend *b = subject(_i, NULL);
-        for (size_t i = 0; i < 4; i++) {
+        for (size_t i = 0; i < 5; i++) {
                 if (i < 3)
                         ck_assert_msg(leaks(plain_read(outside_forms[i]), 1 << 15), "control %s",
                                       outside_forms[i]);
