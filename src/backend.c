@@ -7,6 +7,7 @@
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 
+#include <malloc.h>
 #include <pcre2.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -63,19 +64,15 @@ WARDER_API int warder_bytes_set(struct warder_bytes *out, const void *data, size
 }
 
 /*
- * Arrays built by the helpers grow in powers of two from 8: the capacity is never stored,
- * it is at least cap_for(count), which also holds after a caller shrinks `count`.
+ * Makes room for one more item. The capacity is the allocation's own size, so an array the
+ * caller allocated, shrank or filtered in place (with malloc) can still be appended to.
  */
 static int grow_array(void **items, size_t count, size_t size)
 {
-        size_t cap;
-        if (!*items)
-                cap = count < 8 ? 8 : count * 2;
-        else if (count >= 8 && (count & (count - 1)) == 0)
-                cap = count * 2;
-        else
+        if (*items && malloc_usable_size(*items) / size > count)
                 return 0;
-        if (cap > SIZE_MAX / size)
+        size_t cap = count < 8 ? 8 : count * 2;
+        if (count > SIZE_MAX / 2 || cap > SIZE_MAX / size)
                 return WARDER_ENOMEM;
         void *p = realloc(*items, cap * size);
         if (!p)

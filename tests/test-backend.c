@@ -1116,7 +1116,7 @@ START_TEST(result_helpers)
         ck_assert_uint_eq(e.count, 1000);
         ck_assert_str_eq(e.items[999].path, "/d/f999");
         ck_assert_uint_eq(e.items[500].size, 500);
-        /* a caller that shrinks the list may keep adding (capacity is never smaller) */
+        /* a caller that shrinks the list may keep adding */
         for (size_t i = 8; i < e.count; i++) {
                 free(e.items[i].name);
                 free(e.items[i].path);
@@ -1127,6 +1127,16 @@ START_TEST(result_helpers)
         ck_assert_uint_eq(e.count, 108);
         ck_assert_int_eq(warder_entries_add(&e, NULL, "/x", WARDER_ENTRY_FILE, 0, 0),
                          WARDER_EINVAL);
+        warder_entries_free(&e);
+        /* an array the caller built with malloc, of exactly its size, can be appended to */
+        e.items = malloc(sizeof(*e.items));
+        e.items[0] = (struct warder_entry){strdup("a"), strdup("/a"), WARDER_ENTRY_FILE, 0, 0};
+        e.count = 1;
+        for (int i = 0; i < 40; i++)
+                ck_assert_int_eq(warder_entries_add(&e, "y", "/y", WARDER_ENTRY_FILE, 0, 0), 0);
+        ck_assert_uint_eq(e.count, 41);
+        ck_assert_str_eq(e.items[0].path, "/a");
+        ck_assert_str_eq(e.items[40].path, "/y");
         warder_entries_free(&e);
         ck_assert_ptr_null(e.items);
         ck_assert_uint_eq(e.count, 0);

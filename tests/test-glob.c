@@ -16,6 +16,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "glob/glob-impl.h"
 #include "glob/glob-internal.h"
 #include "support.h"
 #include "warder/warder.h"
@@ -39,6 +40,9 @@ static int try_match(const char *pat, size_t plen, const char *s, size_t slen, u
                 return -100;
         }
         int m = warder_glob_match(g, s, slen);
+        /* the interpreter (used where the JIT is unavailable) gives the same answer */
+        ck_assert_msg(warder__glob_match_interpreted(g, s, slen) == m,
+                      "interpreter disagrees on '%.*s' vs '%.*s'", (int)plen, pat, (int)slen, s);
         warder_glob_free(g);
         return m;
 }
@@ -535,6 +539,9 @@ START_TEST(adversarial_patterns)
                     warder_glob_compile(&g, c[i].pat, strlen(c[i].pat), c[i].flags, NULL), 0);
                 int rc = warder_glob_match(g, c[i].subject, strlen(c[i].subject));
                 ck_assert_msg(rc == c[i].want, "case %zu: got %d want %d", i, rc, c[i].want);
+                rc = warder__glob_match_interpreted(g, c[i].subject, strlen(c[i].subject));
+                ck_assert_msg(rc == c[i].want, "case %zu (interpreter): got %d want %d", i, rc,
+                              c[i].want);
                 warder_glob_free(g);
                 free(c[i].pat);
                 free(c[i].subject);
@@ -556,6 +563,7 @@ START_TEST(engine_limit_is_an_error)
         ck_assert_int_eq(warder_glob_compile(&g, pat, strlen(pat), 0, NULL), 0);
         int rc = warder_glob_match(g, subject, strlen(subject));
         ck_assert_int_eq(rc, WARDER_ELIMIT);
+        ck_assert_int_lt(warder__glob_match_interpreted(g, subject, strlen(subject)), 0);
         /* the same glob on an ordinary path answers normally */
         ck_assert_int_eq(warder_glob_match(g, "a/b/c", 5), 0);
         warder_glob_free(g);
@@ -925,6 +933,8 @@ START_TEST(differential_random)
                                         want = ref_match(&r, pat, text);
                                 }
                                 int got = warder_glob_match(g, text, strlen(text));
+                                ck_assert_int_eq(
+                                    warder__glob_match_interpreted(g, text, strlen(text)), got);
                                 ck_assert_msg(got == want, "'%s' vs '%s' flags %u: got %d want %d",
                                               pat, text, flags, got, want);
                                 compared++;
@@ -1217,6 +1227,98 @@ START_TEST(cli_normalize)
 }
 END_TEST
 
+/* The `$ warder match …` and `$ warder normalize …` sessions shown in docs/glob.md and
+ * docs/cli.md are run, and their output compared with what the page shows. */
+static int shell_split(char *line, const char **argv, int max)
+{
+        int n = 0;
+        char *p = line, *w = line;
+        while (*p && n < max - 1) {
+                while (*p == ' ')
+                        p++;
+                if (!*p)
+                        break;
+                argv[n++] = w;
+                while (*p && *p != ' ') {
+                        if (*p == '\'') {
+                                p++;
+                                while (*p && *p != '\'')
+                                        *w++ = *p++;
+                                if (*p)
+                                        p++;
+                        } else {
+                                *w++ = *p++;
+                        }
+                }
+                if (*p)
+                        p++;
+                *w++ = '\0';
+        }
+        argv[n] = NULL;
+        return n;
+}
+
+static int check_sessions(const char *file)
+{
+        const char *root = getenv("WARDER_SOURCE_ROOT");
+        ck_assert_ptr_nonnull(root);
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/docs/%s", root, file);
+        FILE *f = fopen(path, "r");
+        ck_assert_msg(f != NULL, "cannot open %s", path);
+        char *lines[2048];
+        int nl = 0;
+        char buf[2048];
+        while (nl < 2048 && fgets(buf, sizeof(buf), f))
+                lines[nl++] = strdup(buf);
+        fclose(f);
+        int sessions = 0, last_status = -1;
+        for (int i = 0; i < nl; i++) {
+                const char *cmd = NULL;
+                if (strncmp(lines[i], "    $ warder match ", 19) == 0 ||
+                    strncmp(lines[i], "    $ warder normalize ", 23) == 0)
+                        cmd = lines[i] + 13;
+                bool echo = strcmp(lines[i], "    $ echo $?\n") == 0;
+                if (!cmd && !echo)
+                        continue;
+                /* the expected output: the indented lines up to the next prompt */
+                char want[8192] = "";
+                int k = i + 1;
+                for (; k < nl && strncmp(lines[k], "    ", 4) == 0 &&
+                       strncmp(lines[k], "    $ ", 6) != 0;
+                     k++)
+                        strncat(want, lines[k] + 4, sizeof(want) - strlen(want) - 1);
+                if (echo) {
+                        ck_assert_int_ge(last_status, 0);
+                        ck_assert_int_eq(atoi(want), last_status);
+                        continue;
+                }
+                char line[2048];
+                snprintf(line, sizeof(line), "%s", cmd);
+                line[strcspn(line, "\n")] = '\0';
+                const char *argv[32];
+                shell_split(line, argv, 32);
+                struct run r;
+                run_cli(&r, argv);
+                char got[16384];
+                snprintf(got, sizeof(got), "%s%s", r.out, r.err);
+                ck_assert_msg(strcmp(got, want) == 0, "docs/%s:%d: '%s' printed\n%s\nnot\n%s", file,
+                              i + 1, cmd, got, want);
+                last_status = r.status;
+                sessions++;
+        }
+        for (int i = 0; i < nl; i++)
+                free(lines[i]);
+        return sessions;
+}
+
+START_TEST(docs_sessions)
+{
+        ck_assert_int_ge(check_sessions("glob.md"), 2);
+        ck_assert_int_ge(check_sessions("cli.md"), 4);
+}
+END_TEST
+
 int main(void)
 {
         Suite *s = suite_create("glob");
@@ -1238,6 +1340,7 @@ int main(void)
         tcase_add_test(tc, docs_examples);
         tcase_add_test(tc, cli_match);
         tcase_add_test(tc, cli_normalize);
+        tcase_add_test(tc, docs_sessions);
         suite_add_tcase(s, tc);
         TCase *tv = tcase_create("vectors");
         tcase_add_test(tv, wildmatch_vectors);

@@ -42,7 +42,7 @@ static void put_lit(struct warder__buf *b, const char *s)
 
 static void gen_pattern(struct warder__buf *b)
 {
-        switch (rnd(22)) {
+        switch (rnd(24)) {
         case 0:
                 warder__buf_puts(b, "**/"), put_lit(b, NAME);
                 break;
@@ -108,7 +108,14 @@ static void gen_pattern(struct warder__buf *b)
                     put_lit(b, NAME), warder__buf_printf(b, "/**/*.%s", EXT);
                 break;
         case 20:
-                warder__buf_puts(b, "**");
+                warder__buf_puts(b, rnd(4) ? "**/.env.*" : "**");
+                break;
+        case 21:
+                put_lit(b, NAME), warder__buf_puts(b, "*");
+                break;
+        case 22:
+                warder__buf_puts(b, "/"), put_lit(b, NAME), warder__buf_puts(b, "/**/*"),
+                    put_lit(b, NAME), warder__buf_puts(b, "*");
                 break;
         default:
                 warder__buf_printf(b, "**/test_*.%s", EXT);

@@ -10,15 +10,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
 
 #include "backends/local-internal.h"
 #include "contract.h"
 #include "support.h"
 #include "warder/backend.h"
+#include "warder/guard.h"
 #include "warder/local.h"
+#include "warder/ruleset.h"
 
 static char root[256];
 static char outside[256];
@@ -153,6 +165,29 @@ START_TEST(test_new_errors)
 }
 END_TEST
 
+/* Options with pointers are copied (string arrays) or referenced (the mask ruleset): the host
+ * may drop its own right after construction. The ASan build catches a missing copy or ref. */
+START_TEST(test_options_copied)
+{
+        warder_ruleset *rs = NULL;
+        ck_assert_int_eq(warder_ruleset_load_preset(&rs, "default", NULL, NULL), 0);
+        char env0[] = "PATH=/usr/bin";
+        const char *env[] = {env0, NULL};
+        struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
+        o.exec_env = env;
+        o.landlock_write = env;
+        o.mask_ruleset = rs;
+        warder_backend *b = NULL;
+        ck_assert_int_eq(warder_local_new(&b, root, &o, NULL), 0);
+        warder_ruleset_free(rs);
+        memset(env0, 'X', sizeof(env0) - 1);
+        struct warder_bytes out = {0};
+        ck_assert_int_eq(rd(b, P("a.txt"), 0, &out), 0);
+        warder_bytes_free(&out);
+        warder_backend_free(b);
+}
+END_TEST
+
 /* The fallback is really taken when forced, and openat2 otherwise (on this kernel). */
 START_TEST(test_mode_selected)
 {
@@ -162,6 +197,61 @@ START_TEST(test_mode_selected)
         else if (!warder__local_uses_openat2(b))
                 fprintf(stderr, "note: openat2 unavailable; both runs use the fallback\n");
         warder_backend_free(b);
+}
+END_TEST
+
+#if defined(__x86_64__)
+#define NATIVE_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define NATIVE_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+/* Where openat2 answers ENOSYS (a seccomp filter here, as in some container runtimes), the
+ * backend notices on its own and walks with O_NOFOLLOW instead. */
+START_TEST(test_enosys_detected)
+{
+#ifdef NATIVE_AUDIT_ARCH
+        link_("a.txt", "link");
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                struct sock_filter f[] = {
+                    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+                    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_AUDIT_ARCH, 1, 0),
+                    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+                    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+                    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 0, 1),
+                    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+                    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+                };
+                struct sock_fprog prog = {sizeof(f) / sizeof(f[0]), f};
+                if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+                    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+                        _exit(77);
+                if (syscall(SYS_openat2, AT_FDCWD, "/", NULL, 0) != -1 || errno != ENOSYS)
+                        _exit(10);
+                warder_backend *b = NULL;
+                if (warder_local_new(&b, root, NULL, NULL) != 0)
+                        _exit(11);
+                if (warder__local_uses_openat2(b))
+                        _exit(12);
+                struct warder_bytes out = {0};
+                if (rd(b, P("link"), 0, &out) != 0 || strcmp(out.data, "hello\nworld\n") != 0)
+                        _exit(13);
+                warder_bytes_free(&out);
+                if (rd(b, P("link"), WARDER_NOFOLLOW, &out) != WARDER_ESYMLINK)
+                        _exit(14);
+                warder_backend_free(b);
+                _exit(0);
+        }
+        int status = 0;
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        ck_assert(WIFEXITED(status));
+        if (WEXITSTATUS(status) == 77)
+                fprintf(stderr, "note: cannot install a seccomp filter here\n");
+        else
+                ck_assert_msg(WEXITSTATUS(status) == 0, "child exit %d", WEXITSTATUS(status));
+#endif
 }
 END_TEST
 
@@ -513,6 +603,26 @@ START_TEST(test_glob)
         ck_assert_int_eq(warder_backend_glob(b, "*.c", P("src"), strlen(P("src")), 0, &e, NULL), 0);
         ck_assert_uint_eq(e.count, 2);
         warder_entries_free(&e);
+        /* Literal leading directories and a bounded depth narrow the walk, not the result. */
+        ck_assert_int_eq(warder_backend_glob(b, "src/deep/*.c", root, strlen(root), 0, &e, NULL),
+                         0);
+        ck_assert_uint_eq(e.count, 1);
+        ck_assert_str_eq(e.items[0].path, P("src/deep/x.c"));
+        warder_entries_free(&e);
+        ck_assert_int_eq(warder_backend_glob(b, "*/*.c", root, strlen(root), 0, &e, NULL), 0);
+        ck_assert_uint_eq(e.count, 2);
+        warder_entries_free(&e);
+        ck_assert_int_eq(warder_backend_glob(b, "{src,x}/*/*.c", root, strlen(root), 0, &e, NULL),
+                         0);
+        ck_assert_uint_eq(e.count, 1);
+        warder_entries_free(&e);
+        ck_assert_int_eq(warder_backend_glob(b, "src-link/*.c", root, strlen(root), 0, &e, NULL),
+                         0);
+        ck_assert_uint_eq(e.count, 0); /* a symlinked directory is not entered */
+        warder_entries_free(&e);
+        ck_assert_int_eq(warder_backend_glob(b, "nope/*.c", root, strlen(root), 0, &e, NULL), 0);
+        ck_assert_uint_eq(e.count, 0);
+        warder_entries_free(&e);
         ck_assert_int_eq(warder_backend_glob(b, "*", "/etc", 4, 0, &e, NULL), WARDER_EOUTSIDE);
         warder_backend_free(b);
 }
@@ -620,6 +730,112 @@ START_TEST(test_grep)
 }
 END_TEST
 
+/* Reference: every line matched on its own with the plain PCRE2 interpreter. */
+static size_t ref_grep(const char *pattern, bool caseless, const char *data, size_t len,
+                       uint64_t *lines, size_t max)
+{
+        int ec;
+        PCRE2_SIZE eo;
+        pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
+                                       caseless ? PCRE2_CASELESS : 0, &ec, &eo, NULL);
+        ck_assert_ptr_nonnull(re);
+        pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+        size_t n = 0;
+        uint64_t line = 0;
+        for (const char *p = data, *end = data + len; p < end;) {
+                const char *nl = memchr(p, '\n', (size_t)(end - p));
+                const char *eol = nl ? nl : end;
+                line++;
+                if (pcre2_match(re, (PCRE2_SPTR)p, (size_t)(eol - p), 0, 0, md, NULL) >= 0 &&
+                    n < max)
+                        lines[n++] = line;
+                p = eol + 1;
+        }
+        pcre2_match_data_free(md);
+        pcre2_code_free(re);
+        return n;
+}
+
+/* The grep fast paths (a literal found with memmem, a required byte found with memchr) give
+ * exactly the lines a per-line match gives, whatever the pattern. */
+START_TEST(test_grep_fast_paths_exact)
+{
+        static const char *patterns[] = {
+            "ab",    "a",        "",       "b$",     "^a",    "a\\z", "x(?!\\n)",
+            "a\\sb", "\\bab\\b", "(?i)AB", "b+a",    "[ab]x", "a.b",  "ba|xa",
+            "a\\n",  "^$",       "a b",    "(?=b)b", "x\\Z",  "a{2}",
+        };
+        warder_backend *b = backend(_i, true);
+        unsigned seed = 12345;
+        char data[600];
+        uint64_t want[700];
+        for (int round = 0; round < 40; round++) {
+                size_t len = 50 + (size_t)(rand_r(&seed) % 500);
+                for (size_t k = 0; k < len; k++)
+                        data[k] = "abAx \n"[rand_r(&seed) % 6];
+                FILE *f = fopen(P("g.txt"), "w");
+                fwrite(data, 1, len, f);
+                fclose(f);
+                for (size_t p = 0; p < sizeof(patterns) / sizeof(patterns[0]); p++) {
+                        for (int cl = 0; cl < 2; cl++) {
+                                size_t n = ref_grep(patterns[p], cl, data, len, want, 700);
+                                struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+                                req.pattern = patterns[p];
+                                req.path = P("g.txt");
+                                req.path_len = strlen(req.path);
+                                req.flags = cl ? WARDER_GREP_CASELESS : 0;
+                                struct warder_grep_result r = {0};
+                                ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+                                ck_assert_msg(r.count == n,
+                                              "'%s' (caseless %d): %zu lines, want %zu",
+                                              patterns[p], cl, r.count, n);
+                                for (size_t k = 0; k < n; k++)
+                                        ck_assert_uint_eq(r.items[k].line, want[k]);
+                                warder_grep_result_free(&r);
+                        }
+                }
+        }
+        warder_backend_free(b);
+}
+END_TEST
+
+/* Walk limits: a tree deeper than the walk may go is an error, never a silently partial
+ * answer; so is running out of descriptors. */
+START_TEST(test_walk_limits)
+{
+        char rel[1024] = "";
+        for (int k = 0; k < 300; k++) {
+                strcat(rel, k ? "/d" : "d");
+                ck_assert_int_eq(mkdir(P(rel), 0755), 0);
+        }
+        warder_backend *b = backend(_i, true);
+        struct warder_entries e = {0};
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_int_eq(warder_backend_glob(b, "**/x", root, strlen(root), 0, &e, &err),
+                         WARDER_ELIMIT);
+        ck_assert_ptr_null(e.items);
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                struct rlimit rl = {40, 40};
+                if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+                        _exit(10);
+                struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+                req.pattern = "x";
+                req.path = root;
+                req.path_len = strlen(root);
+                struct warder_grep_result r = {0};
+                int rc = warder_backend_grep(b, &req, &r, NULL);
+                _exit(rc == WARDER_EIO ? 0 : 11);
+        }
+        int status = 0;
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child exit %d",
+                      WEXITSTATUS(status));
+        warder_backend_free(b);
+}
+END_TEST
+
 /* §6.2 permission denied by the file system is its own error. */
 START_TEST(test_eacces)
 {
@@ -664,8 +880,23 @@ static int contract_setup(struct contract_fixture *f, void *ud)
         f->state = tmp;
         snprintf(f->root, sizeof(f->root), "%s", tmp);
         struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
-        o.force_fallback = ud != NULL;
-        return warder_local_new(&f->b, f->root, &o, NULL);
+        o.force_fallback = (intptr_t)ud & 1;
+        int rc = warder_local_new(&f->b, f->root, &o, NULL);
+        if (rc || !((intptr_t)ud & 2))
+                return rc;
+        /* A guard that allows everything is indistinguishable from the backend it wraps. */
+        const char *yaml = "warder: 1\ndefault: allow\n";
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = f->root;
+        warder_ruleset *rs = NULL;
+        warder_backend *g = NULL;
+        rc = warder_ruleset_load_string(&rs, yaml, strlen(yaml), "allow.yaml", &ro, NULL);
+        if (!rc)
+                rc = warder_guard_new(&g, f->b, rs, NULL, NULL);
+        warder_ruleset_free(rs);
+        if (!rc)
+                f->b = g;
+        return rc;
 }
 
 static void contract_teardown(struct contract_fixture *f, void *ud)
@@ -678,8 +909,10 @@ static void contract_teardown(struct contract_fixture *f, void *ud)
 }
 
 static const struct contract_target targets[] = {
-    {"local (openat2)", contract_setup, contract_teardown, NULL, NULL},
+    {"local (openat2)", contract_setup, contract_teardown, (void *)0, NULL},
     {"local (fallback)", contract_setup, contract_teardown, (void *)1, NULL},
+    {"guard over local (openat2)", contract_setup, contract_teardown, (void *)2, NULL},
+    {"guard over local (fallback)", contract_setup, contract_teardown, (void *)3, NULL},
 };
 
 static Suite *suite(void)
@@ -688,7 +921,9 @@ static Suite *suite(void)
         TCase *tc = tcase_create("local");
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, test_new_errors);
+        tcase_add_test(tc, test_options_copied);
         tcase_add_loop_test(tc, test_mode_selected, 0, 2);
+        tcase_add_test(tc, test_enosys_detected);
         tcase_add_loop_test(tc, test_read_basic, 0, 2);
         tcase_add_loop_test(tc, test_read_errors, 0, 2);
         tcase_add_loop_test(tc, test_read_cap, 0, 2);
@@ -699,6 +934,8 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_ls, 0, 2);
         tcase_add_loop_test(tc, test_glob, 0, 2);
         tcase_add_loop_test(tc, test_grep, 0, 2);
+        tcase_add_loop_test(tc, test_grep_fast_paths_exact, 0, 2);
+        tcase_add_loop_test(tc, test_walk_limits, 0, 2);
         tcase_add_loop_test(tc, test_eacces, 0, 2);
         suite_add_tcase(s, tc);
         suite_add_tcase(s, contract_tcase(targets, sizeof(targets) / sizeof(targets[0])));

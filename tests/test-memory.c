@@ -154,7 +154,8 @@ START_TEST(paths_are_normalised_in_its_own_namespace)
         warder_backend *b = mem_new();
         put(b, "/a/b/c.txt", "c");
         const char *spellings[] = {"/a/b/c.txt",      "//a//b/c.txt", "/a/./b/c.txt",
-                                   "/a/x/../b/c.txt", "a/b/c.txt",    "/../../a/b/c.txt"};
+                                   "/a/x/../b/c.txt", "a/b/c.txt",    "/../../a/b/c.txt",
+                                   "/a/b/c.txt/",     "/a/b/c.txt/."};
         for (size_t i = 0; i < sizeof(spellings) / sizeof(spellings[0]); i++) {
                 struct warder_bytes out = {0};
                 ck_assert_msg(read_rc(b, spellings[i], &out) == 0, "%s", spellings[i]);

@@ -101,12 +101,14 @@ static const struct bad_case bad_cases[] = {
     {"warder: 1\nread:\n  rules:\n    - deny: 'src/{a,b'\n", WARDER_EPARSE, 4, 18, "invalid"},
     {"warder: 1\nread:\n  rules:\n    - deny: '{,*.c}'\n", WARDER_EPARSE, 4, 13,
      "empty alternative"},
-    {"warder: 1\nread:\n  rules:\n    - deny: 'src//a.c'\n", WARDER_EPARSE, 4, 13,
+    {"warder: 1\nread:\n  rules:\n    - deny: 'src//a.c'\n", WARDER_EPARSE, 4, 17,
      "empty path component"},
-    {"warder: 1\nread:\n  rules:\n    - deny: 'a/../b'\n", WARDER_EPARSE, 4, 13, "'..'"},
-    {"warder: 1\nread:\n  rules:\n    - deny: '/a/./b'\n", WARDER_EPARSE, 4, 13, "'.'"},
-    {"warder: 1\nread:\n  rules:\n    - deny: '!secret'\n", WARDER_EPARSE, 4, 13, "leading '!'"},
-    {"warder: 1\nread:\n  rules:\n    - deny: '~bob/x'\n", WARDER_EPARSE, 4, 13, "'~user'"},
+    {"warder: 1\nread:\n  rules:\n    - deny: 'a/../b'\n", WARDER_EPARSE, 4, 16, "'..'"},
+    {"warder: 1\nread:\n  rules:\n    - deny: '/a/./b'\n", WARDER_EPARSE, 4, 17, "'.'"},
+    {"warder: 1\nread:\n  rules:\n    - deny: '{a,!b}'\n", WARDER_EPARSE, 4, 17, "leading '!'"},
+    {"warder: 1\nread:\n  rules:\n    - deny: '{./a,b/..}'\n", WARDER_EPARSE, 4, 21, "'..'"},
+    {"warder: 1\nread:\n  rules:\n    - deny: '!secret'\n", WARDER_EPARSE, 4, 14, "leading '!'"},
+    {"warder: 1\nread:\n  rules:\n    - deny: '~bob/x'\n", WARDER_EPARSE, 4, 14, "'~user'"},
     {"warder: 1\nread:\n  rules:\n    - deny: **/.env\n", WARDER_EPARSE, 4, 14, "quote a pattern"},
     {"warder: 1\nexecute:\n  rules:\n    - deny: '   '\n", WARDER_EPARSE, 4, 13,
      "empty command pattern"},
@@ -167,6 +169,11 @@ START_TEST(test_core_schema)
         ck_assert_uint_eq(warder_ruleset_rule_count(rs, WARDER_OP_READ), 3);
         ck_assert_int_eq(act(rs, WARDER_OP_READ, "/r/12", NULL), WARDER_DENY);
         warder_ruleset_free(rs);
+        /* the version is the integer 1 in any core-schema spelling */
+        warder_ruleset_free(load_ok("warder: 0x1\n"));
+        warder_ruleset_free(load_ok("warder: +1\n"));
+        load_bad("warder: 99999999999999999999999\n", WARDER_EPARSE);
+        load_bad("warder: 1.0\n", WARDER_EPARSE);
         load_bad("warder: 1\nfold_case: 1\n", WARDER_EPARSE);
         load_bad("warder: 1\nfold_case: 'true'\n", WARDER_EPARSE);
         load_bad("warder: 1\nread: {rules: [{deny: true}]}\n", WARDER_EPARSE);
@@ -237,6 +244,13 @@ START_TEST(test_limits)
         /* an embedded NUL is refused, never truncated */
         ck_assert_int_eq(warder_ruleset_load_string(&rs, "warder: 1\n\0x", 12, NULL, &o, &err),
                          WARDER_EPARSE);
+        /* many components are fine within the length limit */
+        warder__buf_puts(&b, "warder: 1\nread: {rules: [{deny: '");
+        for (int i = 0; i < 1500; i++)
+                warder__buf_puts(&b, "/a");
+        warder__buf_puts(&b, "'}]}\n");
+        warder_ruleset_free(load_ok(b.data));
+        warder__buf_free(&b);
         /* a pattern over the §2.13 length limit */
         warder__buf_puts(&b, "warder: 1\nread: {rules: [{deny: '");
         for (int i = 0; i < 5000; i++)
@@ -244,6 +258,70 @@ START_TEST(test_limits)
         warder__buf_puts(&b, "'}]}\n");
         err = load_bad(b.data, WARDER_ETOOBIG);
         warder__buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_mutated_documents)
+{
+        /* malformed input of every kind either loads or fails with a located error; never a
+         * crash, a leak (ASan build) or a partial ruleset */
+        size_t len = 0;
+        const char *base = warder_preset_source("permissive", &len);
+        ck_assert_ptr_nonnull(base);
+        static const char junk[] = "*&!{}[]:,-?|>'\"#%@`~\n\t \\0";
+        char *doc = malloc(len + 64);
+        unsigned long long st = 12345;
+        int loaded = 0, failed = 0;
+        for (int iter = 0; iter < 1500; iter++) {
+                memcpy(doc, base, len);
+                size_t n = len;
+                int edits = 1 + iter % 4;
+                for (int e = 0; e < edits; e++) {
+                        st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+                        size_t at = (size_t)(st >> 33) % n;
+                        char ch = junk[(st >> 20) % (sizeof(junk) - 1)];
+                        switch ((st >> 10) % 3) {
+                        case 0:
+                                doc[at] = ch;
+                                break;
+                        case 1:
+                                memmove(doc + at, doc + at + 1, n - at - 1);
+                                n--;
+                                break;
+                        default:
+                                memmove(doc + at + 1, doc + at, n - at);
+                                doc[at] = ch;
+                                n++;
+                                break;
+                        }
+                }
+                warder_ruleset *rs = NULL;
+                struct warder_error err = WARDER_ERROR_INIT;
+                struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+                o.root = "/r";
+                o.home = "/h";
+                int rc = warder_ruleset_load_string(&rs, doc, n, "m.yaml", &o, &err);
+                if (rc == 0) {
+                        loaded++;
+                        ck_assert_ptr_nonnull(rs);
+                        struct warder_decision d = WARDER_DECISION_INIT;
+                        ck_assert_int_eq(
+                            warder_ruleset_check(rs, WARDER_OP_WRITE, "/etc/x", NULL, &d, NULL), 0);
+                        warder_decision_clear(&d);
+                        warder_ruleset_free(rs);
+                } else {
+                        failed++;
+                        ck_assert_ptr_null(rs);
+                        ck_assert_msg(err.message[0], "error without a message");
+                        if (rc == WARDER_EPARSE)
+                                ck_assert_msg(err.line > 0 && err.column > 0 &&
+                                                  !strcmp(err.file, "m.yaml"),
+                                              "unlocated error: %s", err.message);
+                }
+        }
+        free(doc);
+        ck_assert_int_gt(loaded, 10);
+        ck_assert_int_gt(failed, 100);
 }
 END_TEST
 
@@ -317,6 +395,8 @@ static const struct anchor_case anchor_cases[] = {
     {"src\\/a.c", "/r/x/src/a.c", false},
     /* root and home are escaped before they are spliced in: see test_escaped_root */
     {"[ab].txt", "/r/q/a.txt", true},
+    {"x/!b", "/r/x/!b", true}, /* '!' is special only as the first byte */
+    {"\\!b", "/r/q/!b", true},
     {"*", "/r/a", true},
     {"*", "/r/a/b", true},
     {"*", "/other", false},
@@ -713,6 +793,41 @@ START_TEST(test_explain)
 }
 END_TEST
 
+START_TEST(test_lint_accessors)
+{
+        warder_ruleset *rs = load_ok("warder: 1\nread:\n  rules:\n    - deny: '{*.key,/etc/**}'\n"
+                                     "    - deny: 'build/'\nexecute: {rules: [{deny: 'rm *'}]}\n");
+        char **v = NULL;
+        size_t n = 0;
+        ck_assert_int_eq(warder_ruleset_rule_alternatives(rs, WARDER_OP_READ, 0, &v, &n, NULL), 0);
+        ck_assert_uint_eq(n, 3);
+        ck_assert_str_eq(v[0], "/r/**/*.key");
+        ck_assert_str_eq(v[1], "/etc/**");
+        ck_assert_str_eq(v[2], "/etc");
+        warder_ruleset_strv_free(v, n);
+        ck_assert_int_eq(warder_ruleset_rule_alternatives(rs, WARDER_OP_READ, 1, &v, &n, NULL), 0);
+        ck_assert_uint_eq(n, 2);
+        ck_assert_str_eq(v[0], "/r/**/build");
+        ck_assert_str_eq(v[1], "/r/**/build/**");
+        warder_ruleset_strv_free(v, n);
+        ck_assert_int_eq(warder_ruleset_rule_alternatives(rs, WARDER_OP_EXECUTE, 0, &v, &n, NULL),
+                         0);
+        ck_assert_str_eq(v[0], "rm *");
+        warder_ruleset_strv_free(v, n);
+        ck_assert_int_eq(warder_ruleset_rule_alternatives(rs, WARDER_OP_READ, 2, &v, &n, NULL),
+                         WARDER_EINVAL);
+        bool m = false;
+        ck_assert_int_eq(warder_ruleset_rule_match(rs, WARDER_OP_READ, 0, "a/b.key", &m, NULL), 0);
+        ck_assert(m);
+        ck_assert_int_eq(warder_ruleset_rule_match(rs, WARDER_OP_READ, 1, "a/b.key", &m, NULL), 0);
+        ck_assert(!m);
+        ck_assert_int_eq(warder_ruleset_rule_match(rs, WARDER_OP_EXECUTE, 0, "rm -f x", &m, NULL),
+                         0);
+        ck_assert(m);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 struct tally {
         int calls, failed;
         char last_fail[256];
@@ -870,6 +985,7 @@ static Suite *suite(void)
         tcase_add_test(tc, test_pattern_error_points_into_pattern);
         tcase_add_test(tc, test_core_schema);
         tcase_add_test(tc, test_limits);
+        tcase_add_test(tc, test_mutated_documents);
         suite_add_tcase(s, tc);
         tc = tcase_create("anchoring");
         tcase_add_loop_test(tc, test_anchoring, 0, (int)WARDER__ARRAY_SIZE(anchor_cases));
@@ -890,6 +1006,7 @@ static Suite *suite(void)
         suite_add_tcase(s, tc);
         tc = tcase_create("tools");
         tcase_add_test(tc, test_explain);
+        tcase_add_test(tc, test_lint_accessors);
         tcase_add_test(tc, test_inline_tests);
         tcase_add_test(tc, test_docs_examples);
         suite_add_tcase(s, tc);

@@ -169,6 +169,22 @@ WARDER_API int warder_ruleset_check(const warder_ruleset *rs, enum warder_op op,
 /* Whether operation `op` states its own `default` (after `extends`), for lint. */
 WARDER_API bool warder_ruleset_operation_has_default(const warder_ruleset *rs, enum warder_op op);
 
+/*
+ * For lint and explanations: the anchored alternatives of rule `index` as core patterns
+ * (braces expanded, root and home spliced in escaped, directory cover included, §2.11); for
+ * `execute`, the pattern itself. Free with warder_ruleset_strv_free().
+ */
+WARDER_API int warder_ruleset_rule_alternatives(const warder_ruleset *rs, enum warder_op op,
+						size_t index, char ***out, size_t *count,
+						struct warder_error *err);
+WARDER_API void warder_ruleset_strv_free(char **v, size_t count);
+
+/* Whether rule `index` alone matches `target` (normalised first; `execute`: the text as a
+ * whole). Engine errors count as they do in decisions (§2.10). */
+WARDER_API int warder_ruleset_rule_match(const warder_ruleset *rs, enum warder_op op,
+					 size_t index, const char *target, bool *matched,
+					 struct warder_error *err);
+
 /* One rule that matched in an explanation, and on which form(s). */
 struct warder_explain_match {
 	enum warder_form form; /* LITERAL, REAL or BOTH */

@@ -18,7 +18,7 @@
 #include "warder/sys/backend.h"
 
 #ifndef WARDER__LOCAL_EXEC_AVAILABLE
-#define WARDER__LOCAL_EXEC_AVAILABLE 0
+#define WARDER__LOCAL_EXEC_AVAILABLE 1
 #endif
 
 /*

@@ -59,6 +59,7 @@ struct local {
         char **exec_env;
         char **landlock_read;
         char **landlock_write;
+        warder_ruleset *mask_ruleset; /* our reference to opts.mask_ruleset, or NULL */
 };
 
 static const struct warder_backend_ops local_ops;
@@ -1059,8 +1060,9 @@ static void dents_free(struct dent *v, size_t n)
         free(v);
 }
 
-/* Reads the names in the directory `fd` (consumed), sorted bytewise. */
-static int read_dir(int fd, struct dent **out, size_t *count)
+/* Reads the names in the directory `fd` (consumed), sorted bytewise. The directory stays
+ * open in *dp (its descriptor: dirfd(*dp)) for the caller to closedir(). */
+static int read_dir(int fd, DIR **dp, struct dent **out, size_t *count)
 {
         DIR *d = fdopendir(fd);
         if (!d) {
@@ -1099,11 +1101,12 @@ static int read_dir(int fd, struct dent **out, size_t *count)
                 v[n].type = de->d_type;
                 n++;
         }
-        closedir(d);
         if (rc) {
+                closedir(d);
                 dents_free(v, n);
                 return rc;
         }
+        *dp = d;
         if (n > 1)
                 qsort(v, n, sizeof(*v), dent_cmp);
         *out = v;
@@ -1154,18 +1157,13 @@ static int local_ls(warder_backend *b, const char *path, unsigned flags, struct 
                 rc = fd;
                 goto out;
         }
-        int dfd = dup(fd);
-        if (dfd < 0) {
-                rc = fail_errno(err, errno, "cannot list", norm.data);
-                close(fd);
-                goto out;
-        }
-        int e = read_dir(fd, &v, &n);
+        DIR *d = NULL;
+        int e = read_dir(fd, &d, &v, &n);
         if (e) {
-                close(dfd);
                 rc = fail_errno(err, -e, "cannot list", norm.data);
                 goto out;
         }
+        int dfd = dirfd(d);
         for (size_t i = 0; i < n; i++) {
                 struct stat st;
                 if (fstatat(dfd, v[i].name, &st, AT_SYMLINK_NOFOLLOW) != 0)
@@ -1177,7 +1175,7 @@ static int local_ls(warder_backend *b, const char *path, unsigned flags, struct 
                         break;
                 }
         }
-        close(dfd);
+        closedir(d);
         if (!rc) {
                 *out = res;
                 res = (struct warder_entries){NULL, 0, 0};
@@ -1203,20 +1201,18 @@ struct walk {
         int (*visit)(struct walk *w, int dfd, const char *name, unsigned char type);
         void *ud;
         struct warder_error *err;
+        int max_depth; /* deepest directory level entered (0: the start only), -1: any */
 };
 
 static int walk_dir(struct walk *w, int dirfd_, int depth)
 {
         struct dent *v = NULL;
         size_t n = 0;
-        int dfd = dup(dirfd_);
-        if (dfd < 0)
-                return 0;
-        int e = read_dir(dirfd_, &v, &n);
-        if (e) {
-                close(dfd);
+        DIR *d = NULL;
+        int e = read_dir(dirfd_, &d, &v, &n);
+        if (e)
                 return e == -ENOMEM ? fail_oom(w->err) : 0; /* unreadable: skipped */
-        }
+        int dfd = dirfd(d);
         int rc = 0;
         size_t base_len = w->rel.len;
         for (size_t i = 0; i < n && !rc; i++) {
@@ -1241,7 +1237,7 @@ static int walk_dir(struct walk *w, int dirfd_, int depth)
                         break;
                 }
                 rc = w->visit(w, dfd, v[i].name, type);
-                if (!rc && type == DT_DIR) {
+                if (!rc && type == DT_DIR && (w->max_depth < 0 || depth < w->max_depth)) {
                         if (depth >= LOCAL_MAX_DEPTH) {
                                 rc = warder_error_set(w->err, WARDER_ELIMIT,
                                                       "the walk exceeded a depth of %d",
@@ -1251,11 +1247,14 @@ static int walk_dir(struct walk *w, int dirfd_, int depth)
                                                  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
                                 if (cfd >= 0)
                                         rc = walk_dir(w, cfd, depth + 1);
+                                else if (errno == EMFILE || errno == ENFILE || errno == ENOMEM)
+                                        rc = fail_errno(w->err, errno, "cannot walk into",
+                                                        w->rel.data);
                         }
                 }
                 warder__buf_truncate(&w->rel, base_len);
         }
-        close(dfd);
+        closedir(d);
         dents_free(v, n);
         return rc;
 }
@@ -1293,6 +1292,45 @@ static int glob_visit(struct walk *w, int dfd, const char *name, unsigned char t
         return 0;
 }
 
+/* Length of the pattern's leading directories without glob syntax ("src/lib/" of
+ * "src/lib/x*.c" gives 7, without the final slash); *depth receives their number. */
+static size_t glob_literal_prefix(const char *pattern, int *depth)
+{
+        size_t keep = 0;
+        int n = 0;
+        const char *p = pattern;
+        for (;;) {
+                const char *slash = strchr(p, '/');
+                if (!slash)
+                        break;
+                for (const char *q = p; q < slash; q++)
+                        if (strchr("*?[]{}\\", *q))
+                                goto end;
+                if (slash == p || (slash - p == 1 && p[0] == '.') ||
+                    (slash - p == 2 && p[0] == '.' && p[1] == '.'))
+                        break;
+                keep = (size_t)(slash - pattern);
+                n++;
+                p = slash + 1;
+        }
+end:
+        *depth = n;
+        return keep;
+}
+
+/* The deepest directory level a relative pattern can reach, or -1 when unbounded (`**`, or
+ * braces, whose alternatives may hold any number of slashes). */
+static int glob_max_depth(const char *pattern)
+{
+        if (strstr(pattern, "**") || strchr(pattern, '{'))
+                return -1;
+        int slashes = 0;
+        for (const char *p = pattern; *p; p++)
+                if (*p == '/')
+                        slashes++;
+        return slashes;
+}
+
 static int local_glob(warder_backend *b, const char *pattern, const char *base, unsigned flags,
                       struct warder_entries *out, struct warder_error *err)
 {
@@ -1300,7 +1338,8 @@ static int local_glob(warder_backend *b, const char *pattern, const char *base, 
         struct warder__buf norm = WARDER__BUF_INIT;
         struct warder_entries res = {NULL, 0, 0};
         struct glob_ud g = {NULL, false, NULL, 0, WARDER__BUF_INIT, &res};
-        struct walk w = {l, WARDER__BUF_INIT, 0, glob_visit, &g, err};
+        struct walk w = {l, WARDER__BUF_INIT, 0, glob_visit, &g, err, -1};
+        struct warder__buf start = WARDER__BUF_INIT;
         const char *rel;
         if (!pattern)
                 return warder_error_set(err, WARDER_EINVAL, "glob: no pattern");
@@ -1324,7 +1363,29 @@ static int local_glob(warder_backend *b, const char *pattern, const char *base, 
                 rc = fail_oom(err);
                 goto out;
         }
-        rc = walk_dir(&w, fd, 0);
+        int depth = 0;
+        if (!g.absolute) {
+                /* Only walk where the pattern can match: below its leading literal
+                 * directories, and no deeper than its number of components. */
+                size_t plen = glob_literal_prefix(pattern, &depth);
+                w.max_depth = glob_max_depth(pattern);
+                if (plen) {
+                        if (warder__buf_append(&start, pattern, plen) ||
+                            warder__buf_append(&w.rel, pattern, plen)) {
+                                close(fd);
+                                rc = fail_oom(err);
+                                goto out;
+                        }
+                        int sub =
+                            openat(fd, start.data, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                        close(fd);
+                        if (sub < 0)
+                                goto done; /* missing, or a symlink (never followed): empty */
+                        fd = sub;
+                }
+        }
+        rc = walk_dir(&w, fd, depth);
+done:
         if (rc > 0)
                 rc = 0;
         if (!rc) {
@@ -1336,6 +1397,7 @@ out:
         warder_glob_free(g.glob);
         warder__buf_free(&g.full);
         warder__buf_free(&w.rel);
+        warder__buf_free(&start);
         warder__buf_free(&norm);
         return rc;
 }
@@ -1458,6 +1520,8 @@ static int grep_file(struct grep_ud *g, int dfd, const char *name, const char *p
                      struct warder_error *err)
 {
         int fd = openat(dfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOMEM))
+                return fail_errno(err, errno, "cannot search", path); /* not silently partial */
         if (fd < 0)
                 return 0; /* unreadable or vanished: skipped */
         return grep_fd(g, fd, path, err);
@@ -1510,7 +1574,7 @@ static int local_grep(warder_backend *b, const struct warder_grep_request *req,
         g.res = &res;
         g.required = -1;
         g.full = (struct warder__buf)WARDER__BUF_INIT;
-        struct walk w = {l, WARDER__BUF_INIT, 0, grep_visit, &g, err};
+        struct walk w = {l, WARDER__BUF_INIT, 0, grep_visit, &g, err, -1};
         const char *rel;
         int rc;
         if (!req || !req->pattern || !req->path)
@@ -1718,6 +1782,7 @@ static void local_destroy(warder_backend *b)
         strv_free(l->exec_env);
         strv_free(l->landlock_read);
         strv_free(l->landlock_write);
+        warder_ruleset_free(l->mask_ruleset);
         free(l);
 }
 
@@ -1808,6 +1873,16 @@ WARDER_API int warder_local_new(warder_backend **out, const char *root,
                 rc = fail_errno(err, errno, "local: cannot open the root", l->root);
                 goto fail;
         }
+        if (l->root_fd < 3) {
+                /* A host without stdio: keep the root off 0-2, which a child's stdio takes. */
+                int fd = fcntl(l->root_fd, F_DUPFD_CLOEXEC, 3);
+                if (fd < 0) {
+                        rc = fail_errno(err, errno, "local: cannot open the root", l->root);
+                        goto fail;
+                }
+                close(l->root_fd);
+                l->root_fd = fd;
+        }
         char *host = realpath(l->root, NULL);
         if (host && strcmp(host, l->root) != 0) {
                 l->host_root = host;
@@ -1825,7 +1900,11 @@ WARDER_API int warder_local_new(warder_backend **out, const char *root,
         l->opts.exec_env = (const char *const *)l->exec_env;
         l->opts.landlock_read = (const char *const *)l->landlock_read;
         l->opts.landlock_write = (const char *const *)l->landlock_write;
-        /* The mask ruleset is borrowed: the host keeps it alive as long as the backend. */
+        if (opts->mask_ruleset) {
+                /* Rulesets are reference-counted and immutable: keep our own reference. */
+                l->mask_ruleset = warder_ruleset_ref((warder_ruleset *)opts->mask_ruleset);
+                l->opts.mask_ruleset = l->mask_ruleset;
+        }
 
         l->use_openat2 = false;
         if (!opts->force_fallback) {

@@ -567,7 +567,7 @@ static struct scratch *scratch_get(void)
         return s;
 }
 
-WARDER_API int warder_glob_match(const warder_glob *glob, const char *subject, size_t len)
+static int match_impl(const warder_glob *glob, const char *subject, size_t len, bool use_jit)
 {
         if (!glob || (!subject && len))
                 return WARDER_EINVAL;
@@ -578,8 +578,9 @@ WARDER_API int warder_glob_match(const warder_glob *glob, const char *subject, s
         int failed = 0;
         for (size_t i = 0; i < glob->ncodes; i++) {
                 const struct glob_code *c = &glob->codes[i];
-                int rc = c->jit ? pcre2_jit_match(c->re, subj, len, 0, 0, s->md, s->mc)
-                                : pcre2_match(c->re, subj, len, 0, 0, s->md, s->mc);
+                int rc = c->jit && use_jit ? pcre2_jit_match(c->re, subj, len, 0, 0, s->md, s->mc)
+                                           : pcre2_match(c->re, subj, len, 0,
+                                                         use_jit ? 0 : PCRE2_NO_JIT, s->md, s->mc);
                 if (rc >= 0)
                         return 1;
                 if (rc != PCRE2_ERROR_NOMATCH && !failed)
@@ -587,6 +588,16 @@ WARDER_API int warder_glob_match(const warder_glob *glob, const char *subject, s
         }
         /* §2.10: an engine error is never "no match"; the caller fails closed */
         return failed;
+}
+
+WARDER_API int warder_glob_match(const warder_glob *glob, const char *subject, size_t len)
+{
+        return match_impl(glob, subject, len, true);
+}
+
+int warder__glob_match_interpreted(const warder_glob *glob, const char *subject, size_t len)
+{
+        return match_impl(glob, subject, len, false);
 }
 
 WARDER_API const char *warder_glob_pattern(const warder_glob *glob, size_t *len)

@@ -68,12 +68,29 @@ static int canonicalize(struct warder__buf *out, const char *s, size_t n)
 struct comp {
         const char *s;
         size_t n;
-        bool literal;  /* no unescaped special byte */
-        bool starstar; /* two or more stars only */
-        bool star_lit; /* '*' followed by a non-empty literal */
+        bool literal;       /* no unescaped special byte */
+        bool starstar;      /* two or more stars only */
+        bool star_lit;      /* '*' followed by a non-empty literal */
+        bool lit_star;      /* a non-empty literal followed by '*' */
+        bool star_lit_star; /* '*', a non-empty literal, '*' */
 };
 
-#define MAX_COMPS 512
+/* Whether s[0..n) is a non-empty literal (no unescaped special byte, no lone backslash). */
+static bool is_literal(const char *s, size_t n)
+{
+        if (n == 0)
+                return false;
+        for (size_t i = 0; i < n; i++) {
+                if (s[i] == '\\') {
+                        if (i + 1 >= n)
+                                return false;
+                        i++;
+                } else if (s[i] == '*' || s[i] == '?' || s[i] == '[') {
+                        return false;
+                }
+        }
+        return true;
+}
 
 /* Splits at slashes outside classes. Returns the count, or -1 when there are too many. */
 static long split(const char *s, size_t n, struct comp *c, size_t max)
@@ -120,8 +137,15 @@ static long split(const char *s, size_t n, struct comp *c, size_t max)
                         stars = p->s[i] == '*';
                 p->starstar = stars;
                 p->star_lit = false;
+                /* LIT* and *LIT*: the final star must not be escaped */
+                bool ends_star = !stars && p->n >= 2 && p->s[p->n - 1] == '*' &&
+                                 !(p->n >= 2 && p->s[p->n - 2] == '\\' &&
+                                   !(p->n >= 3 && p->s[p->n - 3] == '\\'));
+                p->lit_star = ends_star && p->s[0] != '*' && is_literal(p->s, p->n - 1);
+                p->star_lit_star =
+                    ends_star && p->n >= 3 && p->s[0] == '*' && is_literal(p->s + 1, p->n - 2);
                 if (!stars && p->n >= 2 && p->s[0] == '*' && p->s[1] != '*') {
-                        struct comp rest = {p->s + 1, p->n - 1, false, false, false};
+                        struct comp rest = {p->s + 1, p->n - 1, false, false, false, false, false};
                         bool rl = true;
                         for (size_t i = 0; i < rest.n; i++) {
                                 if (rest.s[i] == '\\') {
@@ -195,6 +219,31 @@ static int fail(struct ctx *c, int code, long offset, const char *fmt, const cha
         return warder__error_set_at(c->err, code, r->file, r->pline, col, fmt, arg);
 }
 
+/* Best-effort offsets into the pattern as written, for the error column. */
+static long offset_of(const struct ctx *c, const char *needle)
+{
+        const char *hit = strstr(c->rule->pattern, needle);
+        return hit ? (long)(hit - c->rule->pattern) : -1;
+}
+
+static long offset_of_dot(const struct ctx *c)
+{
+        const char *p = c->rule->pattern;
+        for (size_t i = 0; p[i]; i++) {
+                bool first = i == 0 || p[i - 1] == '{' || p[i - 1] == ',';
+                if (p[i] != '.' || !(first || p[i - 1] == '/'))
+                        continue;
+                size_t j = i + 1 + (p[i + 1] == '.');
+                char e = p[j];
+                if (e != '/' && e != '\0' && e != ',' && e != '}')
+                        continue;
+                if (j == i + 1 && e == '/' && first)
+                        continue; /* a leading ./ */
+                return (long)i;
+        }
+        return -1;
+}
+
 static int push_alt(struct ctx *c, const char *s, size_t n)
 {
         if (c->nalts == c->cap) {
@@ -227,7 +276,7 @@ static int anchor_one(struct ctx *c, const char *alt, size_t alt_len, const char
                 goto done;
         }
         if (s[0] == '!') {
-                rc = fail(c, WARDER_EPARSE, -1,
+                rc = fail(c, WARDER_EPARSE, offset_of(c, "!"),
                           "a leading '!' is not supported%s (express exceptions with rule order "
                           "or actions; write '\\!' for a literal '!')",
                           "");
@@ -239,7 +288,7 @@ static int anchor_one(struct ctx *c, const char *alt, size_t alt_len, const char
         bool any_depth = false;
         if (s[0] == '~') {
                 if (n > 1 && s[1] != '/') {
-                        rc = fail(c, WARDER_EPARSE, -1,
+                        rc = fail(c, WARDER_EPARSE, offset_of(c, "~"),
                                   "'~user' patterns are not supported%s (only '~' and '~/…')", "");
                         goto done;
                 }
@@ -277,7 +326,10 @@ static int anchor_one(struct ctx *c, const char *alt, size_t alt_len, const char
                 rest_len--;
         }
         /* Validate the written components (§2.11: empty, '.' and '..' never match). */
-        comps = malloc(MAX_COMPS * sizeof(*comps));
+        size_t max_comps = 2;
+        for (size_t i = 0; i < rest_len; i++)
+                max_comps += rest[i] == '/';
+        comps = malloc(max_comps * sizeof(*comps));
         if (!comps) {
                 rc = WARDER_ENOMEM;
                 goto done;
@@ -289,21 +341,21 @@ static int anchor_one(struct ctx *c, const char *alt, size_t alt_len, const char
                         body++;
                         body_len--;
                 }
-                long k = split(body, body_len, comps, MAX_COMPS);
+                long k = split(body, body_len, comps, max_comps);
                 if (k < 0) {
                         rc = fail(c, WARDER_ETOOBIG, -1, "pattern has too many components%s", "");
                         goto done;
                 }
                 for (long i = 0; i < k; i++) {
                         if (comps[i].n == 0) {
-                                rc = fail(c, WARDER_EPARSE, -1,
+                                rc = fail(c, WARDER_EPARSE, offset_of(c, "//"),
                                           "pattern has an empty path component%s (it could never "
                                           "match a normalised path)",
                                           "");
                                 goto done;
                         }
                         if (dot_component(&comps[i])) {
-                                rc = fail(c, WARDER_EPARSE, -1,
+                                rc = fail(c, WARDER_EPARSE, offset_of_dot(c),
                                           "pattern has a '.' or '..' component%s (it could never "
                                           "match a normalised path)",
                                           "");
@@ -497,6 +549,10 @@ static int classify(const char *a, size_t n, const char *root, struct warder__al
                 kind = WARDER__ALT_SUFFIX, lit = &R[1];
         else if (r == 3 && R[0].starstar && R[1].literal && R[2].starstar)
                 kind = WARDER__ALT_COMP, lit = &R[1];
+        else if (r == 2 && R[0].starstar && R[1].lit_star)
+                kind = WARDER__ALT_BSTART, lit = &R[1];
+        else if (r == 2 && R[0].starstar && R[1].star_lit_star)
+                kind = WARDER__ALT_BHAS, lit = &R[1];
         else
                 return 0;
         /* prefix: "/" + leading literal components, unescaped; "" when there are none */
@@ -522,6 +578,10 @@ static int classify(const char *a, size_t n, const char *root, struct warder__al
                 size_t ln = lit->n;
                 if (kind == WARDER__ALT_SUFFIX)
                         ls++, ln--;
+                else if (kind == WARDER__ALT_BSTART)
+                        ln--;
+                else if (kind == WARDER__ALT_BHAS)
+                        ls++, ln -= 2;
                 out->lit = dup_unescaped(ls, ln, &out->lit_len);
                 if (!out->lit) {
                         free(out->prefix);
@@ -575,29 +635,62 @@ static int compile_union(struct warder__rule *rule, const char *const *alts, con
         return err ? err->code : rc;
 }
 
-int warder__rule_compile_path(struct warder__rule *rule, const char *root, const char *home,
-                              bool fold_case, bool full, struct warder_error *err)
+/* Expands the rule's pattern and anchors every alternative into c->anchored. */
+static int expand_anchor(struct ctx *c, const char *root, const char *home)
 {
-        struct ctx c = {rule, err, WARDER__BUF_INIT, NULL, 0, 0};
-        const char *pat = rule->pattern;
-        size_t plen = strlen(pat);
+        const char *pat = c->rule->pattern;
         char **alts = NULL;
         size_t nalts = 0;
-        int rc;
-        if (plen == 0)
-                return fail(&c, WARDER_EPARSE, -1, "empty pattern%s", "");
         struct warder_error e = WARDER_ERROR_INIT;
-        rc = warder__glob_expand(pat, plen, 0, &alts, &nalts, &e);
+        int rc = warder__glob_expand(pat, strlen(pat), 0, &alts, &nalts, &e);
         if (rc) {
-                rc =
-                    fail(&c, rc == WARDER_ENOMEM ? rc : (rc == WARDER_ETOOBIG ? rc : WARDER_EPARSE),
-                         e.offset, "invalid pattern: %s", e.message);
+                rc = fail(c, rc == WARDER_ENOMEM ? rc : (rc == WARDER_ETOOBIG ? rc : WARDER_EPARSE),
+                          e.offset, "invalid pattern: %s", e.message);
                 warder_error_clear(&e);
                 return rc;
         }
         for (size_t i = 0; i < nalts && !rc; i++)
-                rc = anchor_one(&c, alts[i], strlen(alts[i]), root, home);
+                rc = anchor_one(c, alts[i], strlen(alts[i]), root, home);
         warder__glob_strv_free(alts, nalts);
+        return rc;
+}
+
+int warder__rule_alternatives(const struct warder__rule *rule, const char *root, const char *home,
+                              char ***out, size_t *count, struct warder_error *err)
+{
+        struct warder__rule copy = *rule;
+        struct ctx c = {&copy, err, WARDER__BUF_INIT, NULL, 0, 0};
+        int rc = expand_anchor(&c, root, home);
+        char **v = NULL;
+        if (!rc && !(v = calloc(c.nalts ? c.nalts : 1, sizeof(*v))))
+                rc = WARDER_ENOMEM;
+        for (size_t i = 0; !rc && i < c.nalts; i++)
+                if (!(v[i] = strdup(c.anchored.data + c.offs[i])))
+                        rc = WARDER_ENOMEM;
+        free(c.offs);
+        warder__buf_free(&c.anchored);
+        if (rc) {
+                for (size_t i = 0; v && i < c.nalts; i++)
+                        free(v[i]);
+                free(v);
+                if (rc == WARDER_ENOMEM)
+                        warder_error_set(err, rc, "out of memory");
+                return rc;
+        }
+        *out = v;
+        *count = c.nalts;
+        return 0;
+}
+
+int warder__rule_compile_path(struct warder__rule *rule, const char *root, const char *home,
+                              bool fold_case, bool full, struct warder_error *err)
+{
+        struct ctx c = {rule, err, WARDER__BUF_INIT, NULL, 0, 0};
+        size_t plen = strlen(rule->pattern);
+        int rc;
+        if (plen == 0)
+                return fail(&c, WARDER_EPARSE, -1, "empty pattern%s", "");
+        rc = expand_anchor(&c, root, home);
         const char **glob_alts = NULL;
         size_t *glob_lens = NULL;
         size_t nglob = 0;
@@ -745,6 +838,23 @@ bool warder__alt_match(const struct warder__alt *alt, const struct warder__targe
                 return t->base_len >= alt->lit_len &&
                        eq(t->base + t->base_len - alt->lit_len, alt->lit, alt->lit_len, fold) &&
                        under(alt, t, fold);
+        case WARDER__ALT_BSTART:
+                return t->base_len >= alt->lit_len && eq(t->base, alt->lit, alt->lit_len, fold) &&
+                       under(alt, t, fold);
+        case WARDER__ALT_BHAS:
+                if (t->base_len < alt->lit_len || !under(alt, t, fold))
+                        return false;
+                for (size_t i = 0; i + alt->lit_len <= t->base_len; i++) {
+                        const char *hit = memchr(
+                            t->base + i, fold ? lower((unsigned char)alt->lit[0]) : alt->lit[0],
+                            t->base_len - alt->lit_len - i + 1);
+                        if (!hit)
+                                return false;
+                        i = (size_t)(hit - t->base);
+                        if (eq(hit, alt->lit, alt->lit_len, fold))
+                                return true;
+                }
+                return false;
         case WARDER__ALT_COMP:
                 if (!under(alt, t, fold) || t->n < 2)
                         return false;

@@ -123,6 +123,29 @@ static void index_init(struct warder__index *idx)
         idx->empty = true;
 }
 
+static int build_filters(struct warder__index *idx)
+{
+        for (int k = 0; k < WARDER__K_COUNT; k++) {
+                size_t count = HASH_COUNT(idx->tab[k]);
+                if (!count)
+                        continue;
+                size_t bits = 1024;
+                while (bits < count * 16 && bits < (1u << 30))
+                        bits *= 2;
+                idx->filter[k] = calloc(bits / 64, sizeof(uint64_t));
+                if (!idx->filter[k])
+                        return WARDER_ENOMEM;
+                idx->fmask[k] = (uint32_t)(bits - 1);
+                struct warder__key_entry *e, *tmp;
+                HASH_ITER(hh, idx->tab[k], e, tmp)
+                {
+                        uint32_t b = e->hh.hashv & idx->fmask[k];
+                        idx->filter[k][b >> 6] |= 1ull << (b & 63);
+                }
+        }
+        return 0;
+}
+
 int warder__index_build(struct warder__opset *set, const char *root, bool fold_case)
 {
         (void)root;
@@ -156,6 +179,10 @@ int warder__index_build(struct warder__opset *set, const char *root, bool fold_c
                 r->hints = NULL;
                 r->nhints = 0;
         }
+        if (!rc)
+                rc = build_filters(&set->idx);
+        if (!rc)
+                rc = build_filters(&set->fidx);
         return rc;
 }
 
@@ -170,6 +197,8 @@ void warder__index_free(struct warder__index *idx)
                         free(e);
                 }
         }
+        for (int k = 0; k < WARDER__K_COUNT; k++)
+                free(idx->filter[k]);
         free(idx->residual.p);
         memset(idx, 0, sizeof(*idx));
 }
@@ -311,7 +340,12 @@ static void lookup(const struct probe *pr, const struct warder__index *idx,
                    enum warder__key_kind kind, const char *key, size_t len, bool folded)
 {
         struct warder__key_entry *e = NULL;
-        HASH_FIND(hh, idx->tab[kind], key, len, e);
+        unsigned hv;
+        HASH_VALUE(key, len, hv);
+        uint32_t b = hv & idx->fmask[kind];
+        if (!(idx->filter[kind][b >> 6] >> (b & 63) & 1))
+                return;
+        HASH_FIND_BYHASHVALUE(hh, idx->tab[kind], key, len, hv, e);
         if (e)
                 run(pr, &e->list, folded);
 }

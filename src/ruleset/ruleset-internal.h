@@ -72,6 +72,8 @@ enum warder__alt_kind {
         WARDER__ALT_BASE,   /* below `prefix`, basename equals `lit` */
         WARDER__ALT_SUFFIX, /* below `prefix`, basename ends with `lit` */
         WARDER__ALT_COMP,   /* below `prefix`, a directory component after it equals `lit` */
+        WARDER__ALT_BSTART, /* below `prefix`, basename starts with `lit` */
+        WARDER__ALT_BHAS,   /* below `prefix`, basename contains `lit` */
 };
 
 /* One anchored brace alternative decided by string comparisons alone (no matcher). */
@@ -127,6 +129,9 @@ struct warder__key_entry; /* uthash entry, index.c */
 
 struct warder__index {
         struct warder__key_entry *tab[WARDER__K_COUNT];
+        /* one bit per hash value (mask + 1 bits): most absent keys cost no table probe */
+        uint64_t *filter[WARDER__K_COUNT];
+        uint32_t fmask[WARDER__K_COUNT];
         struct warder__plist residual;
         uint32_t prefix_min, prefix_max; /* component counts of prefix keys */
         bool empty;
@@ -187,6 +192,9 @@ struct warder_ruleset {
  */
 int warder__rule_compile_path(struct warder__rule *rule, const char *root, const char *home,
                               bool fold_case, bool full, struct warder_error *err);
+/* The anchored alternatives of a path rule, as core patterns (tests, lint). */
+int warder__rule_alternatives(const struct warder__rule *rule, const char *root, const char *home,
+                              char ***out, size_t *count, struct warder_error *err);
 int warder__rule_compile_command(struct warder__rule *rule, bool fold_case,
                                  struct warder_error *err);
 void warder__rule_release(struct warder__rule *rule);

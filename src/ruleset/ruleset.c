@@ -413,6 +413,56 @@ WARDER_API bool warder_ruleset_operation_has_default(const warder_ruleset *rs, e
         return rs && (unsigned)op < WARDER_OP_COUNT && rs->ops[op].has_default;
 }
 
+WARDER_API int warder_ruleset_rule_alternatives(const warder_ruleset *rs, enum warder_op op,
+                                                size_t index, char ***out, size_t *count,
+                                                struct warder_error *err)
+{
+        if (!rs || !out || !count || (unsigned)op >= WARDER_OP_COUNT || index >= rs->ops[op].n)
+                return warder_error_set(err, WARDER_EINVAL, "invalid argument");
+        const struct warder__rule *r = &rs->ops[op].rules[index];
+        if (op != WARDER_OP_EXECUTE)
+                return warder__rule_alternatives(r, rs->root, rs->home, out, count, err);
+        char **v = calloc(1, sizeof(*v));
+        if (!v || !(v[0] = strdup(r->pattern))) {
+                free(v);
+                return warder_error_set(err, WARDER_ENOMEM, "out of memory");
+        }
+        *out = v;
+        *count = 1;
+        return 0;
+}
+
+WARDER_API void warder_ruleset_strv_free(char **v, size_t count)
+{
+        for (size_t i = 0; v && i < count; i++)
+                free(v[i]);
+        free(v);
+}
+
+WARDER_API int warder_ruleset_rule_match(const warder_ruleset *rs, enum warder_op op, size_t index,
+                                         const char *target, bool *matched,
+                                         struct warder_error *err)
+{
+        if (!rs || !target || !matched || (unsigned)op >= WARDER_OP_COUNT || index >= rs->ops[op].n)
+                return warder_error_set(err, WARDER_EINVAL, "invalid argument");
+        const struct warder__rule *r = &rs->ops[op].rules[index];
+        if (op == WARDER_OP_EXECUTE) {
+                struct warder__target t = {target, strlen(target), NULL, 0, target, strlen(target)};
+                *matched = warder__rule_match(r, &t, NULL);
+                return 0;
+        }
+        struct warder__buf b = WARDER__BUF_INIT;
+        int rc =
+            warder__path_normalize_buf(&b, rs->root, rs->home, NULL, target, strlen(target), err);
+        struct warder__target t, ft;
+        if (!rc && (rc = warder__target_split(b.data, b.len, &t, &ft)) != 0)
+                warder_error_set(err, rc, "out of memory");
+        if (!rc)
+                *matched = warder__rule_match(r, &t, &ft);
+        warder__buf_free(&b);
+        return rc;
+}
+
 /* ---- decisions --------------------------------------------------------------------------- */
 
 static void fill_rule(struct warder_decision *d, const warder_ruleset *rs, enum warder_op op,
