@@ -11,4 +11,4 @@ if [ ! -f "$builddir/build.ninja" ]; then
 elif [ $# -gt 0 ]; then
   meson configure "$builddir" "$@" >/dev/null
 fi
-ninja -C "$builddir" >/dev/null
+ninja -C "$builddir" >"$builddir/ninja.log" 2>&1 || { tail -n 40 "$builddir/ninja.log" >&2; exit 1; }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "warder/error.h"
+#include "warder/sys/backend.h" /* warder_error_set() */
 
 #define WARDER__ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

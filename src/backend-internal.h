@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef WARDER_BACKEND_INTERNAL_H
+#define WARDER_BACKEND_INTERNAL_H
+
+#include <stddef.h>
+
+#include "util.h"
+#include "warder/sys/backend.h"
+
+/* Budget of the library's directory walks (glob and grep fallbacks): WARDER_ELIMIT beyond. */
+#define WARDER__WALK_MAX_DEPTH   256
+#define WARDER__WALK_MAX_ENTRIES 1000000
+
+/*
+ * The replacement step of edit, shared by the fallback and native implementations:
+ * replaces `old_text` (old_len > 0) in `data` by `new_text` into `out` (cleared first).
+ * WARDER_ENOMATCH when absent, WARDER_EAMBIGUOUS when repeated without WARDER_EDIT_ALL;
+ * `path` only names the file in messages. *count receives the number of replacements.
+ */
+int warder__edit_apply(const char *data, size_t len, const char *old_text, size_t old_len,
+                       const char *new_text, size_t new_len, unsigned flags, const char *path,
+                       struct warder__buf *out, size_t *count, struct warder_error *err);
+
+#endif
