@@ -486,7 +486,7 @@ static const char *const ask_cmds[] = {
     "cd $DIR && cat x",
     "cd \"$(mktemp -d)\"; cat x",
     "cat .{env,x}",
-    "$CMD .env",
+    "$CMD x",
     "$(echo rm) -rf /",
     "sudo --bogus cat x",
     "timeout --bogus 5 cat x",

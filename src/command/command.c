@@ -863,6 +863,70 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
         }
         if (rc || is_final(I))
                 goto out;
+        if (cmd && !is_final(I)) {
+                /* sh -c SCRIPT and eval (§5.3) first: a denial inside names the inner command. */
+                const char *body = NULL;
+                size_t body_len = 0;
+                bool body_unknown = false;
+                if (in_list(cmd, shells)) {
+                        bool c_flag = false;
+                        size_t k = name + 1;
+                        for (; k < n; k++) {
+                                const char *s = x[k].s;
+                                if (!s) {
+                                        if (c_flag)
+                                                break;
+                                        body_unknown = true;
+                                        break;
+                                }
+                                if (streq(s, "--")) {
+                                        k++;
+                                        break;
+                                }
+                                if ((s[0] == '-' || s[0] == '+') && s[1]) {
+                                        if (s[1] != '-' && strchr(s + 1, 'c'))
+                                                c_flag = true;
+                                        if ((streq(s, "-o") || streq(s, "+o")) && k + 1 < n)
+                                                k++;
+                                        continue;
+                                }
+                                break;
+                        }
+                        if (c_flag) {
+                                if (k >= n || !x[k].s || x[k].g) {
+                                        body_unknown = true;
+                                } else {
+                                        body = x[k].s;
+                                        body_len = x[k].len;
+                                }
+                        }
+                } else if (streq(cmd, "eval")) {
+                        for (size_t k = name + 1; k < n && !rc; k++) {
+                                if (!x[k].s || x[k].g) {
+                                        body_unknown = true;
+                                        break;
+                                }
+                                if (k > name + 1)
+                                        rc = warder__buf_putc(&script, ' ');
+                                if (!rc)
+                                        rc = warder__buf_append(&script, x[k].s, x[k].len);
+                        }
+                        if (!body_unknown && script.len) {
+                                body = script.data;
+                                body_len = script.len;
+                        }
+                }
+                if (!rc && body_unknown)
+                        rc = raise_to(I, WARDER_ASK, text.data, NULL, WARDER_OP_EXECUTE,
+                                      "a shell script whose text cannot be determined");
+                if (!rc && body) {
+                        if (depth + 1 > MAX_SHELL_DEPTH)
+                                rc = raise_to(I, WARDER_ASK, text.data, NULL, WARDER_OP_EXECUTE,
+                                              "shell commands nested too deeply");
+                        else if (body_len)
+                                rc = inspect_line(I, body, body_len, depth + 1, cwd);
+                }
+        }
         bool no_path = cmd && in_list(cmd, no_path_cmds);
         bool all_write = cmd && in_list(cmd, write_cmds);
         bool is_cp = cmd && streq(cmd, "cp"), is_dd = cmd && streq(cmd, "dd");
@@ -934,68 +998,6 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
         }
         if (rc || is_final(I) || !cmd)
                 goto out;
-        /* sh -c SCRIPT and eval (§5.3). */
-        const char *body = NULL;
-        size_t body_len = 0;
-        bool body_unknown = false;
-        if (in_list(cmd, shells)) {
-                bool c_flag = false;
-                size_t k = name + 1;
-                for (; k < n; k++) {
-                        const char *s = x[k].s;
-                        if (!s) {
-                                if (c_flag)
-                                        break;
-                                body_unknown = true;
-                                break;
-                        }
-                        if (streq(s, "--")) {
-                                k++;
-                                break;
-                        }
-                        if ((s[0] == '-' || s[0] == '+') && s[1]) {
-                                if (s[1] != '-' && strchr(s + 1, 'c'))
-                                        c_flag = true;
-                                if ((streq(s, "-o") || streq(s, "+o")) && k + 1 < n)
-                                        k++;
-                                continue;
-                        }
-                        break;
-                }
-                if (c_flag) {
-                        if (k >= n || !x[k].s || x[k].g) {
-                                body_unknown = true;
-                        } else {
-                                body = x[k].s;
-                                body_len = x[k].len;
-                        }
-                }
-        } else if (streq(cmd, "eval")) {
-                for (size_t k = name + 1; k < n && !rc; k++) {
-                        if (!x[k].s || x[k].g) {
-                                body_unknown = true;
-                                break;
-                        }
-                        if (k > name + 1)
-                                rc = warder__buf_putc(&script, ' ');
-                        if (!rc)
-                                rc = warder__buf_append(&script, x[k].s, x[k].len);
-                }
-                if (!body_unknown && script.len) {
-                        body = script.data;
-                        body_len = script.len;
-                }
-        }
-        if (!rc && body_unknown)
-                rc = raise_to(I, WARDER_ASK, text.data, NULL, WARDER_OP_EXECUTE,
-                              "a shell script whose text cannot be determined");
-        if (!rc && body) {
-                if (depth + 1 > MAX_SHELL_DEPTH)
-                        rc = raise_to(I, WARDER_ASK, text.data, NULL, WARDER_OP_EXECUTE,
-                                      "shell commands nested too deeply");
-                else if (body_len)
-                        rc = inspect_line(I, body, body_len, depth + 1, cwd);
-        }
         if (!rc && (streq(cmd, "cd") || streq(cmd, "pushd") || streq(cmd, "popd")) && !stopped)
                 rc = track_cd(I, &C, name, st);
 out:

@@ -157,10 +157,16 @@ static bool is_blank(char c)
         return c == ' ' || c == '\t';
 }
 
+/* Byte classes: 1 ends a word (blank, newline, operator), 2 needs a closer look inside one. */
+static const unsigned char byte_class[256] = {
+    [' '] = 1, ['\t'] = 1, ['\n'] = 1, [';'] = 1, ['&'] = 1,  ['|'] = 1,
+    ['('] = 1, [')'] = 1,  ['<'] = 1,  ['>'] = 1, ['\\'] = 2, ['\''] = 2,
+    ['"'] = 2, ['$'] = 2,  ['`'] = 2,  ['~'] = 2, ['\0'] = 2,
+};
+
 static bool is_meta(char c)
 {
-        return c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' || c == '|' || c == '(' ||
-               c == ')' || c == '<' || c == '>';
+        return byte_class[(unsigned char)c] == 1;
 }
 
 static bool is_name_start(char c)
@@ -220,38 +226,41 @@ static int add_piece(struct wordb *wb, uint8_t kind, bool quoted, const char *s,
 
 static int add_lit(struct wordb *wb, const char *s, size_t n, bool quoted)
 {
-        if (quoted)
+        if (n == 0)
+                return 0;
+        if (quoted) {
                 wb->flags |= WARDER__SH_W_QUOTED;
+                wb->name_only = false;
+        }
+        size_t len = wb->text.len;
         for (size_t k = 0; k < n; k++) {
                 char c = s[k];
                 if (!quoted && (c == '*' || c == '?' || c == '['))
                         wb->flags |= WARDER__SH_W_GLOB;
                 if (wb->name_only) {
-                        if (!quoted && c == '=' && wb->text.len > 0) {
-                                wb->eq = wb->text.len + 1;
+                        if (c == '=' && len + k > 0) {
+                                wb->eq = len + k + 1;
                                 wb->name_only = false;
-                        } else if (quoted || !(wb->text.len ? is_name_char(c) : is_name_start(c))) {
+                        } else if (!(len + k ? is_name_char(c) : is_name_start(c))) {
                                 wb->name_only = false;
                         }
                 }
-                struct warder__sh_piece *last = wb->npc ? &wb->pc[wb->npc - 1] : NULL;
-                if (last && last->kind == WARDER__SH_LIT && last->quoted == quoted &&
-                    last->off + last->len == wb->text.len) {
-                        last->len++;
-                } else {
-                        if (GROW(wb->pc, wb->cappc, wb->npc + 1))
-                                return WARDER_ENOMEM;
-                        struct warder__sh_piece *pc = &wb->pc[wb->npc++];
-                        memset(pc, 0, sizeof(*pc));
-                        pc->kind = WARDER__SH_LIT;
-                        pc->quoted = quoted;
-                        pc->off = (uint32_t)wb->text.len;
-                        pc->len = 1;
-                }
-                if (warder__buf_putc(&wb->text, c))
-                        return WARDER_ENOMEM;
         }
-        return 0;
+        struct warder__sh_piece *last = wb->npc ? &wb->pc[wb->npc - 1] : NULL;
+        if (last && last->kind == WARDER__SH_LIT && last->quoted == quoted &&
+            last->off + last->len == len) {
+                last->len += (uint32_t)n;
+        } else {
+                if (GROW(wb->pc, wb->cappc, wb->npc + 1))
+                        return WARDER_ENOMEM;
+                struct warder__sh_piece *pc = &wb->pc[wb->npc++];
+                memset(pc, 0, sizeof(*pc));
+                pc->kind = WARDER__SH_LIT;
+                pc->quoted = quoted;
+                pc->off = (uint32_t)len;
+                pc->len = (uint32_t)n;
+        }
+        return warder__buf_append(&wb->text, s, n);
 }
 
 /* An unquoted `{` followed by an unquoted `,` or `..` and then an unquoted `}`. */
@@ -756,8 +765,12 @@ static int read_word(struct parser *P, struct src *S, struct wordb *wb, uint32_t
                                          !wb->pc[wb->npc - 1].quoted))) {
                         rc = parse_tilde(wb, S);
                 } else {
-                        rc = add_lit(wb, &c, 1, false);
-                        S->i++;
+                        /* a run of plain bytes at once */
+                        size_t k = S->i + 1;
+                        while (k < S->len && byte_class[(unsigned char)S->s[k]] == 0)
+                                k++;
+                        rc = add_lit(wb, S->s + S->i, k - S->i, false);
+                        S->i = k;
                 }
                 if (rc)
                         return rc;
@@ -1206,7 +1219,8 @@ static int parse_list(struct parser *P, struct src *S, uint32_t scope, enum term
                 }
                 if ((rc = read_word(P, S, &wb, scope)))
                         break;
-                if (at_start && wb.flags == 0) {
+                if (at_start && wb.flags == 0 && wb.text.len > 0 && wb.text.len <= 6 &&
+                    strchr("{}iwutedf!cs", wb.text.data[0])) {
                         if (word_is(&wb, "{")) {
                                 if ((rc = parse_list(P, S, scope, T_BRACE)))
                                         break;
