@@ -240,6 +240,20 @@ static int expand_word(struct insp *I, const struct warder__sh_parse *p,
 
 /* ---- paths (§5.4) ------------------------------------------------------------------------- */
 
+/* /proc/<pid>/root/… and /proc/<pid>/cwd/… name other paths than they spell (§3.2): the
+ * real form can follow them only where the backend resolves them. */
+static bool through_proc(const char *p)
+{
+        if (strncmp(p, "/proc/", 6) != 0)
+                return false;
+        const char *c = strchr(p + 6, '/');
+        if (!c)
+                return false;
+        c++;
+        size_t n = strcspn(c, "/");
+        return (n == 4 && strncmp(c, "root", 4) == 0) || (n == 3 && strncmp(c, "cwd", 3) == 0);
+}
+
 static int decide_literal(struct insp *I, const char *str, size_t len, const char *cwd,
                           enum warder_op op, const char *segment)
 {
@@ -275,6 +289,8 @@ static int decide_literal(struct insp *I, const char *str, size_t len, const cha
                                 "a path that cannot be normalised");
         char *real = NULL;
         const char *note = NULL;
+        if (through_proc(I->path.data))
+                note = "a path through /proc/<pid>/root or /cwd";
         if (I->ctx && I->ctx->realpath) {
                 rc = I->ctx->realpath(I->ctx->ud, I->path.data, &real);
                 if (rc == WARDER_ENOMEM)
@@ -869,7 +885,7 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                 size_t body_len = 0;
                 bool body_unknown = false;
                 if (in_list(cmd, shells)) {
-                        bool c_flag = false;
+                        bool c_flag = false, s_flag = false;
                         size_t k = name + 1;
                         for (; k < n; k++) {
                                 const char *s = x[k].s;
@@ -886,6 +902,8 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                                 if ((s[0] == '-' || s[0] == '+') && s[1]) {
                                         if (s[1] != '-' && strchr(s + 1, 'c'))
                                                 c_flag = true;
+                                        if (s[1] != '-' && strchr(s + 1, 's'))
+                                                s_flag = true;
                                         if ((streq(s, "-o") || streq(s, "+o")) && k + 1 < n)
                                                 k++;
                                         continue;
@@ -899,6 +917,25 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                                         body = x[k].s;
                                         body_len = x[k].len;
                                 }
+                        } else if (!body_unknown && (k >= n || s_flag)) {
+                                /* The shell reads its commands from its input: a here-string
+                                 * is inspected, anything else cannot be seen. */
+                                const struct warder__sh_word *hw = NULL;
+                                for (uint32_t r = 0; r < seg->nredirs; r++)
+                                        if (p->redirs[seg->first_redir + r].kind ==
+                                            WARDER__SH_R_HERESTR)
+                                                hw =
+                                                    &p->words[p->redirs[seg->first_redir + r].word];
+                                struct xword hx = {0};
+                                if (hw)
+                                        rc = expand_word(I, p, hw, &hx);
+                                if (!rc && hw && !hx.undet && !hx.g)
+                                        rc = warder__buf_append(&script, hx.s, hx.len);
+                                if (!rc && hw && !hx.undet && !hx.g)
+                                        body = script.data, body_len = script.len;
+                                else
+                                        body_unknown = true;
+                                xword_free(&hx);
                         }
                 } else if (streq(cmd, "eval")) {
                         for (size_t k = name + 1; k < n && !rc; k++) {
@@ -918,7 +955,7 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                 }
                 if (!rc && body_unknown)
                         rc = raise_to(I, WARDER_ASK, text.data, NULL, WARDER_OP_EXECUTE,
-                                      "a shell script whose text cannot be determined");
+                                      "a shell script whose text cannot be seen");
                 if (!rc && body) {
                         if (depth + 1 > MAX_SHELL_DEPTH)
                                 rc = raise_to(I, WARDER_ASK, text.data, NULL, WARDER_OP_EXECUTE,

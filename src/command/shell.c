@@ -807,7 +807,8 @@ static int finish_word(struct parser *P, struct wordb *wb, struct warder__sh_wor
         const char *text = arena_dup(p, wb->text.data ? wb->text.data : "", wb->text.len);
         if (!text)
                 return WARDER_ENOMEM;
-        memcpy(p->pieces + p->npieces, wb->pc, wb->npc * sizeof(*wb->pc));
+        if (wb->npc)
+                memcpy(p->pieces + p->npieces, wb->pc, wb->npc * sizeof(*wb->pc));
         dst->text = text;
         dst->len = (uint32_t)wb->text.len;
         dst->flags = wb->flags;
@@ -850,7 +851,8 @@ static int flush(struct parser *P, struct segb *sb, uint8_t op)
         struct warder__sh_segment *seg = &p->segments[p->nsegments++];
         seg->first_word = (uint32_t)p->nwords;
         seg->nwords = (uint32_t)sb->nw;
-        memcpy(p->words + p->nwords, sb->w, sb->nw * sizeof(*sb->w));
+        if (sb->nw)
+                memcpy(p->words + p->nwords, sb->w, sb->nw * sizeof(*sb->w));
         p->nwords += sb->nw;
         seg->first_redir = (uint32_t)p->nredirs;
         seg->nredirs = (uint32_t)sb->nr;
