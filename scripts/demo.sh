@@ -1,32 +1,74 @@
 #!/usr/bin/env bash
-# Builds warder and runs its main job on the embedded default ruleset: a short tour.
+# Builds warder and runs its main job on the embedded default ruleset: a short tour of guarded
+# operations on a sample workspace made on the fly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh build
 warder=$PWD/build/src/cli/warder
 
-say() { printf '\n\033[1m%s\033[0m\n' "$*"; }
+ws=$(mktemp -d "${TMPDIR:-/tmp}/warder-tour.XXXXXX")
+trap 'rm -rf "$ws"' EXIT
+mkdir -p "$ws/src" "$ws/.ssh"
+cat >"$ws/src/main.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(void)
+{
+	const char *key = getenv("API_KEY"); /* read from the environment, never hard-coded */
+	puts(key ? "configured" : "API_KEY missing");
+	return 0;
+}
+C
+printf 'API_KEY=sk-live-0123456789abcdef\n' >"$ws/.env"
+printf -- '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n' >"$ws/.ssh/id_ed25519"
+ln -s .env "$ws/notes.txt"
+cd "$ws"
+
+say() { printf '\n\033[1m# %s\033[0m\n' "$*"; }
 run() {
-  printf '$ warder'; printf ' %q' "$@"; printf '\n'
+  local shown="$ warder" a
+  for a in "$@"; do
+    case $a in
+      *[!A-Za-z0-9._/=:-]*) shown+=" '$a'" ;;
+      *) shown+=" $a" ;;
+    esac
+  done
+  printf '%s\n' "$shown"
   set +e
   "$warder" "$@"
   local rc=$?
   set -e
-  printf '(exit %d)\n' "$rc"
+  printf '\033[2m(exit %d)\033[0m\n' "$rc"
 }
 
-say "Paths are normalised before any rule sees them (semantics §3.1):"
-run normalize --root /work/project --home /home/agent -- .env src/../.env //etc/./passwd '~/.ssh/id_rsa' /.env/
+say "A sample workspace: a source file, a .env with a key, an SSH key, and notes.txt -> .env"
+ls -lA "$ws" | sed 1d
 
-say "Glob patterns follow git's wildmatch: * stays inside one directory, ** crosses them:"
-run match -- '**/.env' /work/project/.env /work/project/config/.env
-run match -- 'src/*.c' src/main.c
-run match -- 'src/*.c' src/lib/util.c
-run match -- '**/*.{pem,key}' /home/agent/server.key /srv/tls/cert.pem
+say "Reading source code is allowed by the default ruleset:"
+run read src/main.c
 
-say "Case folding, and command patterns (* crosses / and blanks):"
-run match --fold-case -- '**/.ENV' /work/project/.env
-run match --command -- 'rm -rf *' 'rm -rf /home/user'
+say "Reading .env is refused, with the rule, its reason and where it was written:"
+run read .env
 
-say "A malformed pattern is an error that points at the byte, never a rule that matches nothing:"
-run match -- '[z-a]*.c' x.c
+say "A symlink does not help: the real form (.env) is decided too, the stricter form wins:"
+run read notes.txt
+
+say "Neither does spelling the path differently (it is normalised first):"
+run read ./src/../.env/
+
+say "grep searches everything, but a hit inside a protected file is dropped and counted:"
+run grep API_KEY
+
+say "Listing still shows names (a name is a weaker claim than contents):"
+run ls
+
+say "Writing anywhere asks for approval under the default ruleset (exit 3):"
+echo 'hello' | run write hello.txt
+
+say "Shell commands are inspected for the paths they touch, through wrappers and quotes:"
+run check execute 'cd src && timeout 5 cat "../.env"'
+run check execute 'sudo mkfs.ext4 /dev/sda1'
+
+say "And every decision can be explained rule by rule:"
+run explain read notes.txt

@@ -7,6 +7,7 @@
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 
+#include <malloc.h>
 #include <pcre2.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -63,19 +64,15 @@ WARDER_API int warder_bytes_set(struct warder_bytes *out, const void *data, size
 }
 
 /*
- * Arrays built by the helpers grow in powers of two from 8: the capacity is never stored,
- * it is at least cap_for(count), which also holds after a caller shrinks `count`.
+ * Makes room for one more item. The capacity is the allocation's own size, so an array the
+ * caller allocated, shrank or filtered in place (with malloc) can still be appended to.
  */
 static int grow_array(void **items, size_t count, size_t size)
 {
-        size_t cap;
-        if (!*items)
-                cap = count < 8 ? 8 : count * 2;
-        else if (count >= 8 && (count & (count - 1)) == 0)
-                cap = count * 2;
-        else
+        if (*items && malloc_usable_size(*items) / size > count)
                 return 0;
-        if (cap > SIZE_MAX / size)
+        size_t cap = count < 8 ? 8 : count * 2;
+        if (count > SIZE_MAX / 2 || cap > SIZE_MAX / size)
                 return WARDER_ENOMEM;
         void *p = realloc(*items, cap * size);
         if (!p)
@@ -460,12 +457,23 @@ static int edit_fallback(warder_backend *b, const char *path, const char *old_te
 
 #define WALK_STOP 1 /* a visitor asks to stop early: not an error */
 
+/* Statuses that make a walk skip one file or subdirectory rather than fail: what vanished or
+ * may not be opened. Anything else (memory, a broken backend, a budget) ends the walk. */
+static bool skippable(int rc)
+{
+        return rc == WARDER_ENOENT || rc == WARDER_EACCES || rc == WARDER_ENOTREG ||
+               rc == WARDER_ENOTDIR || rc == WARDER_ESYMLINK || rc == WARDER_EISDIR ||
+               rc == WARDER_ETOOBIG || rc == WARDER_EDENIED || rc == WARDER_EASK ||
+               rc == WARDER_EOUTSIDE;
+}
+
 struct walk {
         warder_backend *b;
         unsigned flags;
         size_t visited;
         struct warder__buf path; /* absolute path of the entry being visited */
         size_t rel_off;          /* where the path relative to the base starts */
+        unsigned max_depth;      /* entries deeper than this cannot match (0: no limit) */
         int (*visit)(struct walk *w, const struct warder_entry *e, struct warder_error *err);
         void *ud;
 };
@@ -476,6 +484,9 @@ static int walk_init(struct walk *w, warder_backend *b, const char *base, unsign
         memset(w, 0, sizeof(*w));
         w->b = b;
         w->flags = flags;
+        if (base[0] != '/')
+                return warder_error_set(err, WARDER_EINVAL, "'%s': the base must be absolute",
+                                        base);
         size_t len = strlen(base);
         while (len > 1 && base[len - 1] == '/')
                 len--;
@@ -509,7 +520,8 @@ static int walk_list(struct walk *w, const struct warder_entries *list, unsigned
                         break;
                 }
                 rc = w->visit(w, e, err);
-                if (!rc && e->type == WARDER_ENTRY_DIR)
+                if (!rc && e->type == WARDER_ENTRY_DIR &&
+                    (!w->max_depth || depth + 1 < w->max_depth))
                         rc = walk_dir(w, depth + 1, err);
         }
         warder__buf_truncate(&w->path, dir_len);
@@ -522,8 +534,16 @@ static int walk_dir(struct walk *w, unsigned depth, struct warder_error *err)
                 return warder_error_set(err, WARDER_ELIMIT, "walk deeper than %d directories",
                                         WARDER__WALK_MAX_DEPTH);
         struct warder_entries list = {NULL, 0, 0};
-        int rc = call_ls(w->b, w->path.data, w->flags, &list, err);
-        if (!rc)
+        struct warder_error probe = WARDER_ERROR_INIT;
+        int rc = call_ls(w->b, w->path.data, w->flags, &list, &probe);
+        if (rc && depth > 0 && skippable(rc)) {
+                /* a subdirectory that went away or cannot be listed: skipped, as find(1) does */
+                warder_error_clear(&probe);
+                return 0;
+        }
+        if (rc)
+                error_move(err, &probe);
+        else
                 rc = walk_list(w, &list, depth, err);
         warder_entries_free(&list);
         return rc;
@@ -560,6 +580,22 @@ static int glob_visit(struct walk *w, const struct warder_entry *e, struct warde
         return 0;
 }
 
+/*
+ * How deep below the base a relative pattern can match: one level per '/' plus one, unless it
+ * has `**` or braces (which may hide a '/'). `*`, `?` and classes never match '/' (§2.2–§2.5),
+ * so no match lies deeper; a '/' inside a class only overestimates. 0: no limit.
+ */
+static unsigned pattern_depth(const char *pattern)
+{
+        if (strstr(pattern, "**") || strchr(pattern, '{'))
+                return 0;
+        unsigned depth = 1;
+        for (const char *p = pattern; *p; p++)
+                if (*p == '/' && depth < WARDER__WALK_MAX_DEPTH)
+                        depth++;
+        return depth;
+}
+
 static int glob_fallback(warder_backend *b, const char *pattern, const char *base, unsigned flags,
                          struct warder_entries *out, struct warder_error *err)
 {
@@ -572,11 +608,11 @@ static int glob_fallback(warder_backend *b, const char *pattern, const char *bas
         if (!rc) {
                 w.visit = glob_visit;
                 w.ud = &g;
+                w.max_depth = g.absolute ? 0 : pattern_depth(pattern);
                 rc = walk_dir(&w, 0, err);
         }
         warder__buf_free(&w.path);
-        if (g.glob)
-                warder_glob_free(g.glob);
+        warder_glob_free(g.glob);
         return rc;
 }
 
@@ -593,14 +629,6 @@ struct grep_ctx {
         struct warder_grep_result *out;
 };
 
-/* Statuses that make the grep walk skip one file rather than fail. */
-static bool grep_skippable(int rc)
-{
-        return rc == WARDER_ENOENT || rc == WARDER_EACCES || rc == WARDER_ENOTREG ||
-               rc == WARDER_ESYMLINK || rc == WARDER_EISDIR || rc == WARDER_ETOOBIG ||
-               rc == WARDER_EDENIED || rc == WARDER_EASK || rc == WARDER_EOUTSIDE;
-}
-
 static int grep_filter(struct grep_ctx *g, const char *abs, size_t abs_len, const char *rel,
                        size_t rel_len, const char *name, struct warder_error *err)
 {
@@ -615,14 +643,16 @@ static int grep_filter(struct grep_ctx *g, const char *abs, size_t abs_len, cons
         return m;
 }
 
+/* Searches one file. A file found by the walk is skipped when it cannot be read (see
+ * skippable()); the file the caller named as the base is not. */
 static int grep_file(struct grep_ctx *g, warder_backend *b, const char *path, unsigned flags,
-                     struct warder_error *err)
+                     bool named, struct warder_error *err)
 {
         struct warder_error probe = WARDER_ERROR_INIT;
         struct warder_bytes data = {NULL, 0, false};
         int rc = call_read(b, path, 0, 0, flags, &data, &probe);
         if (rc) {
-                if (grep_skippable(rc)) {
+                if (!named && skippable(rc)) {
                         if (rc == WARDER_ETOOBIG)
                                 g->out->truncated = true;
                         warder_error_clear(&probe);
@@ -675,7 +705,7 @@ static int grep_visit(struct walk *w, const struct warder_entry *e, struct warde
         int m = grep_filter(g, w->path.data, w->path.len, rel, rel_len, e->name, err);
         if (m <= 0)
                 return m;
-        return grep_file(g, w->b, w->path.data, w->flags, err);
+        return grep_file(g, w->b, w->path.data, w->flags, false, err);
 }
 
 static int grep_compile(struct grep_ctx *g, const struct warder_grep_request *req,
@@ -734,7 +764,7 @@ static int grep_fallback(warder_backend *b, const struct warder_grep_request *re
                         rc =
                             grep_filter(&g, w.path.data, w.path.len, name, strlen(name), name, err);
                         if (rc > 0)
-                                rc = grep_file(&g, b, w.path.data, w.flags, err);
+                                rc = grep_file(&g, b, w.path.data, w.flags, true, err);
                 } else if (rc) {
                         error_move(err, &probe);
                 } else {
@@ -743,8 +773,7 @@ static int grep_fallback(warder_backend *b, const struct warder_grep_request *re
                 warder_entries_free(&list);
         }
         warder__buf_free(&w.path);
-        if (g.filter)
-                warder_glob_free(g.filter);
+        warder_glob_free(g.filter);
         pcre2_match_data_free(g.md);
         pcre2_code_free(g.re);
         return rc == WALK_STOP ? 0 : rc;

@@ -1,3 +1,1011 @@
 /* SPDX-License-Identifier: MIT */
-/* Not yet implemented. */
-typedef int warder__unimplemented_guard;
+/*
+ * The guarded backend (§4): a backend that wraps another one and puts every operation through
+ * a ruleset. Order inside every operation (§4.2): normalise → both path forms → decide →
+ * forward the real form to the inner backend → filter the results.
+ *
+ * The guard keeps two static ops tables, with and without `execute`, chosen at construction
+ * from the inner backend (§4.8). The ruleset pointer is swapped under a mutex and every
+ * request works on its own reference, so a request sees one ruleset from start to end
+ * (§4.10).
+ */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* uthash reports allocation failures through this flag instead of exiting. */
+static _Thread_local bool hash_oom;
+#define HASH_NONFATAL_OOM        1
+#define uthash_nonfatal_oom(obj) (hash_oom = true)
+#include <uthash.h>
+
+#include "util.h"
+#include "warder/guard.h"
+#include "warder/sys/backend.h"
+
+struct guard {
+        struct warder_backend base; /* first member: the backend header */
+        warder_backend *inner;
+        pthread_mutex_t lock; /* protects `rules` (the pointer, not the ruleset) */
+        warder_ruleset *rules;
+        char *root; /* normalised, or NULL: the ruleset's */
+        char *home; /* normalised, or NULL: the ruleset's */
+        warder_approve_fn approve;
+        void *approve_ud;
+        warder_audit_fn audit;
+        void *audit_ud;
+        char **env; /* NULL-terminated copy, or NULL */
+};
+
+/* Everything one request works with: its own ruleset reference and scratch buffers. */
+struct request {
+        struct guard *g;
+        warder_ruleset *rs;
+        const char *root;
+        const char *home;
+};
+
+static const struct warder_backend_ops guard_ops;
+static const struct warder_backend_ops guard_ops_exec;
+
+static struct guard *guard_of(warder_backend *b)
+{
+        return (struct guard *)b;
+}
+
+WARDER_API bool warder_guard_is(const warder_backend *b)
+{
+        return b && (b->ops == &guard_ops || b->ops == &guard_ops_exec);
+}
+
+/* ---- ruleset references (§4.10) ---------------------------------------------------------- */
+
+static warder_ruleset *acquire_rules(struct guard *g)
+{
+        pthread_mutex_lock(&g->lock);
+        warder_ruleset *rs = warder_ruleset_ref(g->rules);
+        pthread_mutex_unlock(&g->lock);
+        return rs;
+}
+
+static void request_begin(struct request *r, struct guard *g)
+{
+        r->g = g;
+        r->rs = acquire_rules(g);
+        r->root = g->root ? g->root : warder_ruleset_root(r->rs);
+        r->home = g->home ? g->home : warder_ruleset_home(r->rs);
+}
+
+static void request_end(struct request *r)
+{
+        warder_ruleset_free(r->rs);
+        r->rs = NULL;
+}
+
+/* ---- errors ------------------------------------------------------------------------------ */
+
+/* Moves a temporary error into the caller's (which may be NULL). */
+static void error_move(struct warder_error *dst, struct warder_error *src)
+{
+        if (dst) {
+                warder_error_clear(dst);
+                *dst = *src;
+                *src = (struct warder_error)WARDER_ERROR_INIT;
+        } else {
+                warder_error_clear(src);
+        }
+}
+
+/* "read denied by rule read:0 '**\/.env' (Protect sensitive files) at rules/x.yaml:12:7" */
+static int refuse(struct warder_error *err, int code, const struct warder_decision *d,
+                  const char *what)
+{
+        if (!err)
+                return code;
+        struct warder__buf m = WARDER__BUF_INIT;
+        int rc = warder__buf_printf(&m, "%s %s", warder_op_name(d->op), what);
+        if (!rc && d->by_default) {
+                rc = warder__buf_printf(&m, " by the %s default", warder_op_name(d->op));
+        } else if (!rc) {
+                rc = warder__buf_printf(&m, " by rule %s '%s'", d->rule_id ? d->rule_id : "?",
+                                        d->pattern ? d->pattern : "");
+                if (!rc && d->reason)
+                        rc = warder__buf_printf(&m, " (%s)", d->reason);
+                if (!rc && d->file)
+                        rc = warder__buf_printf(&m, " at %s:%u:%u", d->file, d->line, d->column);
+                if (!rc && d->form == WARDER_FORM_REAL)
+                        rc = warder__buf_puts(&m, " [real form]");
+        }
+        if (!rc && d->segment && d->segment[0])
+                rc = warder__buf_printf(&m, " in '%s'", d->segment);
+        if (!rc && d->candidate)
+                rc = warder__buf_printf(&m, " for %s of '%s'", warder_op_name(d->candidate_op),
+                                        d->candidate);
+        if (!rc && d->note)
+                rc = warder__buf_printf(&m, "; %s", d->note);
+        warder_error_set(err, code, "%s", rc ? what : m.data);
+        warder__buf_free(&m);
+        struct warder_decision *copy = malloc(sizeof(*copy));
+        if (copy && warder_decision_copy(copy, d) == 0) {
+                err->decision = copy;
+        } else {
+                free(copy);
+                /* The status still says what happened; only the detail is missing. */
+        }
+        return code;
+}
+
+/* ---- the gate: deny / ask / allow for the request itself (§4.3, §4.4, §4.9) -------------- */
+
+static void audit(struct guard *g, const struct warder_guard_request *req,
+                  const struct warder_decision *d, bool asked, bool approved, bool filtered,
+                  enum warder_action final_action)
+{
+        if (!g->audit)
+                return;
+        struct warder_audit_event ev = {
+            .request = req,
+            .decision = d,
+            .approval_asked = asked,
+            .approved = approved,
+            .filtered = filtered,
+            .final_action = final_action,
+        };
+        g->audit(g->audit_ud, &ev);
+}
+
+/* Returns 0 when the request may go on, else EDENIED or EASK with the decision in err. */
+static int gate(struct guard *g, const struct warder_guard_request *req,
+                const struct warder_decision *d, unsigned flags, struct warder_error *err)
+{
+        switch (d->action) {
+        case WARDER_ALLOW:
+                audit(g, req, d, false, false, false, WARDER_ALLOW);
+                return 0;
+        case WARDER_DENY:
+                audit(g, req, d, false, false, false, WARDER_DENY);
+                return refuse(err, WARDER_EDENIED, d, "denied");
+        case WARDER_ASK:
+                break;
+        }
+        if (d->action != WARDER_ASK) /* not an action: fail closed */
+                return refuse(err, WARDER_EDENIED, d, "denied");
+        if (flags & WARDER_APPROVED) {
+                audit(g, req, d, false, true, false, WARDER_ALLOW);
+                return 0;
+        }
+        if (!g->approve) {
+                audit(g, req, d, false, false, false, WARDER_ASK);
+                return refuse(err, WARDER_EASK, d, "needs approval");
+        }
+        bool yes = g->approve(g->approve_ud, req, d);
+        audit(g, req, d, true, yes, false, yes ? WARDER_ALLOW : WARDER_DENY);
+        return yes ? 0 : refuse(err, WARDER_EDENIED, d, "not approved, asked");
+}
+
+/* ---- path forms (§3) --------------------------------------------------------------------- */
+
+/* The real form of an absolute, normalised path through the inner backend (§3.2), or NULL in
+ * *out when the inner backend has no realpath (real == literal). */
+static int real_form(struct request *r, const char *lit, size_t lit_len, char **out,
+                     struct warder_error *err)
+{
+        *out = NULL;
+        if (!warder_backend_can_realpath(r->g->inner))
+                return 0;
+        char *real = NULL;
+        int rc = warder_backend_realpath(r->g->inner, lit, lit_len, &real, err);
+        if (rc)
+                return rc;
+        if (!real || real[0] != '/') {
+                free(real);
+                return warder_error_set(err, WARDER_EBACKEND,
+                                        "the inner backend returned a bad real form");
+        }
+        /* What is decided and what is forwarded is one normalised string. */
+        struct warder__buf b = WARDER__BUF_INIT;
+        rc = warder__path_normalize_buf(&b, NULL, NULL, NULL, real, strlen(real), err);
+        free(real);
+        if (rc) {
+                warder__buf_free(&b);
+                return rc;
+        }
+        if (strcmp(b.data, lit) == 0) {
+                warder__buf_free(&b);
+                return 0;
+        }
+        *out = warder__buf_steal(&b);
+        return 0;
+}
+
+/*
+ * Normalises `target`, computes its real form and decides `op` on both (§3.3). On success the
+ * literal form is in `lit`, the real form (or NULL) in *real, the decision in *d (strings
+ * borrowed from r->rs). When the real form cannot be computed the literal form alone is
+ * decided: a deny there still wins (no existence oracle), otherwise the error stands.
+ */
+static int decide_path(struct request *r, enum warder_op op, const char *target, size_t len,
+                       struct warder__buf *lit, char **real, struct warder_decision *d,
+                       struct warder_error *err)
+{
+        *real = NULL;
+        int rc = warder__path_normalize_buf(lit, r->root, r->home, NULL, target, len, err);
+        if (rc)
+                return rc;
+        struct warder_error rerr = WARDER_ERROR_INIT;
+        int real_rc = real_form(r, lit->data, lit->len, real, &rerr);
+        rc = warder_ruleset_check(r->rs, op, lit->data, *real, d, err);
+        if (rc) {
+                warder_error_clear(&rerr);
+                free(*real);
+                *real = NULL;
+                return rc;
+        }
+        if (real_rc) {
+                /* Without a real form nothing can be forwarded; only a deny may still be
+                 * reported, so that a denied target answers the same whatever exists. */
+                if (d->action == WARDER_DENY) {
+                        warder_error_clear(&rerr);
+                        return 0;
+                }
+                warder_decision_clear(d);
+                error_move(err, &rerr);
+                return real_rc;
+        }
+        return 0;
+}
+
+/* Normalise + both forms + decide + gate: what every path operation starts with. */
+static int admit_path(struct request *r, enum warder_op op, const char *target, unsigned flags,
+                      struct warder__buf *lit, char **real, struct warder_error *err)
+{
+        struct warder_decision d = WARDER_DECISION_INIT;
+        if (!target)
+                return warder_error_set(err, WARDER_EINVAL, "%s: no target", warder_op_name(op));
+        size_t len = strlen(target);
+        int rc = decide_path(r, op, target, len, lit, real, &d, err);
+        if (rc)
+                return rc;
+        struct warder_guard_request req = {
+            .op = op,
+            .target = target,
+            .literal = lit->data,
+            .real = *real ? *real : lit->data,
+        };
+        rc = gate(r->g, &req, &d, flags, err);
+        warder_decision_clear(&d);
+        if (rc) {
+                free(*real);
+                *real = NULL;
+        }
+        return rc;
+}
+
+/* The path to forward: the real form when there is one. */
+static const char *fwd(const struct warder__buf *lit, const char *real)
+{
+        return real ? real : lit->data;
+}
+
+static size_t fwd_len(const struct warder__buf *lit, const char *real)
+{
+        return real ? strlen(real) : lit->len;
+}
+
+/* §4.2: what is forwarded is a real form whenever the inner backend has realpath (also when it
+ * equals the literal form), so the inner backend must open it without following symlinks: a
+ * symlink swapped in after the decision is then an error, not an escape. */
+static unsigned fwd_flags(const struct request *r, unsigned flags)
+{
+        return warder_backend_can_realpath(r->g->inner) ? flags | WARDER_NOFOLLOW : flags;
+}
+
+/* ---- storage operations (§4.5) ----------------------------------------------------------- */
+
+static int guard_read(warder_backend *b, const char *path, uint64_t offset, uint64_t limit,
+                      unsigned flags, struct warder_bytes *out, struct warder_error *err)
+{
+        struct request r;
+        request_begin(&r, guard_of(b));
+        struct warder__buf lit = WARDER__BUF_INIT;
+        char *real = NULL;
+        int rc = admit_path(&r, WARDER_OP_READ, path, flags, &lit, &real, err);
+        if (!rc)
+                rc = warder_backend_read(r.g->inner, fwd(&lit, real), fwd_len(&lit, real), offset,
+                                         limit, fwd_flags(&r, flags), out, err);
+        free(real);
+        warder__buf_free(&lit);
+        request_end(&r);
+        return rc;
+}
+
+static int guard_write(warder_backend *b, const char *path, const void *data, size_t len,
+                       unsigned flags, struct warder_error *err)
+{
+        struct request r;
+        request_begin(&r, guard_of(b));
+        struct warder__buf lit = WARDER__BUF_INIT;
+        char *real = NULL;
+        int rc = admit_path(&r, WARDER_OP_WRITE, path, flags, &lit, &real, err);
+        if (!rc)
+                rc = warder_backend_write(r.g->inner, fwd(&lit, real), fwd_len(&lit, real), data,
+                                          len, fwd_flags(&r, flags), err);
+        free(real);
+        warder__buf_free(&lit);
+        request_end(&r);
+        return rc;
+}
+
+static int guard_edit(warder_backend *b, const char *path, const char *old_text, size_t old_len,
+                      const char *new_text, size_t new_len, unsigned flags, size_t *count,
+                      struct warder_error *err)
+{
+        struct request r;
+        request_begin(&r, guard_of(b));
+        struct warder__buf lit = WARDER__BUF_INIT;
+        char *real = NULL;
+        int rc = admit_path(&r, WARDER_OP_EDIT, path, flags, &lit, &real, err);
+        if (!rc)
+                rc = warder_backend_edit(r.g->inner, fwd(&lit, real), fwd_len(&lit, real), old_text,
+                                         old_len, new_text, new_len, fwd_flags(&r, flags), count,
+                                         err);
+        free(real);
+        warder__buf_free(&lit);
+        request_end(&r);
+        return rc;
+}
+
+/* ---- result filtering (§4.6, §4.7) ------------------------------------------------------- */
+
+/* Where the caller's spelling of the base differs from its real form, a result path under the
+ * real base has a second literal spelling under the literal base; it is decided too. */
+static int alt_spelling(struct warder__buf *out, const char *base_lit, const char *base_real,
+                        const char *path)
+{
+        warder__buf_truncate(out, 0);
+        if (!base_real || strcmp(base_lit, base_real) == 0)
+                return 0;
+        size_t n = strlen(base_real);
+        const char *tail;
+        if (n == 1 && base_real[0] == '/')
+                tail = path; /* keeps its leading '/' */
+        else if (strncmp(path, base_real, n) == 0 && (path[n] == '/' || path[n] == '\0'))
+                tail = path + n;
+        else
+                return 0;
+        int rc = warder__buf_puts(out, base_lit);
+        if (!rc && strcmp(base_lit, "/") == 0)
+                warder__buf_truncate(out, 0);
+        if (!rc)
+                rc = warder__buf_puts(out, tail);
+        if (!rc && out->len == 0)
+                rc = warder__buf_putc(out, '/');
+        return rc;
+}
+
+static void keep_stricter(struct warder_decision *acc, bool *have, struct warder_decision *d)
+{
+        if (!*have || d->action > acc->action) {
+                if (*have)
+                        warder_decision_clear(acc);
+                *acc = *d;
+                *have = true;
+        } else {
+                warder_decision_clear(d);
+        }
+        *d = (struct warder_decision)WARDER_DECISION_INIT;
+}
+
+/*
+ * Decides one result path for `op` (and `op2` unless it equals `op`): its own literal form,
+ * its real form (through the inner backend when `resolve`), and its spelling under the
+ * caller's base. The strictest decision lands in *out. Any failure to decide is a refusal:
+ * returns 1 (drop the entry) except for ENOMEM, which is returned.
+ */
+static int decide_result(struct request *r, enum warder_op op, enum warder_op op2, const char *path,
+                         bool resolve, const char *base_lit, const char *base_real,
+                         struct warder__buf *lit, struct warder__buf *alt,
+                         struct warder_decision *out, char **real_out)
+{
+        *real_out = NULL;
+        int rc = warder__path_normalize_buf(lit, r->root, r->home, NULL, path, strlen(path), NULL);
+        if (rc)
+                return rc == WARDER_ENOMEM ? rc : 1;
+        char *real = NULL;
+        if (resolve) {
+                rc = real_form(r, lit->data, lit->len, &real, NULL);
+                if (rc)
+                        return rc == WARDER_ENOMEM ? rc : 1;
+        }
+        rc = alt_spelling(alt, base_lit, base_real, lit->data);
+        if (rc) {
+                free(real);
+                return rc;
+        }
+        bool have = false;
+        enum warder_op ops[2] = {op, op2};
+        size_t nops = op2 == op ? 1 : 2;
+        for (size_t i = 0; i < nops && rc == 0; i++) {
+                struct warder_decision d = WARDER_DECISION_INIT;
+                rc = warder_ruleset_check(r->rs, ops[i], lit->data, real, &d, NULL);
+                if (!rc)
+                        keep_stricter(out, &have, &d);
+                if (!rc && alt->len) {
+                        rc = warder_ruleset_check(r->rs, ops[i], alt->data, NULL, &d, NULL);
+                        if (!rc)
+                                keep_stricter(out, &have, &d);
+                }
+        }
+        if (rc) {
+                if (have)
+                        warder_decision_clear(out);
+                free(real);
+                return rc == WARDER_ENOMEM ? rc : 1;
+        }
+        *real_out = real;
+        return 0;
+}
+
+/* Reports a result entry's decision to the audit callback. */
+static void audit_result(struct request *r, enum warder_op op, const char *path,
+                         const struct warder__buf *lit, const char *real,
+                         const struct warder_decision *d)
+{
+        if (!r->g->audit)
+                return;
+        struct warder_guard_request req = {
+            .op = op,
+            .target = path,
+            .literal = lit->data,
+            .real = real ? real : lit->data,
+        };
+        audit(r->g, &req, d, false, false, true, d->action);
+}
+
+/* Is this entry's path its base's real form plus its name (so only a symlink needs
+ * resolving)? */
+static bool directly_under(const char *base, const struct warder_entry *e)
+{
+        size_t n = strlen(base);
+        if (n == 1)
+                n = 0;
+        return strncmp(e->path, base, n) == 0 && e->path[n] == '/' &&
+               strcmp(e->path + n + 1, e->name) == 0;
+}
+
+/*
+ * Drops every entry that is not allowed for `op` (§4.6), counting the drops in `hidden`. The
+ * container is compacted in place (the library allocated it). On failure (out of memory)
+ * every entry not yet decided is dropped too, and the error is returned.
+ */
+static int filter_entries(struct request *r, enum warder_op op, const char *base_lit,
+                          const char *base_real, bool ls, struct warder_entries *ents)
+{
+        struct warder__buf lit = WARDER__BUF_INIT, alt = WARDER__BUF_INIT;
+        bool can_real = warder_backend_can_realpath(r->g->inner);
+        const char *real_base = base_real ? base_real : base_lit;
+        int rc = 0;
+        size_t kept = 0;
+        for (size_t i = 0; i < ents->count; i++) {
+                struct warder_entry *e = &ents->items[i];
+                bool keep = false;
+                if (rc == 0 && e->path) {
+                        bool resolve = can_real && (!ls || e->type == WARDER_ENTRY_SYMLINK ||
+                                                    !directly_under(real_base, e));
+                        struct warder_decision d = WARDER_DECISION_INIT;
+                        char *real = NULL;
+                        rc = decide_result(r, op, op, e->path, resolve, base_lit, base_real, &lit,
+                                           &alt, &d, &real);
+                        if (rc == 0) {
+                                audit_result(r, op, e->path, &lit, real, &d);
+                                keep = d.action == WARDER_ALLOW;
+                                warder_decision_clear(&d);
+                                free(real);
+                        } else if (rc == 1) {
+                                rc = 0; /* undecidable: dropped */
+                        }
+                }
+                if (keep) {
+                        ents->items[kept++] = *e;
+                } else {
+                        free(e->name);
+                        free(e->path);
+                        ents->hidden++;
+                }
+        }
+        ents->count = kept;
+        warder__buf_free(&lit);
+        warder__buf_free(&alt);
+        return rc;
+}
+
+static int guard_ls(warder_backend *b, const char *path, unsigned flags, struct warder_entries *out,
+                    struct warder_error *err)
+{
+        struct request r;
+        request_begin(&r, guard_of(b));
+        struct warder__buf lit = WARDER__BUF_INIT;
+        char *real = NULL;
+        struct warder_entries raw = {0};
+        int rc = admit_path(&r, WARDER_OP_LS, path, flags, &lit, &real, err);
+        if (!rc)
+                rc = warder_backend_ls(r.g->inner, fwd(&lit, real), fwd_len(&lit, real),
+                                       fwd_flags(&r, flags), &raw, err);
+        if (!rc) {
+                rc = filter_entries(&r, WARDER_OP_LS, lit.data, real, true, &raw);
+                if (rc)
+                        warder_error_set(err, rc, "ls: %s", warder_strerror(rc));
+                else
+                        *out = raw;
+        }
+        if (rc)
+                warder_entries_free(&raw);
+        free(real);
+        warder__buf_free(&lit);
+        request_end(&r);
+        return rc;
+}
+
+static int guard_glob(warder_backend *b, const char *pattern, const char *base, unsigned flags,
+                      struct warder_entries *out, struct warder_error *err)
+{
+        struct request r;
+        request_begin(&r, guard_of(b));
+        struct warder__buf lit = WARDER__BUF_INIT;
+        char *real = NULL;
+        struct warder_entries raw = {0};
+        int rc = admit_path(&r, WARDER_OP_GLOB, base ? base : ".", flags, &lit, &real, err);
+        if (!rc)
+                rc = warder_backend_glob(r.g->inner, pattern, fwd(&lit, real), fwd_len(&lit, real),
+                                         fwd_flags(&r, flags), &raw, err);
+        if (!rc) {
+                rc = filter_entries(&r, WARDER_OP_GLOB, lit.data, real, false, &raw);
+                if (rc)
+                        warder_error_set(err, rc, "glob: %s", warder_strerror(rc));
+                else
+                        *out = raw;
+        }
+        if (rc)
+                warder_entries_free(&raw);
+        free(real);
+        warder__buf_free(&lit);
+        request_end(&r);
+        return rc;
+}
+
+/* Files whose matches were dropped, to count each once (§4.7) whatever order the matches
+ * come in. */
+struct hidden_file {
+        UT_hash_handle hh;
+        char path[];
+};
+
+struct hidden_set {
+        struct hidden_file *head;
+};
+
+static int hidden_note(struct hidden_set *s, const char *path, bool *fresh)
+{
+        *fresh = false;
+        size_t n = strlen(path);
+        struct hidden_file *h = NULL;
+        HASH_FIND(hh, s->head, path, n, h);
+        if (h)
+                return 0;
+        if (!(h = malloc(sizeof(*h) + n + 1)))
+                return WARDER_ENOMEM;
+        memcpy(h->path, path, n + 1);
+        hash_oom = false;
+        HASH_ADD_KEYPTR(hh, s->head, h->path, n, h);
+        if (hash_oom) {
+                free(h);
+                return WARDER_ENOMEM;
+        }
+        *fresh = true;
+        return 0;
+}
+
+static void hidden_free(struct hidden_set *s)
+{
+        struct hidden_file *h, *tmp;
+        HASH_ITER(hh, s->head, h, tmp)
+        {
+                HASH_DEL(s->head, h);
+                free(h);
+        }
+}
+
+/*
+ * Drops every match whose file is deny or ask for grep OR read, in either form (§4.7), and
+ * counts each such file once in `hidden_files`. The decision for a file is remembered while
+ * consecutive matches share it. Compacted in place like filter_entries().
+ */
+static int filter_grep(struct request *r, const char *base_lit, const char *base_real,
+                       struct warder_grep_result *res)
+{
+        struct warder__buf lit = WARDER__BUF_INIT, alt = WARDER__BUF_INIT;
+        struct warder__buf prev = WARDER__BUF_INIT;
+        struct hidden_set hidden = {0};
+        bool can_real = warder_backend_can_realpath(r->g->inner);
+        bool have_prev = false, prev_keep = false;
+        int rc = 0;
+        size_t kept = 0;
+        for (size_t i = 0; i < res->count; i++) {
+                struct warder_grep_match *m = &res->items[i];
+                const char *path = m->path ? m->path : "";
+                if (rc == 0 && (!have_prev || strcmp(prev.data, path) != 0)) {
+                        struct warder_decision d = WARDER_DECISION_INIT;
+                        char *real = NULL;
+                        rc = m->path
+                                 ? decide_result(r, WARDER_OP_GREP, WARDER_OP_READ, path, can_real,
+                                                 base_lit, base_real, &lit, &alt, &d, &real)
+                                 : 1;
+                        prev_keep = false;
+                        if (rc == 0) {
+                                audit_result(r, WARDER_OP_GREP, path, &lit, real, &d);
+                                prev_keep = d.action == WARDER_ALLOW;
+                                warder_decision_clear(&d);
+                                free(real);
+                        } else if (rc == 1) {
+                                rc = 0; /* undecidable: dropped */
+                        }
+                        if (rc == 0) {
+                                warder__buf_truncate(&prev, 0);
+                                rc = warder__buf_puts(&prev, path);
+                                have_prev = rc == 0;
+                        }
+                        if (rc == 0 && !prev_keep) {
+                                bool fresh;
+                                rc = hidden_note(&hidden, path, &fresh);
+                                if (!rc && fresh)
+                                        res->hidden_files++;
+                        }
+                }
+                if (rc == 0 && prev_keep) {
+                        res->items[kept++] = *m;
+                } else {
+                        free(m->path);
+                        free(m->text);
+                }
+        }
+        res->count = kept;
+        hidden_free(&hidden);
+        warder__buf_free(&prev);
+        warder__buf_free(&lit);
+        warder__buf_free(&alt);
+        return rc;
+}
+
+static int guard_grep(warder_backend *b, const struct warder_grep_request *req,
+                      struct warder_grep_result *out, struct warder_error *err)
+{
+        struct request r;
+        request_begin(&r, guard_of(b));
+        struct warder__buf lit = WARDER__BUF_INIT;
+        char *real = NULL;
+        struct warder_grep_result raw = {0};
+        int rc = admit_path(&r, WARDER_OP_GREP, req->path, req->flags, &lit, &real, err);
+        if (!rc) {
+                struct warder_grep_request fr = *req;
+                fr.path = fwd(&lit, real);
+                fr.path_len = fwd_len(&lit, real);
+                fr.flags = fwd_flags(&r, fr.flags);
+                rc = warder_backend_grep(r.g->inner, &fr, &raw, err);
+        }
+        if (!rc) {
+                rc = filter_grep(&r, lit.data, real, &raw);
+                if (rc)
+                        warder_error_set(err, rc, "grep: %s", warder_strerror(rc));
+                else
+                        *out = raw;
+        }
+        if (rc)
+                warder_grep_result_free(&raw);
+        free(real);
+        warder__buf_free(&lit);
+        request_end(&r);
+        return rc;
+}
+
+/* ---- execute (§4.8, §5) ------------------------------------------------------------------ */
+
+static int ctx_realpath(void *ud, const char *literal, char **out)
+{
+        struct guard *g = ud;
+        return warder_backend_realpath(g->inner, literal, strlen(literal), out, NULL);
+}
+
+static int ctx_glob(void *ud, const char *pattern, char ***out, size_t *count)
+{
+        struct guard *g = ud;
+        struct warder_entries e = {0};
+        int rc = warder_backend_glob(g->inner, pattern, "/", 1, 0, &e, NULL);
+        if (rc)
+                return rc;
+        char **v = calloc(e.count ? e.count : 1, sizeof(*v));
+        if (!v)
+                rc = WARDER_ENOMEM;
+        for (size_t i = 0; !rc && i < e.count; i++)
+                if (!(v[i] = strdup(e.items[i].path ? e.items[i].path : "")))
+                        rc = WARDER_ENOMEM;
+        if (rc && v) {
+                for (size_t i = 0; i < e.count; i++)
+                        free(v[i]);
+                free(v);
+        } else if (!rc) {
+                *out = v;
+                *count = e.count;
+        }
+        warder_entries_free(&e);
+        return rc;
+}
+
+/* Decides a command line the way the guard would run it: cwd and environment of the request
+ * (or the guard's), paths resolved and globs expanded through the inner backend. */
+static int decide_command(struct request *r, const char *cmd, size_t len, const char *cwd,
+                          const char *const *env, struct warder_decision *d,
+                          struct warder_error *err)
+{
+        struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+        ctx.cwd = cwd ? cwd : r->root;
+        ctx.env = env ? env : (const char *const *)r->g->env;
+        if (warder_backend_can_realpath(r->g->inner))
+                ctx.realpath = ctx_realpath;
+        ctx.glob = ctx_glob;
+        ctx.ud = r->g;
+        return warder_ruleset_check_command(r->rs, cmd, len, &ctx, d, err);
+}
+
+static int guard_execute(warder_backend *b, const struct warder_exec_request *req,
+                         struct warder_exec_result *out, struct warder_error *err)
+{
+        struct request r;
+        request_begin(&r, guard_of(b));
+        struct warder__buf cwd = WARDER__BUF_INIT;
+        char *cwd_real = NULL;
+        char *line = NULL;
+        struct warder_decision d = WARDER_DECISION_INIT;
+        int rc = 0;
+        if (!req->command || !req->command_len)
+                rc = warder_error_set(err, WARDER_EINVAL, "execute: empty command");
+        else if (memchr(req->command, '\0', req->command_len))
+                rc = warder_error_set(err, WARDER_EINVAL, "execute: command contains a NUL byte");
+        else if (!(line = warder_strndup(req->command, req->command_len)))
+                rc = warder_error_set(err, WARDER_ENOMEM, "out of memory");
+        if (!rc) {
+                const char *c = req->cwd ? req->cwd : r.root;
+                rc = c ? warder__path_normalize_buf(&cwd, r.root, r.home, NULL, c, strlen(c), err)
+                       : warder_error_set(err, WARDER_EINVAL, "execute: no working directory");
+        }
+        if (!rc)
+                rc = real_form(&r, cwd.data, cwd.len, &cwd_real, err);
+        if (!rc)
+                rc =
+                    decide_command(&r, req->command, req->command_len, cwd.data, req->env, &d, err);
+        if (!rc) {
+                struct warder_guard_request greq = {
+                    .op = WARDER_OP_EXECUTE,
+                    .target = line,
+                    .literal = line,
+                    .real = NULL,
+                };
+                rc = gate(r.g, &greq, &d, req->flags, err);
+        }
+        if (!rc) {
+                struct warder_exec_request fr = *req;
+                fr.cwd = cwd_real ? cwd_real : cwd.data;
+                if (!fr.env && r.g->env)
+                        fr.env = (const char *const *)r.g->env;
+                rc = warder_backend_execute(r.g->inner, &fr, out, err);
+        }
+        warder_decision_clear(&d);
+        free(line);
+        free(cwd_real);
+        warder__buf_free(&cwd);
+        request_end(&r);
+        return rc;
+}
+
+/* realpath forwards to the inner backend so guards stack (§3.2); without one, the real form
+ * is the literal form. */
+static int guard_realpath(warder_backend *b, const char *path, char **out, struct warder_error *err)
+{
+        struct guard *g = guard_of(b);
+        size_t len = strlen(path);
+        if (warder_backend_can_realpath(g->inner))
+                return warder_backend_realpath(g->inner, path, len, out, err);
+        char *copy = warder_strndup(path, len);
+        if (!copy)
+                return warder_error_set(err, WARDER_ENOMEM, "out of memory");
+        *out = copy;
+        return 0;
+}
+
+static void free_env(char **env)
+{
+        for (size_t i = 0; env && env[i]; i++)
+                free(env[i]);
+        free(env);
+}
+
+static void guard_destroy(warder_backend *b)
+{
+        struct guard *g = guard_of(b);
+        warder_backend_free(g->inner);
+        warder_ruleset_free(g->rules);
+        pthread_mutex_destroy(&g->lock);
+        free(g->root);
+        free(g->home);
+        free_env(g->env);
+        free(g);
+}
+
+static const struct warder_backend_ops guard_ops = {
+    .version = WARDER_BACKEND_OPS_VERSION,
+    .read = guard_read,
+    .write = guard_write,
+    .edit = guard_edit,
+    .ls = guard_ls,
+    .glob = guard_glob,
+    .grep = guard_grep,
+    .execute = NULL,
+    .realpath = guard_realpath,
+    .destroy = guard_destroy,
+};
+
+static const struct warder_backend_ops guard_ops_exec = {
+    .version = WARDER_BACKEND_OPS_VERSION,
+    .read = guard_read,
+    .write = guard_write,
+    .edit = guard_edit,
+    .ls = guard_ls,
+    .glob = guard_glob,
+    .grep = guard_grep,
+    .execute = guard_execute,
+    .realpath = guard_realpath,
+    .destroy = guard_destroy,
+};
+
+/* ---- construction and the public API ----------------------------------------------------- */
+
+static int copy_dir(char **out, const char *what, const char *dir, struct warder_error *err)
+{
+        *out = NULL;
+        if (!dir)
+                return 0;
+        if (dir[0] != '/')
+                return warder_error_set(err, WARDER_EINVAL, "the guard's %s must be absolute: '%s'",
+                                        what, dir);
+        struct warder__buf b = WARDER__BUF_INIT;
+        int rc = warder__path_normalize_buf(&b, NULL, NULL, NULL, dir, strlen(dir), err);
+        if (rc) {
+                warder__buf_free(&b);
+                return rc;
+        }
+        *out = warder__buf_steal(&b);
+        return 0;
+}
+
+static int copy_env(char ***out, const char *const *env)
+{
+        *out = NULL;
+        if (!env)
+                return 0;
+        size_t n = 0;
+        while (env[n])
+                n++;
+        char **v = calloc(n + 1, sizeof(*v));
+        if (!v)
+                return WARDER_ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                if (!(v[i] = strdup(env[i]))) {
+                        free_env(v);
+                        return WARDER_ENOMEM;
+                }
+        }
+        *out = v;
+        return 0;
+}
+
+WARDER_API int warder_guard_new(warder_backend **out, warder_backend *inner, warder_ruleset *rules,
+                                const struct warder_guard_options *opts, struct warder_error *err)
+{
+        static const struct warder_guard_options defaults = WARDER_GUARD_OPTIONS_INIT;
+        if (!out || !inner || !rules)
+                return warder_error_set(err, WARDER_EINVAL,
+                                        "guard: out, inner and rules are required");
+        if (!opts)
+                opts = &defaults;
+        if (opts->version == 0 || opts->version > WARDER_GUARD_OPTIONS_VERSION)
+                return warder_error_set(err, WARDER_EINVAL, "guard: unknown options version %u",
+                                        opts->version);
+        struct guard *g = calloc(1, sizeof(*g));
+        if (!g)
+                return warder_error_set(err, WARDER_ENOMEM, "out of memory");
+        int rc = copy_dir(&g->root, "root", opts->root, err);
+        if (!rc)
+                rc = copy_dir(&g->home, "home", opts->home, err);
+        if (!rc && copy_env(&g->env, opts->env))
+                rc = warder_error_set(err, WARDER_ENOMEM, "out of memory");
+        if (!rc && pthread_mutex_init(&g->lock, NULL) != 0)
+                rc = warder_error_set(err, WARDER_ENOMEM, "guard: cannot create a mutex");
+        else if (!rc) {
+                const struct warder_backend_ops *ops =
+                    warder_backend_can_execute(inner) ? &guard_ops_exec : &guard_ops;
+                rc = warder_backend_init(&g->base, ops, err);
+                if (rc)
+                        pthread_mutex_destroy(&g->lock);
+        }
+        if (rc) {
+                free(g->root);
+                free(g->home);
+                free_env(g->env);
+                free(g);
+                return rc;
+        }
+        g->inner = inner;
+        g->rules = warder_ruleset_ref(rules);
+        g->approve = opts->approve;
+        g->approve_ud = opts->approve_ud;
+        g->audit = opts->audit;
+        g->audit_ud = opts->audit_ud;
+        *out = &g->base;
+        return 0;
+}
+
+WARDER_API int warder_guard_set_ruleset(warder_backend *guard, warder_ruleset *rules)
+{
+        if (!warder_guard_is(guard) || !rules)
+                return WARDER_EINVAL;
+        struct guard *g = guard_of(guard);
+        warder_ruleset *fresh = warder_ruleset_ref(rules);
+        pthread_mutex_lock(&g->lock);
+        warder_ruleset *old = g->rules;
+        g->rules = fresh;
+        pthread_mutex_unlock(&g->lock);
+        warder_ruleset_free(old);
+        return 0;
+}
+
+WARDER_API warder_ruleset *warder_guard_ruleset(const warder_backend *guard)
+{
+        if (!warder_guard_is(guard))
+                return NULL;
+        return acquire_rules(guard_of((warder_backend *)guard));
+}
+
+WARDER_API int warder_guard_check(warder_backend *guard, enum warder_op op, const char *target,
+                                  size_t target_len, struct warder_decision *out,
+                                  struct warder_error *err)
+{
+        if (!warder_guard_is(guard) || !out || (unsigned)op >= WARDER_OP_COUNT)
+                return warder_error_set(err, WARDER_EINVAL, "guard check: invalid argument");
+        if (!target)
+                return warder_error_set(err, WARDER_EINVAL, "guard check: target is NULL");
+        struct request r;
+        request_begin(&r, guard_of(guard));
+        struct warder_decision d = WARDER_DECISION_INIT;
+        struct warder__buf lit = WARDER__BUF_INIT;
+        char *real = NULL;
+        int rc;
+        if (op == WARDER_OP_EXECUTE) {
+                if (!target_len)
+                        rc = warder_error_set(err, WARDER_EINVAL, "execute: empty command");
+                else
+                        rc = decide_command(&r, target, target_len, NULL, NULL, &d, err);
+        } else {
+                rc = decide_path(&r, op, target, target_len, &lit, &real, &d, err);
+        }
+        if (!rc) {
+                rc = warder_decision_copy(out, &d);
+                if (rc)
+                        warder_error_set(err, rc, "out of memory");
+        }
+        warder_decision_clear(&d);
+        free(real);
+        warder__buf_free(&lit);
+        request_end(&r);
+        return rc;
+}

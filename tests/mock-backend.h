@@ -45,6 +45,9 @@ enum mock_op {
 /* Capabilities: which optional methods without fallback the mock exposes. */
 #define MOCK_CAN_EXECUTE  1u
 #define MOCK_CAN_REALPATH 2u
+/* Leaves edit, glob and grep NULL, so the library's fallbacks run over the mock's read, write
+ * and ls (a host backend that implements only the three required storage methods). */
+#define MOCK_STORAGE_ONLY 4u
 
 typedef int (*mock_realpath_fn)(void *ud, const char *path, char **out);
 
@@ -209,6 +212,13 @@ static const struct warder_backend_ops mock_ops_plain = MOCK_OPS(NULL, NULL);
 static const struct warder_backend_ops mock_ops_exec = MOCK_OPS(mock_execute, NULL);
 static const struct warder_backend_ops mock_ops_realpath = MOCK_OPS(NULL, mock_realpath);
 static const struct warder_backend_ops mock_ops_both = MOCK_OPS(mock_execute, mock_realpath);
+static const struct warder_backend_ops mock_ops_storage_only = {
+    .version = WARDER_BACKEND_OPS_VERSION,
+    .read = mock_read,
+    .write = mock_write,
+    .ls = mock_ls,
+    .destroy = mock_destroy,
+};
 
 /* Creates a mock over `inner` (taken over on success; may be NULL). */
 MOCK_FN int mock_backend_new(warder_backend **out, warder_backend *inner, unsigned caps)
@@ -221,6 +231,8 @@ MOCK_FN int mock_backend_new(warder_backend **out, warder_backend *inner, unsign
                 ? ((caps & MOCK_CAN_REALPATH) ? &mock_ops_both : &mock_ops_exec)
             : (caps & MOCK_CAN_REALPATH) ? &mock_ops_realpath
                                          : &mock_ops_plain;
+        if (caps & MOCK_STORAGE_ONLY)
+                ops = &mock_ops_storage_only;
         int rc = warder_backend_init(&m->base, ops, NULL);
         if (rc) {
                 free(m);

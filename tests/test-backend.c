@@ -35,6 +35,10 @@ struct tiny {
         const char *link; /* path of a symlink entry to a directory, or NULL */
         unsigned reads, writes, lses;
         bool ls_through_link;
+        const char *ls_fail_path; /* ls of this path fails with ls_fail_code */
+        int ls_fail_code;
+        const char *read_fail_path; /* read of this path fails with read_fail_code */
+        int read_fail_code;
 };
 
 static struct tiny *tiny_of(warder_backend *b)
@@ -72,6 +76,8 @@ static int tiny_read(warder_backend *b, const char *path, uint64_t offset, uint6
         (void)flags;
         struct tiny *t = tiny_of(b);
         t->reads++;
+        if (t->read_fail_code && t->read_fail_path && !strcmp(path, t->read_fail_path))
+                return t->read_fail_code;
         int i = tiny_find(t, path);
         if (i < 0)
                 return warder_error_set(err, tiny_is_dir(t, path) ? WARDER_EISDIR : WARDER_ENOENT,
@@ -115,6 +121,8 @@ static int tiny_ls(warder_backend *b, const char *path, unsigned flags, struct w
         (void)flags;
         struct tiny *t = tiny_of(b);
         t->lses++;
+        if (t->ls_fail_code && t->ls_fail_path && !strcmp(path, t->ls_fail_path))
+                return t->ls_fail_code;
         if (t->link && !strcmp(path, t->link)) {
                 /* what a careless walk would see if it followed the link */
                 t->ls_through_link = true;
@@ -345,6 +353,8 @@ START_TEST(dispatch_argument_checks)
         ck_assert_int_eq(warder_backend_glob(b, NULL, S("/"), 0, &ents, &err), WARDER_EINVAL);
         ck_assert_int_eq(warder_backend_glob(b, "", S("/"), 0, &ents, &err), WARDER_EINVAL);
         ck_assert_int_eq(warder_backend_glob(b, "*", "/\0x", 3, 0, &ents, &err), WARDER_EINVAL);
+        /* the fallbacks walk absolute bases only (their results are absolute paths) */
+        ck_assert_int_eq(warder_backend_glob(b, "*", S("ws"), 0, &ents, &err), WARDER_EINVAL);
         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
         struct warder_grep_result gr = {0};
         req.path = "/";
@@ -865,6 +875,17 @@ START_TEST(glob_fallback_walks_with_the_core_matcher)
         ck_assert(has_path(&e, "/ws/src"));
         ck_assert(has_path(&e, "/ws/linkdir"));
         warder_entries_free(&e);
+        /* the walk goes no deeper than a pattern without `**` or braces can match */
+        tiny_of(b)->lses = 0;
+        ck_assert_int_eq(warder_backend_glob(b, "src/*.c", S("/ws"), 0, &e, &err), 0);
+        ck_assert_uint_eq(e.count, 2);
+        ck_assert_uint_eq(tiny_of(b)->lses, 2); /* /ws and /ws/src, not /ws/src/lib */
+        warder_entries_free(&e);
+        tiny_of(b)->lses = 0;
+        ck_assert_int_eq(warder_backend_glob(b, "src/{*,*/*}.c", S("/ws"), 0, &e, &err), 0);
+        ck_assert_uint_eq(e.count, 3); /* braces may hide a '/': no pruning */
+        ck_assert_uint_eq(tiny_of(b)->lses, 3);
+        warder_entries_free(&e);
         /* an absolute pattern is matched against absolute paths */
         ck_assert_int_eq(warder_backend_glob(b, "/ws/src/*.c", S("/ws"), 0, &e, &err), 0);
         ck_assert_uint_eq(e.count, 2);
@@ -886,6 +907,70 @@ START_TEST(glob_fallback_walks_with_the_core_matcher)
         ck_assert_int_eq(warder_backend_glob(b, "*", S("/ws/notes.txt"), 0, &e, &err),
                          WARDER_ENOTDIR);
         ck_assert_ptr_null(e.items);
+        warder_error_clear(&err);
+        warder_backend_free(b);
+}
+END_TEST
+
+START_TEST(walks_skip_unlistable_subdirectories)
+{
+        warder_backend *b = tiny_tree();
+        struct warder_error err = WARDER_ERROR_INIT;
+        struct warder_entries e = {0};
+        tiny_of(b)->ls_fail_path = "/ws/src";
+        /* the control: without the failure the walk finds the files below src */
+        ck_assert_int_eq(warder_backend_glob(b, "**/*.c", S("/ws"), 0, &e, &err), 0);
+        ck_assert_uint_eq(e.count, 3);
+        warder_entries_free(&e);
+        /* a subdirectory that vanished or may not be listed is skipped */
+        const int skipped[] = {WARDER_EACCES, WARDER_ENOENT, WARDER_EDENIED};
+        for (size_t i = 0; i < 3; i++) {
+                tiny_of(b)->ls_fail_code = skipped[i];
+                ck_assert_int_eq(warder_backend_glob(b, "**", S("/ws"), 0, &e, &err), 0);
+                ck_assert(has_path(&e, "/ws/src"));
+                ck_assert(!has_path(&e, "/ws/src/main.c"));
+                warder_entries_free(&e);
+                struct warder_grep_request r = WARDER_GREP_REQUEST_INIT;
+                r.pattern = "hello";
+                r.path = "/ws";
+                r.path_len = 3;
+                struct warder_grep_result g = {0};
+                ck_assert_int_eq(warder_backend_grep(b, &r, &g, &err), 0);
+                ck_assert_uint_eq(g.count, 1); /* README.md only */
+                warder_grep_result_free(&g);
+        }
+        /* a file the walk cannot read is skipped; the file named as the base is not */
+        tiny_of(b)->ls_fail_code = 0;
+        tiny_of(b)->read_fail_path = "/ws/README.md";
+        tiny_of(b)->read_fail_code = WARDER_EACCES;
+        struct warder_grep_request r = WARDER_GREP_REQUEST_INIT;
+        r.pattern = "hello";
+        r.path = "/ws";
+        r.path_len = 3;
+        struct warder_grep_result g = {0};
+        ck_assert_int_eq(warder_backend_grep(b, &r, &g, &err), 0);
+        ck_assert_uint_eq(g.count, 3); /* the three under src */
+        warder_grep_result_free(&g);
+        r.path = "/ws/README.md";
+        r.path_len = strlen(r.path);
+        ck_assert_int_eq(warder_backend_grep(b, &r, &g, &err), WARDER_EACCES);
+        tiny_of(b)->read_fail_code = WARDER_EIO; /* not skippable: ends the walk */
+        r.path = "/ws";
+        r.path_len = 3;
+        ck_assert_int_eq(warder_backend_grep(b, &r, &g, &err), WARDER_EIO);
+        ck_assert_ptr_null(g.items);
+        tiny_of(b)->read_fail_code = 0;
+        /* other failures end the walk, and nothing is returned */
+        tiny_of(b)->ls_fail_code = WARDER_EIO;
+        ck_assert_int_eq(warder_backend_glob(b, "**", S("/ws"), 0, &e, &err), WARDER_EIO);
+        ck_assert_ptr_null(e.items);
+        tiny_of(b)->ls_fail_code = 99; /* unknown: EBACKEND */
+        ck_assert_int_eq(warder_backend_glob(b, "**", S("/ws"), 0, &e, &err), WARDER_EBACKEND);
+        /* the base itself is never skipped */
+        tiny_of(b)->ls_fail_path = "/ws";
+        tiny_of(b)->ls_fail_code = WARDER_EACCES;
+        ck_assert_int_eq(warder_backend_glob(b, "**", S("/ws"), 0, &e, &err), WARDER_EACCES);
+        ck_assert_int_eq(err.code, WARDER_EACCES);
         warder_error_clear(&err);
         warder_backend_free(b);
 }
@@ -1031,7 +1116,7 @@ START_TEST(result_helpers)
         ck_assert_uint_eq(e.count, 1000);
         ck_assert_str_eq(e.items[999].path, "/d/f999");
         ck_assert_uint_eq(e.items[500].size, 500);
-        /* a caller that shrinks the list may keep adding (capacity is never smaller) */
+        /* a caller that shrinks the list may keep adding */
         for (size_t i = 8; i < e.count; i++) {
                 free(e.items[i].name);
                 free(e.items[i].path);
@@ -1042,6 +1127,16 @@ START_TEST(result_helpers)
         ck_assert_uint_eq(e.count, 108);
         ck_assert_int_eq(warder_entries_add(&e, NULL, "/x", WARDER_ENTRY_FILE, 0, 0),
                          WARDER_EINVAL);
+        warder_entries_free(&e);
+        /* an array the caller built with malloc, of exactly its size, can be appended to */
+        e.items = malloc(sizeof(*e.items));
+        e.items[0] = (struct warder_entry){strdup("a"), strdup("/a"), WARDER_ENTRY_FILE, 0, 0};
+        e.count = 1;
+        for (int i = 0; i < 40; i++)
+                ck_assert_int_eq(warder_entries_add(&e, "y", "/y", WARDER_ENTRY_FILE, 0, 0), 0);
+        ck_assert_uint_eq(e.count, 41);
+        ck_assert_str_eq(e.items[0].path, "/a");
+        ck_assert_str_eq(e.items[40].path, "/y");
         warder_entries_free(&e);
         ck_assert_ptr_null(e.items);
         ck_assert_uint_eq(e.count, 0);
@@ -1134,6 +1229,55 @@ START_TEST(mock_records_and_forwards)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------------------------ */
+/* docs/backends.md shows docs/examples/backend-minimal.c verbatim (the file is built and run   */
+/* as the test example-backend-minimal).                                                      */
+
+static char *slurp(const char *root, const char *rel)
+{
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/%s", root, rel);
+        FILE *f = fopen(path, "rb");
+        ck_assert_msg(f != NULL, "cannot open %s", path);
+        char chunk[4096];
+        size_t n;
+        char *acc = NULL;
+        size_t len = 0;
+        while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+                acc = realloc(acc, len + n + 1);
+                ck_assert_ptr_nonnull(acc);
+                memcpy(acc + len, chunk, n);
+                len += n;
+                acc[len] = '\0';
+        }
+        fclose(f);
+        return acc;
+}
+
+START_TEST(docs_example_is_the_built_file)
+{
+        const char *root = getenv("WARDER_SOURCE_ROOT");
+        ck_assert_msg(root != NULL, "WARDER_SOURCE_ROOT is not set");
+        char *doc = slurp(root, "docs/backends.md");
+        char *file = slurp(root, "docs/examples/backend-minimal.c");
+        const char *open_mark = "<!-- example: docs/examples/backend-minimal.c -->\n```c\n";
+        const char *close_mark = "```\n<!-- end example -->";
+        /* the guide keeps a section for the guard */
+        ck_assert_ptr_nonnull(strstr(doc, "\n## The guard\n"));
+        char *start = strstr(doc, open_mark);
+        ck_assert_msg(start != NULL, "docs/backends.md lacks the example marker");
+        start += strlen(open_mark);
+        char *end = strstr(start, close_mark);
+        ck_assert_ptr_nonnull(end);
+        *end = '\0';
+        ck_assert_msg(
+            strcmp(start, file) == 0,
+            "the example in docs/backends.md differs from docs/examples/backend-minimal.c");
+        free(doc);
+        free(file);
+}
+END_TEST
+
 static Suite *backend_suite(void)
 {
         Suite *s = suite_create("backend");
@@ -1154,7 +1298,11 @@ static Suite *backend_suite(void)
         tcase_add_test(tc, edit_fallback_rules);
         tcase_add_test(tc, glob_fallback_walks_with_the_core_matcher);
         tcase_add_test(tc, grep_fallback_lines_and_limits);
+        tcase_add_test(tc, walks_skip_unlistable_subdirectories);
         tcase_add_test(tc, grep_fallback_glob_filter);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("docs");
+        tcase_add_test(tc, docs_example_is_the_built_file);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -29,6 +29,12 @@ enum warder_request_flags {
 	WARDER_EDIT_ALL = 1u << 1,
 	/* grep: ASCII case-insensitive pattern. */
 	WARDER_GREP_CASELESS = 1u << 2,
+	/* The path is a real form (§3.2) the caller obtained from this backend's realpath: open
+	 * it without following any symlink (one met is WARDER_ESYMLINK; one planted at a write's
+	 * destination is replaced, never followed). The guard sets it on every path operation it
+	 * forwards to a backend that has realpath (§4.2), so a symlink swapped in after the
+	 * decision is an error, not an escape. Backends that do not follow symlinks ignore it. */
+	WARDER_NOFOLLOW = 1u << 3,
 };
 
 /* Bytes returned by read and exec. `data` is NUL-terminated for convenience (not counted). */

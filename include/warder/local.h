@@ -43,7 +43,8 @@ struct warder_local_options {
 	enum warder_landlock_mode landlock;
 	const char *const *landlock_read;  /* extra readable trees (NULL: system defaults) */
 	const char *const *landlock_write; /* extra writable trees besides the root */
-	/* Mask files the ruleset denies for read in the child's mount namespace. */
+	/* Mask files the ruleset denies for read in the child's mount namespace. The backend
+	 * takes its own reference to the ruleset and copies the string arrays above. */
 	const warder_ruleset *mask_ruleset; /* NULL: no masking */
 	uint32_t mask_budget_ms;  /* walk budget (0: 2 s) */
 	size_t mask_budget_entries; /* walk budget (0: 100,000) */

@@ -166,6 +166,77 @@ WARDER_API int warder_ruleset_check(const warder_ruleset *rs, enum warder_op op,
 				    const char *literal, const char *real,
 				    struct warder_decision *out, struct warder_error *err);
 
+/* Whether operation `op` states its own `default` (after `extends`), for lint. */
+WARDER_API bool warder_ruleset_operation_has_default(const warder_ruleset *rs, enum warder_op op);
+
+/*
+ * For lint and explanations: the anchored alternatives of rule `index` as core patterns
+ * (braces expanded, root and home spliced in escaped, directory cover included, §2.11); for
+ * `execute`, the pattern itself. Free with warder_ruleset_strv_free().
+ */
+WARDER_API int warder_ruleset_rule_alternatives(const warder_ruleset *rs, enum warder_op op,
+						size_t index, char ***out, size_t *count,
+						struct warder_error *err);
+WARDER_API void warder_ruleset_strv_free(char **v, size_t count);
+
+/* Whether rule `index` alone matches `target` (normalised first; `execute`: the text as a
+ * whole). Engine errors count as they do in decisions (§2.10). */
+WARDER_API int warder_ruleset_rule_match(const warder_ruleset *rs, enum warder_op op,
+					 size_t index, const char *target, bool *matched,
+					 struct warder_error *err);
+
+/* One rule that matched in an explanation, and on which form(s). */
+struct warder_explain_match {
+	enum warder_form form; /* LITERAL, REAL or BOTH */
+	struct warder_rule_info rule;
+};
+
+/* An account of a decision: both normalised forms and every matching rule in rule order. */
+struct warder_explanation {
+	enum warder_op op;
+	char *literal; /* normalised literal form (execute: the command as given) */
+	char *real;    /* normalised real form, NULL when none was given */
+	struct warder_decision decision; /* the same decision warder_ruleset_check() makes */
+	size_t count;
+	struct warder_explain_match *matches; /* every rule whose pattern matched, in order;
+					       * execute: the rules matching the whole line */
+};
+
+/* Explains a check; free the result with warder_explanation_free(). */
+WARDER_API int warder_ruleset_explain(const warder_ruleset *rs, enum warder_op op,
+				      const char *literal, const char *real,
+				      struct warder_explanation **out, struct warder_error *err);
+WARDER_API void warder_explanation_free(struct warder_explanation *ex);
+
+/* The result of one inline test case (`tests: cases:` of the top file). */
+struct warder_test_result {
+	size_t index; /* position in `cases` */
+	enum warder_op op;
+	const char *target;
+	const char *real; /* NULL when not given */
+	enum warder_action expect;
+	const struct warder_decision *decision; /* NULL when the check itself failed */
+	int status;                             /* 0, or the check's error code */
+	bool passed;
+	const char *file; /* where the case is written */
+	unsigned line, column;
+	const char *message; /* the check's error message when status != 0 */
+};
+
+typedef void (*warder_test_fn)(void *ud, const struct warder_test_result *result);
+
+/* Number of inline test cases of the top file (cases of extended files are not run). */
+WARDER_API size_t warder_ruleset_test_count(const warder_ruleset *rs);
+
+/*
+ * Runs the inline test cases, calling `fn` (may be NULL) once per case in order. When the
+ * `tests` section names a `root` or `home` other than the ruleset's, the ruleset is loaded
+ * again from its source with those (patterns anchor at load time, §2.11). Returns 0 when
+ * the cases ran (whatever their outcome), or the reload's error.
+ */
+WARDER_API int warder_ruleset_run_tests(const warder_ruleset *rs, warder_test_fn fn, void *ud,
+					size_t *passed, size_t *failed, struct warder_error *err);
+
 /* What a command inspection may consult (§5.4–§5.6); every member is optional. */
 struct warder_command_context {
 	unsigned version;

@@ -1,3 +1,1931 @@
 /* SPDX-License-Identifier: MIT */
-/* Not yet implemented. */
-typedef int warder__unimplemented_local;
+/*
+ * The local backend (§6.2): a real directory tree confined to a root by the kernel.
+ *
+ * Confinement. Every path is made relative to a descriptor of the root and opened with
+ * openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS): the kernel never
+ * follows a symlink for us, never resolves `..` above the root and never crosses a magic
+ * link. Where openat2 is missing, a component-by-component walk with O_NOFOLLOW gives the
+ * same guarantees (paths are normalised first, so no `..` is left to resolve).
+ *
+ * Symlinks. When the host lets symlinks be followed (the default) and the request does not
+ * carry WARDER_NOFOLLOW, an open that meets a symlink is retried on the path's real form,
+ * computed by our own walk (realpath below: readlink component by component from the root,
+ * a link that leaves the root is WARDER_EOUTSIDE) and opened again without following. So
+ * symlinks are only ever resolved in one place, under the same rules as realpath, and the
+ * guard, which forwards real forms with WARDER_NOFOLLOW, opens exactly what it checked.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include "local-internal.h"
+#include "util.h"
+#include "warder/glob.h"
+
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+
+#define LOCAL_MAX_HOPS        40          /* symlinks followed while resolving one path */
+#define LOCAL_MAX_DEPTH       256         /* directory depth of a glob or grep walk */
+#define LOCAL_MAX_VISITS      2000000     /* entries a glob or grep walk may visit */
+#define LOCAL_BINARY_PROBE    8192        /* grep: a NUL in these first bytes means binary */
+#define LOCAL_DEFAULT_CAP     (16u << 20) /* 16 MiB */
+#define LOCAL_DEFAULT_MATCHES 10000
+
+struct local {
+        struct warder_backend base;
+        int root_fd;
+        char *root; /* normalised */
+        size_t root_len;
+        char *host_root; /* realpath(3) of the root when it differs, else NULL */
+        size_t host_root_len;
+        bool use_openat2;
+        struct warder_local_options opts; /* private deep copy */
+        char **exec_env;
+        char **landlock_read;
+        char **landlock_write;
+        warder_ruleset *mask_ruleset; /* our reference to opts.mask_ruleset, or NULL */
+};
+
+static const struct warder_backend_ops local_ops;
+static const struct warder_backend_ops local_exec_ops;
+
+static struct local *to_local(warder_backend *b)
+{
+        return (struct local *)b;
+}
+
+/* ---- messages ----------------------------------------------------------------------- */
+
+/* A path made safe for a one-line message: control bytes become '?', long ones are cut. */
+static const char *shown(const char *s, char tmp[static 256])
+{
+        size_t i = 0;
+        for (; s[i] && i < 250; i++) {
+                unsigned char c = (unsigned char)s[i];
+                tmp[i] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+        }
+        if (s[i]) {
+                memcpy(tmp + i, "...", 3);
+                i += 3;
+        }
+        tmp[i] = '\0';
+        return tmp;
+}
+
+static int status_of_errno(int e)
+{
+        switch (e) {
+        case ENOENT:
+                return WARDER_ENOENT;
+        case ELOOP:
+                return WARDER_ESYMLINK;
+        case EXDEV:
+                return WARDER_EOUTSIDE;
+        case EACCES:
+        case EPERM:
+        case EROFS:
+                return WARDER_EACCES;
+        case ENOTDIR:
+                return WARDER_ENOTDIR;
+        case EISDIR:
+                return WARDER_EISDIR;
+        case ENOMEM:
+                return WARDER_ENOMEM;
+        case EEXIST:
+                return WARDER_EEXIST;
+        case ENXIO:
+        case ENODEV:
+        case ETXTBSY:
+                return WARDER_ENOTREG;
+        case ENAMETOOLONG:
+                return WARDER_EINVAL;
+        default:
+                return WARDER_EIO;
+        }
+}
+
+/* Sets err from an errno value met while doing `what` on `path`; returns the status. */
+static int fail_errno(struct warder_error *err, int e, const char *what, const char *path)
+{
+        char tmp[256];
+        int code = status_of_errno(e);
+        const char *why = strerror(e);
+        if (e == ELOOP)
+                why = "symbolic link refused";
+        else if (e == EXDEV)
+                why = "outside the root";
+        return warder_error_set(err, code, "%s '%s': %s", what, shown(path, tmp), why);
+}
+
+static int fail_oom(struct warder_error *err)
+{
+        return warder_error_set(err, WARDER_ENOMEM, "out of memory");
+}
+
+/* ---- paths ------------------------------------------------------------------------- */
+
+/* If `abs` (normalised, `len` bytes) is the root or below it, sets *rel to the part below
+ * ("." for the root itself) and returns true. Accepts the host's real path of the root too. */
+static bool strip_root(const struct local *l, const char *abs, size_t len, const char **rel)
+{
+        const char *roots[2] = {l->root, l->host_root};
+        size_t lens[2] = {l->root_len, l->host_root_len};
+        for (int i = 0; i < 2; i++) {
+                const char *r = roots[i];
+                size_t n = lens[i];
+                if (!r)
+                        continue;
+                if (n == 1) { /* the root is "/" */
+                        *rel = len == 1 ? "." : abs + 1;
+                        return true;
+                }
+                if (len < n || memcmp(abs, r, n) != 0)
+                        continue;
+                if (len == n) {
+                        *rel = ".";
+                        return true;
+                }
+                if (abs[n] == '/') {
+                        *rel = abs + n + 1;
+                        return true;
+                }
+        }
+        return false;
+}
+
+/*
+ * Normalises the absolute host path `path` into `norm` and points *rel into it (the part
+ * below the root, "." for the root). WARDER_EOUTSIDE when it is not under the root.
+ */
+static int to_rel(struct local *l, const char *path, struct warder__buf *norm, const char **rel,
+                  struct warder_error *err)
+{
+        char tmp[256];
+        if (!path || path[0] != '/')
+                return warder_error_set(err, WARDER_EINVAL, "not an absolute path: '%s'",
+                                        path ? shown(path, tmp) : "(null)");
+        int rc = warder__path_normalize_buf(norm, NULL, NULL, NULL, path, strlen(path), err);
+        if (rc)
+                return rc;
+        if (!strip_root(l, norm->data, norm->len, rel))
+                return warder_error_set(err, WARDER_EOUTSIDE, "'%s' is outside the root '%s'",
+                                        shown(norm->data, tmp), l->root);
+        return 0;
+}
+
+/* Appends the absolute form of `rel` (relative to the root) to `out`. */
+static int abs_of(const struct local *l, const char *rel, struct warder__buf *out)
+{
+        if (strcmp(rel, ".") == 0)
+                return warder__buf_append(out, l->root, l->root_len);
+        int rc = 0;
+        if (l->root_len > 1)
+                rc = warder__buf_append(out, l->root, l->root_len);
+        if (!rc)
+                rc = warder__buf_putc(out, '/');
+        if (!rc)
+                rc = warder__buf_puts(out, rel);
+        return rc;
+}
+
+/* ---- kernel-confined open ----------------------------------------------------------- */
+
+static long sys_openat2(int dfd, const char *path, struct open_how *how)
+{
+        return syscall(SYS_openat2, dfd, path, how, sizeof(*how));
+}
+
+/*
+ * Fallback: walk `rel` one component at a time from the root with O_NOFOLLOW. Intermediate
+ * components must be real directories (a symlink is ELOOP, anything else ENOTDIR).
+ */
+static int walk_open(const struct local *l, const char *rel, int oflags, mode_t mode)
+{
+        oflags |= O_CLOEXEC;
+        if (strcmp(rel, ".") == 0) {
+                int fd = openat(l->root_fd, ".", oflags, mode);
+                return fd >= 0 ? fd : -errno;
+        }
+        int dfd = l->root_fd;
+        const char *p = rel;
+        char comp[NAME_MAX + 1];
+        for (;;) {
+                const char *slash = strchr(p, '/');
+                size_t n = slash ? (size_t)(slash - p) : strlen(p);
+                if (n > NAME_MAX) {
+                        if (dfd != l->root_fd)
+                                close(dfd);
+                        return -ENAMETOOLONG;
+                }
+                memcpy(comp, p, n);
+                comp[n] = '\0';
+                if (!slash) {
+                        int fd = openat(dfd, comp, oflags | O_NOFOLLOW, mode);
+                        int e = errno;
+                        if (fd >= 0 && (oflags & O_PATH)) {
+                                struct stat st;
+                                if (fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) {
+                                        close(fd);
+                                        fd = -1;
+                                        e = ELOOP;
+                                }
+                        } else if (fd < 0 && e == ENOTDIR && (oflags & O_DIRECTORY)) {
+                                struct stat st;
+                                if (fstatat(dfd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                                    S_ISLNK(st.st_mode))
+                                        e = ELOOP;
+                        }
+                        if (dfd != l->root_fd)
+                                close(dfd);
+                        return fd >= 0 ? fd : -e;
+                }
+                int fd = openat(dfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+                int e = errno;
+                if (fd >= 0) {
+                        struct stat st;
+                        if (fstat(fd, &st) != 0) {
+                                e = errno;
+                                close(fd);
+                                fd = -1;
+                        } else if (!S_ISDIR(st.st_mode)) {
+                                e = S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR;
+                                close(fd);
+                                fd = -1;
+                        }
+                }
+                if (dfd != l->root_fd)
+                        close(dfd);
+                if (fd < 0)
+                        return -e;
+                dfd = fd;
+                p = slash + 1;
+        }
+}
+
+/* Opens `rel` beneath the root without following any symlink. Returns fd or -errno. */
+static int kopen(const struct local *l, const char *rel, int oflags, mode_t mode)
+{
+        if (!l->use_openat2)
+                return walk_open(l, rel, oflags, mode);
+        struct open_how how;
+        memset(&how, 0, sizeof(how));
+        how.flags = (uint64_t)(oflags | O_CLOEXEC);
+        how.mode = (oflags & O_CREAT) ? mode : 0;
+        how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS;
+        for (int tries = 0;; tries++) {
+                long fd = sys_openat2(l->root_fd, rel, &how);
+                if (fd >= 0)
+                        return (int)fd;
+                /* EAGAIN: a concurrent rename raced the resolution; try again a few times. */
+                if (errno != EAGAIN || tries >= 16)
+                        return -errno;
+        }
+}
+
+/* ---- realpath (our own, confined walk) ------------------------------------------------ */
+
+struct fdstack {
+        int *fds;
+        size_t len, cap;
+};
+
+static void fdstack_reset(struct fdstack *s)
+{
+        for (size_t i = 0; i < s->len; i++)
+                close(s->fds[i]);
+        s->len = 0;
+}
+
+static int fdstack_push(struct fdstack *s, int fd)
+{
+        if (s->len == s->cap) {
+                size_t cap = s->cap ? s->cap * 2 : 16;
+                int *n = realloc(s->fds, cap * sizeof(*n));
+                if (!n)
+                        return WARDER_ENOMEM;
+                s->fds = n;
+                s->cap = cap;
+        }
+        s->fds[s->len++] = fd;
+        return 0;
+}
+
+/* Drops the last component of the relative path in `b` ("" is the root). */
+static void pop_component(struct warder__buf *b)
+{
+        char *slash = b->len ? memrchr(b->data, '/', b->len) : NULL;
+        warder__buf_truncate(b, slash ? (size_t)(slash - b->data) : 0);
+}
+
+static int push_component(struct warder__buf *b, const char *c, size_t n)
+{
+        int rc = 0;
+        if (b->len)
+                rc = warder__buf_putc(b, '/');
+        if (!rc)
+                rc = warder__buf_append(b, c, n);
+        return rc;
+}
+
+/*
+ * Resolves every symlink of `rel` inside the root (§3.2) into `out` (relative, "." for the
+ * root). A missing tail is appended lexically after the longest existing prefix. A link
+ * that leaves the root is WARDER_EOUTSIDE; more than LOCAL_MAX_HOPS links WARDER_ESYMLINK.
+ * `shown_path` is used in messages.
+ */
+static int real_rel(const struct local *l, const char *rel, struct warder__buf *out,
+                    const char *shown_path, struct warder_error *err)
+{
+        char tmp[256];
+        warder__buf_truncate(out, 0);
+        /* Fast path: the whole path exists and contains no symlink. */
+        int fd = kopen(l, rel, O_PATH, 0);
+        if (fd >= 0) {
+                close(fd);
+                return warder__buf_puts(out, rel) ? fail_oom(err) : 0;
+        }
+        struct warder__buf todo = WARDER__BUF_INIT, next = WARDER__BUF_INIT, res = WARDER__BUF_INIT;
+        struct fdstack st = {NULL, 0, 0};
+        char *link = NULL;
+        int rc = 0, hops = 0;
+        bool missing = false;
+        size_t depth = 0; /* components in res; the first st.len of them are open in st */
+        if (strcmp(rel, ".") != 0 && warder__buf_puts(&todo, rel)) {
+                rc = fail_oom(err);
+                goto out;
+        }
+        link = malloc(PATH_MAX + 1);
+        if (!link) {
+                rc = fail_oom(err);
+                goto out;
+        }
+        size_t pos = 0;
+        while (pos < todo.len) {
+                const char *c = todo.data + pos;
+                const char *slash = memchr(c, '/', todo.len - pos);
+                size_t n = slash ? (size_t)(slash - c) : todo.len - pos;
+                size_t after = slash ? pos + n + 1 : todo.len;
+                if (n == 0 || (n == 1 && c[0] == '.')) {
+                        pos = after;
+                        continue;
+                }
+                if (n == 2 && c[0] == '.' && c[1] == '.') {
+                        if (depth == 0) {
+                                rc = warder_error_set(err, WARDER_EOUTSIDE,
+                                                      "'%s' resolves outside the root '%s'",
+                                                      shown(shown_path, tmp), l->root);
+                                goto out;
+                        }
+                        pop_component(&res);
+                        depth--;
+                        if (st.len > depth) {
+                                close(st.fds[st.len - 1]);
+                                st.len--;
+                        }
+                        if (st.len == depth)
+                                missing = false; /* back on an existing directory */
+                        pos = after;
+                        continue;
+                }
+                if (n > NAME_MAX) {
+                        rc = warder_error_set(err, WARDER_EINVAL, "a component of '%s' is too long",
+                                              shown(shown_path, tmp));
+                        goto out;
+                }
+                if (missing) {
+                        if (push_component(&res, c, n)) {
+                                rc = fail_oom(err);
+                                goto out;
+                        }
+                        depth++;
+                        pos = after;
+                        continue;
+                }
+                char name[NAME_MAX + 1];
+                memcpy(name, c, n);
+                name[n] = '\0';
+                int dfd = st.len ? st.fds[st.len - 1] : l->root_fd;
+                int cfd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+                struct stat sb;
+                if (cfd < 0 || fstat(cfd, &sb) != 0) {
+                        int e = errno;
+                        if (cfd >= 0)
+                                close(cfd);
+                        if (e == ENOENT) {
+                                missing = true;
+                                continue; /* the same component, now appended lexically */
+                        }
+                        rc = fail_errno(err, e, "cannot resolve", shown_path);
+                        goto out;
+                }
+                if (S_ISLNK(sb.st_mode)) {
+                        ssize_t len = readlinkat(cfd, "", link, PATH_MAX);
+                        int e = errno;
+                        close(cfd);
+                        if (len < 0) {
+                                rc = fail_errno(err, e, "cannot read link in", shown_path);
+                                goto out;
+                        }
+                        if (++hops > LOCAL_MAX_HOPS) {
+                                rc = warder_error_set(err, WARDER_ESYMLINK,
+                                                      "'%s': too many levels of symbolic links",
+                                                      shown(shown_path, tmp));
+                                goto out;
+                        }
+                        if (len == 0 || memchr(link, '\0', (size_t)len)) {
+                                rc = warder_error_set(err, WARDER_ENOENT,
+                                                      "'%s': empty symbolic link",
+                                                      shown(shown_path, tmp));
+                                goto out;
+                        }
+                        warder__buf_truncate(&next, 0);
+                        if (link[0] == '/') {
+                                /* Absolute: must land under the root; resolution restarts there. */
+                                int nrc = warder__path_normalize_buf(&next, NULL, NULL, NULL, link,
+                                                                     (size_t)len, NULL);
+                                const char *r;
+                                if (nrc) {
+                                        rc = nrc == WARDER_ENOMEM
+                                                 ? fail_oom(err)
+                                                 : warder_error_set(err, WARDER_EIO, "bad link");
+                                        goto out;
+                                }
+                                if (!strip_root(l, next.data, next.len, &r)) {
+                                        rc = warder_error_set(err, WARDER_EOUTSIDE,
+                                                              "'%s' resolves outside the root '%s' "
+                                                              "through a symbolic link",
+                                                              shown(shown_path, tmp), l->root);
+                                        goto out;
+                                }
+                                memmove(next.data, r, strlen(r) + 1);
+                                next.len = strlen(next.data);
+                                warder__buf_truncate(&res, 0);
+                                fdstack_reset(&st);
+                                depth = 0;
+                                missing = false;
+                        } else if (warder__buf_append(&next, link, (size_t)len)) {
+                                rc = fail_oom(err);
+                                goto out;
+                        }
+                        if (after < todo.len &&
+                            (warder__buf_putc(&next, '/') ||
+                             warder__buf_append(&next, todo.data + after, todo.len - after))) {
+                                rc = fail_oom(err);
+                                goto out;
+                        }
+                        struct warder__buf swap = todo;
+                        todo = next;
+                        next = swap;
+                        pos = 0;
+                        continue;
+                }
+                if (push_component(&res, c, n)) {
+                        close(cfd);
+                        rc = fail_oom(err);
+                        goto out;
+                }
+                depth++;
+                if (S_ISDIR(sb.st_mode)) {
+                        if (fdstack_push(&st, cfd)) {
+                                close(cfd);
+                                rc = fail_oom(err);
+                                goto out;
+                        }
+                } else {
+                        close(cfd);
+                        missing = true; /* a non-directory: the rest is lexical */
+                }
+                pos = after;
+        }
+        if (res.len == 0)
+                rc = warder__buf_puts(out, ".");
+        else
+                rc = warder__buf_append(out, res.data, res.len);
+        if (rc)
+                rc = fail_oom(err);
+out:
+        fdstack_reset(&st);
+        free(st.fds);
+        free(link);
+        warder__buf_free(&todo);
+        warder__buf_free(&next);
+        warder__buf_free(&res);
+        return rc;
+}
+
+static bool follows(const struct local *l, unsigned flags)
+{
+        return l->opts.follow_symlinks && !(flags & WARDER_NOFOLLOW);
+}
+
+/*
+ * Opens `rel` with `oflags`. When symlinks may be followed and the open met one, the path's
+ * real form (real_rel) is opened instead, again without following. `resolved` (may be NULL)
+ * receives the relative path actually opened. Returns an fd or a negative status.
+ */
+static int open_target(const struct local *l, const char *rel, unsigned flags, int oflags,
+                       struct warder__buf *resolved, const char *shown_path, const char *what,
+                       struct warder_error *err)
+{
+        int fd = kopen(l, rel, oflags, 0);
+        if (fd == -ELOOP && follows(l, flags)) {
+                struct warder__buf real = WARDER__BUF_INIT;
+                for (int tries = 0; tries < 4 && fd == -ELOOP; tries++) {
+                        int rc = real_rel(l, rel, &real, shown_path, err);
+                        if (rc) {
+                                warder__buf_free(&real);
+                                return rc;
+                        }
+                        fd = kopen(l, real.data, oflags, 0);
+                }
+                if (fd >= 0 && resolved) {
+                        warder__buf_truncate(resolved, 0);
+                        if (warder__buf_append(resolved, real.data, real.len)) {
+                                close(fd);
+                                fd = -ENOMEM;
+                        }
+                }
+                warder__buf_free(&real);
+        } else if (fd >= 0 && resolved) {
+                warder__buf_truncate(resolved, 0);
+                if (warder__buf_puts(resolved, rel)) {
+                        close(fd);
+                        fd = -ENOMEM;
+                }
+        }
+        if (fd < 0)
+                return fail_errno(err, -fd, what, shown_path);
+        return fd;
+}
+
+/* ---- read ------------------------------------------------------------------------- */
+
+/* Reads up to `want` bytes at `offset` into buf; returns bytes read or -errno. */
+static ssize_t read_full(int fd, char *buf, size_t want, uint64_t offset)
+{
+        size_t got = 0;
+        while (got < want) {
+                ssize_t r = pread(fd, buf + got, want - got, (off_t)(offset + got));
+                if (r < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (r == 0)
+                        break;
+                got += (size_t)r;
+        }
+        return (ssize_t)got;
+}
+
+/* Checks that fd is a regular file; fills *st. */
+static int check_regular(int fd, struct stat *st, const char *shown_path, struct warder_error *err)
+{
+        char tmp[256];
+        if (fstat(fd, st) != 0)
+                return fail_errno(err, errno, "cannot stat", shown_path);
+        if (S_ISDIR(st->st_mode))
+                return warder_error_set(err, WARDER_EISDIR, "'%s' is a directory",
+                                        shown(shown_path, tmp));
+        if (!S_ISREG(st->st_mode))
+                return warder_error_set(err, WARDER_ENOTREG, "'%s' is not a regular file",
+                                        shown(shown_path, tmp));
+        return 0;
+}
+
+/*
+ * Reads the regular file at `rel` (capped at `cap`, WARDER_ETOOBIG beyond) into a malloc'd
+ * buffer (NUL-terminated). `limit` 0 means to the end. *more tells whether bytes follow.
+ */
+static int read_rel(const struct local *l, const char *rel, unsigned flags, uint64_t offset,
+                    uint64_t limit, uint64_t cap, const char *shown_path, char **data, size_t *len,
+                    bool *more, struct warder_error *err)
+{
+        char tmp[256];
+        int fd = open_target(l, rel, flags, O_RDONLY | O_NONBLOCK | O_NOCTTY, NULL, shown_path,
+                             "cannot open", err);
+        if (fd < 0)
+                return fd;
+        struct stat st;
+        int rc = check_regular(fd, &st, shown_path, err);
+        if (rc) {
+                close(fd);
+                return rc;
+        }
+        uint64_t size = (uint64_t)st.st_size;
+        uint64_t avail = offset >= size ? 0 : size - offset;
+        uint64_t want = limit ? (limit < avail ? limit : avail) : avail;
+        /* A file whose size says nothing (some pseudo files) is read to its end, capped. */
+        bool unsized = size == 0;
+        if (unsized)
+                want = limit ? limit : cap + 1;
+        if (want > cap) {
+                if (!unsized) {
+                        close(fd);
+                        return warder_error_set(err, WARDER_ETOOBIG,
+                                                "'%s' is too large: %llu bytes, the cap is %llu",
+                                                shown(shown_path, tmp), (unsigned long long)want,
+                                                (unsigned long long)cap);
+                }
+                want = cap + 1;
+        }
+        char *buf = malloc((size_t)want + 1);
+        if (!buf) {
+                close(fd);
+                return fail_oom(err);
+        }
+        ssize_t got = read_full(fd, buf, (size_t)want, offset);
+        if (got < 0) {
+                int e = (int)-got;
+                free(buf);
+                close(fd);
+                if (e == EAGAIN)
+                        return warder_error_set(err, WARDER_ENOTREG, "'%s' is not a regular file",
+                                                shown(shown_path, tmp));
+                return fail_errno(err, e, "cannot read", shown_path);
+        }
+        close(fd);
+        if ((uint64_t)got > cap) {
+                free(buf);
+                return warder_error_set(err, WARDER_ETOOBIG,
+                                        "'%s' is larger than the cap of %llu bytes",
+                                        shown(shown_path, tmp), (unsigned long long)cap);
+        }
+        buf[got] = '\0';
+        *data = buf;
+        *len = (size_t)got;
+        *more = !unsized && offset + (uint64_t)got < size;
+        return 0;
+}
+
+static uint64_t cap_or(uint64_t v, uint64_t def)
+{
+        return v ? v : def;
+}
+
+static int local_read(warder_backend *b, const char *path, uint64_t offset, uint64_t limit,
+                      unsigned flags, struct warder_bytes *out, struct warder_error *err)
+{
+        struct local *l = to_local(b);
+        struct warder__buf norm = WARDER__BUF_INIT;
+        const char *rel;
+        int rc = to_rel(l, path, &norm, &rel, err);
+        if (rc) {
+                warder__buf_free(&norm);
+                return rc;
+        }
+        char *data = NULL;
+        size_t len = 0;
+        bool more = false;
+        rc = read_rel(l, rel, flags, offset, limit, cap_or(l->opts.max_read, LOCAL_DEFAULT_CAP),
+                      norm.data, &data, &len, &more, err);
+        if (!rc) {
+                struct warder_bytes tmp = {NULL, 0, false};
+                rc = warder_bytes_set(&tmp, data, len);
+                if (rc)
+                        fail_oom(err);
+                else {
+                        tmp.truncated = more;
+                        *out = tmp;
+                }
+        }
+        free(data);
+        warder__buf_free(&norm);
+        return rc;
+}
+
+/* ---- write and edit ------------------------------------------------------------------- */
+
+/* Splits `rel` (not ".") into its parent directory (relative, "." for the root) and name. */
+static int split_rel(const char *rel, struct warder__buf *parent, const char **name)
+{
+        const char *slash = strrchr(rel, '/');
+        warder__buf_truncate(parent, 0);
+        if (!slash) {
+                *name = rel;
+                return warder__buf_puts(parent, ".");
+        }
+        *name = slash + 1;
+        return warder__buf_append(parent, rel, (size_t)(slash - rel));
+}
+
+static int temp_name(char buf[static 40])
+{
+        unsigned char r[8];
+        if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
+                struct timespec ts;
+                clock_gettime(CLOCK_MONOTONIC, &ts);
+                unsigned long long v = (unsigned long long)ts.tv_nsec ^
+                                       ((unsigned long long)getpid() << 32) ^ (uintptr_t)buf;
+                memcpy(r, &v, sizeof(r));
+        }
+        snprintf(buf, 40, ".warder-%02x%02x%02x%02x%02x%02x%02x%02x.tmp", r[0], r[1], r[2], r[3],
+                 r[4], r[5], r[6], r[7]);
+        return 0;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+        while (len) {
+                ssize_t w = write(fd, data, len);
+                if (w < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                data += w;
+                len -= (size_t)w;
+        }
+        return 0;
+}
+
+/*
+ * Creates the missing directories of `parent` (relative to the root). Symlinks on the
+ * existing part are resolved first when they may be followed (`scratch` holds the real
+ * form); the walk itself never follows one.
+ */
+static int make_parents(const struct local *l, const char *parent, unsigned flags,
+                        struct warder__buf *scratch, const char *shown_path,
+                        struct warder_error *err)
+{
+        if (follows(l, flags)) {
+                int rc = real_rel(l, parent, scratch, shown_path, err);
+                if (rc)
+                        return rc;
+                parent = scratch->data;
+        }
+        if (strcmp(parent, ".") == 0)
+                return 0;
+        int dfd = l->root_fd;
+        const char *p = parent;
+        char comp[NAME_MAX + 1];
+        int rc = 0;
+        for (;;) {
+                const char *slash = strchr(p, '/');
+                size_t n = slash ? (size_t)(slash - p) : strlen(p);
+                if (n > NAME_MAX) {
+                        rc = fail_errno(err, ENAMETOOLONG, "cannot create the directory of",
+                                        shown_path);
+                        break;
+                }
+                memcpy(comp, p, n);
+                comp[n] = '\0';
+                int fd = openat(dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (fd < 0 && errno == ENOENT) {
+                        if (mkdirat(dfd, comp, 0777) != 0 && errno != EEXIST) {
+                                rc = fail_errno(err, errno, "cannot create the directory of",
+                                                shown_path);
+                                break;
+                        }
+                        fd = openat(dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                }
+                if (fd < 0) {
+                        int e = errno;
+                        struct stat st;
+                        if (e == ENOTDIR && fstatat(dfd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                            S_ISLNK(st.st_mode))
+                                e = ELOOP;
+                        rc = fail_errno(err, e, "cannot create the directory of", shown_path);
+                        break;
+                }
+                if (dfd != l->root_fd)
+                        close(dfd);
+                dfd = fd;
+                if (!slash)
+                        break;
+                p = slash + 1;
+        }
+        if (dfd != l->root_fd)
+                close(dfd);
+        return rc;
+}
+
+/*
+ * Atomically replaces `rel` by `data`: a temporary file created with O_EXCL in the target's
+ * directory, written, synced, renamed over the target (a link planted at the destination is
+ * replaced, never followed). The mode of an existing target is kept.
+ */
+static int write_rel(const struct local *l, const char *rel, unsigned flags, const void *data,
+                     size_t len, const char *shown_path, struct warder_error *err)
+{
+        char tmp[256];
+        struct warder__buf parent = WARDER__BUF_INIT, real = WARDER__BUF_INIT,
+                           cur = WARDER__BUF_INIT;
+        int rc = 0, dfd = -1, fd = -1;
+        char tname[40];
+        bool created = false;
+        for (int attempt = 0;; attempt++) {
+                const char *name;
+                if (strcmp(rel, ".") == 0) {
+                        rc = warder_error_set(err, WARDER_EISDIR, "'%s' is a directory",
+                                              shown(shown_path, tmp));
+                        goto out;
+                }
+                if (split_rel(rel, &parent, &name)) {
+                        rc = fail_oom(err);
+                        goto out;
+                }
+                dfd = open_target(l, parent.data, flags, O_PATH | O_DIRECTORY, NULL, shown_path,
+                                  "cannot open the directory of", err);
+                if (dfd == WARDER_ENOENT && attempt < 4) {
+                        /* Missing parents are created, beneath the root, never through a
+                         * symlink (in follow mode: below the parent's real form). */
+                        if (err)
+                                warder_error_clear(err);
+                        rc = make_parents(l, parent.data, flags, &real, shown_path, err);
+                        if (rc)
+                                goto out;
+                        dfd = -1;
+                        continue;
+                }
+                if (dfd < 0) {
+                        rc = dfd;
+                        dfd = -1;
+                        goto out;
+                }
+                struct stat st;
+                mode_t mode = 0;
+                bool exists = false;
+                if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+                        exists = true;
+                        if (S_ISLNK(st.st_mode)) {
+                                if (!follows(l, flags) || attempt >= 4) {
+                                        rc = warder_error_set(err, WARDER_ESYMLINK,
+                                                              "'%s': symbolic link refused",
+                                                              shown(shown_path, tmp));
+                                        goto out;
+                                }
+                                /* Follow it: write to the link's real form instead. */
+                                rc = real_rel(l, rel, &real, shown_path, err);
+                                if (rc)
+                                        goto out;
+                                close(dfd);
+                                dfd = -1;
+                                struct warder__buf swap = cur;
+                                cur = real;
+                                real = swap;
+                                rel = cur.data;
+                                continue;
+                        }
+                        if (S_ISDIR(st.st_mode)) {
+                                rc = warder_error_set(err, WARDER_EISDIR, "'%s' is a directory",
+                                                      shown(shown_path, tmp));
+                                goto out;
+                        }
+                        if (!S_ISREG(st.st_mode)) {
+                                rc = warder_error_set(err, WARDER_ENOTREG,
+                                                      "'%s' is not a regular file",
+                                                      shown(shown_path, tmp));
+                                goto out;
+                        }
+                        mode = st.st_mode & 07777;
+                } else if (errno != ENOENT) {
+                        rc = fail_errno(err, errno, "cannot stat", shown_path);
+                        goto out;
+                }
+                for (int i = 0; i < 16; i++) {
+                        temp_name(tname);
+                        /* New files get 0666 minus the umask, as open(2) would give them. */
+                        fd =
+                            openat(dfd, tname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                                   exists ? 0600 : 0666);
+                        if (fd >= 0 || errno != EEXIST)
+                                break;
+                }
+                if (fd < 0) {
+                        rc = fail_errno(err, errno, "cannot create a temporary file beside",
+                                        shown_path);
+                        goto out;
+                }
+                created = true;
+                int e = write_all(fd, data, len);
+                if (!e && exists && fchmod(fd, mode) != 0)
+                        e = -errno;
+                if (!e && fsync(fd) != 0)
+                        e = -errno;
+                if (close(fd) != 0 && !e)
+                        e = -errno;
+                fd = -1;
+                if (e) {
+                        rc = fail_errno(err, -e, "cannot write", shown_path);
+                        goto out;
+                }
+                if (renameat(dfd, tname, dfd, name) != 0) {
+                        e = errno;
+                        rc = fail_errno(err, e == ENOTDIR || e == EISDIR ? EISDIR : e,
+                                        "cannot replace", shown_path);
+                        goto out;
+                }
+                created = false;
+                break;
+        }
+out:
+        if (fd >= 0)
+                close(fd);
+        if (created)
+                unlinkat(dfd, tname, 0);
+        if (dfd >= 0)
+                close(dfd);
+        warder__buf_free(&parent);
+        warder__buf_free(&real);
+        warder__buf_free(&cur);
+        return rc;
+}
+
+static int local_write(warder_backend *b, const char *path, const void *data, size_t len,
+                       unsigned flags, struct warder_error *err)
+{
+        struct local *l = to_local(b);
+        uint64_t cap = cap_or(l->opts.max_write, LOCAL_DEFAULT_CAP);
+        if ((uint64_t)len > cap)
+                return warder_error_set(err, WARDER_ETOOBIG,
+                                        "%zu bytes exceed the write cap of %llu bytes", len,
+                                        (unsigned long long)cap);
+        struct warder__buf norm = WARDER__BUF_INIT;
+        const char *rel;
+        int rc = to_rel(l, path, &norm, &rel, err);
+        if (!rc)
+                rc = write_rel(l, rel, flags, data, len, norm.data, err);
+        warder__buf_free(&norm);
+        return rc;
+}
+
+static int local_edit(warder_backend *b, const char *path, const char *old_text, size_t old_len,
+                      const char *new_text, size_t new_len, unsigned flags, size_t *count,
+                      struct warder_error *err)
+{
+        struct local *l = to_local(b);
+        char tmp[256];
+        if (old_len == 0)
+                return warder_error_set(err, WARDER_EINVAL, "edit: the old text is empty");
+        struct warder__buf norm = WARDER__BUF_INIT, real = WARDER__BUF_INIT,
+                           next = WARDER__BUF_INIT;
+        char *data = NULL;
+        size_t len = 0;
+        bool more = false;
+        const char *rel;
+        int rc = to_rel(l, path, &norm, &rel, err);
+        if (rc)
+                goto out;
+        /* Read and write the same file: resolve symlinks once, then never follow. */
+        if (follows(l, flags)) {
+                rc = real_rel(l, rel, &real, norm.data, err);
+                if (rc)
+                        goto out;
+                rel = real.data;
+        }
+        flags |= WARDER_NOFOLLOW;
+        rc = read_rel(l, rel, flags, 0, 0, cap_or(l->opts.max_read, LOCAL_DEFAULT_CAP), norm.data,
+                      &data, &len, &more, err);
+        if (rc)
+                goto out;
+        size_t n = 0;
+        for (const char *p = data, *end = data + len;
+             (p = memmem(p, (size_t)(end - p), old_text, old_len)); p += old_len)
+                n++;
+        if (n == 0) {
+                rc = warder_error_set(err, WARDER_ENOMATCH, "the old text does not occur in '%s'",
+                                      shown(norm.data, tmp));
+                goto out;
+        }
+        if (n > 1 && !(flags & WARDER_EDIT_ALL)) {
+                rc = warder_error_set(err, WARDER_EAMBIGUOUS,
+                                      "the old text occurs %zu times in '%s'", n,
+                                      shown(norm.data, tmp));
+                goto out;
+        }
+        const char *p = data, *end = data + len;
+        for (const char *hit; (hit = memmem(p, (size_t)(end - p), old_text, old_len));
+             p = hit + old_len) {
+                if (warder__buf_append(&next, p, (size_t)(hit - p)) ||
+                    warder__buf_append(&next, new_text, new_len)) {
+                        rc = fail_oom(err);
+                        goto out;
+                }
+        }
+        if (warder__buf_append(&next, p, (size_t)(end - p))) {
+                rc = fail_oom(err);
+                goto out;
+        }
+        uint64_t cap = cap_or(l->opts.max_write, LOCAL_DEFAULT_CAP);
+        if ((uint64_t)next.len > cap) {
+                rc = warder_error_set(err, WARDER_ETOOBIG,
+                                      "the edited file would exceed the write cap of %llu bytes",
+                                      (unsigned long long)cap);
+                goto out;
+        }
+        rc = write_rel(l, rel, flags, next.data ? next.data : "", next.len, norm.data, err);
+        if (!rc && count)
+                *count = n;
+out:
+        free(data);
+        warder__buf_free(&norm);
+        warder__buf_free(&real);
+        warder__buf_free(&next);
+        return rc;
+}
+
+/* ---- directory listing and walks -------------------------------------------------------- */
+
+struct dent {
+        char *name;
+        unsigned char type; /* DT_* */
+};
+
+static int dent_cmp(const void *a, const void *b)
+{
+        return strcmp(((const struct dent *)a)->name, ((const struct dent *)b)->name);
+}
+
+static void dents_free(struct dent *v, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                free(v[i].name);
+        free(v);
+}
+
+/* Reads the names in the directory `fd` (consumed), sorted bytewise. */
+static int read_dir(int fd, struct dent **out, size_t *count)
+{
+        DIR *d = fdopendir(fd);
+        if (!d) {
+                int e = errno;
+                close(fd);
+                return -e;
+        }
+        struct dent *v = NULL;
+        size_t n = 0, cap = 0;
+        int rc = 0;
+        for (;;) {
+                errno = 0;
+                struct dirent *de = readdir(d);
+                if (!de) {
+                        rc = errno ? -errno : 0;
+                        break;
+                }
+                if (de->d_name[0] == '.' &&
+                    (de->d_name[1] == '\0' || (de->d_name[1] == '.' && de->d_name[2] == '\0')))
+                        continue;
+                if (n == cap) {
+                        size_t nc = cap ? cap * 2 : 32;
+                        struct dent *nv = realloc(v, nc * sizeof(*nv));
+                        if (!nv) {
+                                rc = -ENOMEM;
+                                break;
+                        }
+                        v = nv;
+                        cap = nc;
+                }
+                v[n].name = strdup(de->d_name);
+                if (!v[n].name) {
+                        rc = -ENOMEM;
+                        break;
+                }
+                v[n].type = de->d_type;
+                n++;
+        }
+        closedir(d);
+        if (rc) {
+                dents_free(v, n);
+                return rc;
+        }
+        if (n > 1)
+                qsort(v, n, sizeof(*v), dent_cmp);
+        *out = v;
+        *count = n;
+        return 0;
+}
+
+static enum warder_entry_type entry_type(mode_t m)
+{
+        if (S_ISREG(m))
+                return WARDER_ENTRY_FILE;
+        if (S_ISDIR(m))
+                return WARDER_ENTRY_DIR;
+        if (S_ISLNK(m))
+                return WARDER_ENTRY_SYMLINK;
+        return WARDER_ENTRY_OTHER;
+}
+
+/* Appends `base`/`name` to b (cleared first); base "/" gives "/name". */
+static int join(struct warder__buf *b, const char *base, size_t base_len, const char *name)
+{
+        warder__buf_truncate(b, 0);
+        int rc = 0;
+        if (!(base_len == 1 && base[0] == '/'))
+                rc = warder__buf_append(b, base, base_len);
+        if (!rc)
+                rc = warder__buf_putc(b, '/');
+        if (!rc)
+                rc = warder__buf_puts(b, name);
+        return rc;
+}
+
+static int local_ls(warder_backend *b, const char *path, unsigned flags, struct warder_entries *out,
+                    struct warder_error *err)
+{
+        struct local *l = to_local(b);
+        struct warder__buf norm = WARDER__BUF_INIT, full = WARDER__BUF_INIT;
+        struct warder_entries res = {NULL, 0, 0};
+        struct dent *v = NULL;
+        size_t n = 0;
+        const char *rel;
+        int rc = to_rel(l, path, &norm, &rel, err);
+        if (rc)
+                goto out;
+        int fd =
+            open_target(l, rel, flags, O_RDONLY | O_DIRECTORY, NULL, norm.data, "cannot list", err);
+        if (fd < 0) {
+                rc = fd;
+                goto out;
+        }
+        int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+        if (dfd < 0) {
+                rc = fail_errno(err, errno, "cannot list", norm.data);
+                close(fd);
+                goto out;
+        }
+        int e = read_dir(fd, &v, &n);
+        if (e) {
+                close(dfd);
+                rc = fail_errno(err, -e, "cannot list", norm.data);
+                goto out;
+        }
+        for (size_t i = 0; i < n; i++) {
+                struct stat st;
+                if (fstatat(dfd, v[i].name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+                        continue; /* vanished meanwhile */
+                if (join(&full, norm.data, norm.len, v[i].name) ||
+                    warder_entries_add(&res, v[i].name, full.data, entry_type(st.st_mode),
+                                       (uint64_t)st.st_size, (int64_t)st.st_mtime)) {
+                        rc = fail_oom(err);
+                        break;
+                }
+        }
+        close(dfd);
+        if (!rc) {
+                *out = res;
+                res = (struct warder_entries){NULL, 0, 0};
+        }
+out:
+        warder_entries_free(&res);
+        dents_free(v, n);
+        warder__buf_free(&norm);
+        warder__buf_free(&full);
+        return rc;
+}
+
+/*
+ * A depth-first walk below an open directory, in bytewise name order, that never follows a
+ * symlink. `visit` is called for every entry with the directory fd, the entry's name, its
+ * path relative to the walk's start (in w->rel) and its d_type (resolved with fstatat when
+ * the file system does not say). It returns 0 to go on, 1 to stop, or a negative status.
+ */
+struct walk {
+        const struct local *l;
+        struct warder__buf rel;
+        size_t visits;
+        int (*visit)(struct walk *w, int dfd, const char *name, unsigned char type);
+        void *ud;
+        struct warder_error *err;
+        int max_depth; /* deepest directory level entered (0: the start only), -1: any */
+};
+
+static int walk_dir(struct walk *w, int dirfd_, int depth)
+{
+        struct dent *v = NULL;
+        size_t n = 0;
+        int dfd = fcntl(dirfd_, F_DUPFD_CLOEXEC, 0);
+        if (dfd < 0)
+                return 0;
+        int e = read_dir(dirfd_, &v, &n);
+        if (e) {
+                close(dfd);
+                return e == -ENOMEM ? fail_oom(w->err) : 0; /* unreadable: skipped */
+        }
+        int rc = 0;
+        size_t base_len = w->rel.len;
+        for (size_t i = 0; i < n && !rc; i++) {
+                if (++w->visits > LOCAL_MAX_VISITS) {
+                        rc = warder_error_set(w->err, WARDER_ELIMIT, "the walk exceeded %d entries",
+                                              LOCAL_MAX_VISITS);
+                        break;
+                }
+                unsigned char type = v[i].type;
+                if (type == DT_UNKNOWN) {
+                        struct stat st;
+                        if (fstatat(dfd, v[i].name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+                                continue;
+                        type = S_ISDIR(st.st_mode)   ? DT_DIR
+                               : S_ISREG(st.st_mode) ? DT_REG
+                               : S_ISLNK(st.st_mode) ? DT_LNK
+                                                     : DT_UNKNOWN;
+                }
+                if ((base_len && warder__buf_putc(&w->rel, '/')) ||
+                    warder__buf_puts(&w->rel, v[i].name)) {
+                        rc = fail_oom(w->err);
+                        break;
+                }
+                rc = w->visit(w, dfd, v[i].name, type);
+                if (!rc && type == DT_DIR && (w->max_depth < 0 || depth < w->max_depth)) {
+                        if (depth >= LOCAL_MAX_DEPTH) {
+                                rc = warder_error_set(w->err, WARDER_ELIMIT,
+                                                      "the walk exceeded a depth of %d",
+                                                      LOCAL_MAX_DEPTH);
+                        } else {
+                                int cfd = openat(dfd, v[i].name,
+                                                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                                if (cfd >= 0)
+                                        rc = walk_dir(w, cfd, depth + 1);
+                        }
+                }
+                warder__buf_truncate(&w->rel, base_len);
+        }
+        close(dfd);
+        dents_free(v, n);
+        return rc;
+}
+
+/* ---- glob ------------------------------------------------------------------------- */
+
+struct glob_ud {
+        warder_glob *glob;
+        bool absolute;
+        const char *base; /* normalised absolute base */
+        size_t base_len;
+        struct warder__buf full;
+        struct warder_entries *res;
+};
+
+static int glob_visit(struct walk *w, int dfd, const char *name, unsigned char type)
+{
+        (void)type;
+        struct glob_ud *g = w->ud;
+        if (join(&g->full, g->base, g->base_len, w->rel.data))
+                return fail_oom(w->err);
+        const char *subject = g->absolute ? g->full.data : w->rel.data;
+        size_t subject_len = g->absolute ? g->full.len : w->rel.len;
+        int m = warder_glob_match(g->glob, subject, subject_len);
+        if (m < 0)
+                return warder_error_set(w->err, m, "glob: the matcher failed");
+        if (m == 0)
+                return 0;
+        struct stat st;
+        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+                return 0;
+        if (warder_entries_add(g->res, name, g->full.data, entry_type(st.st_mode),
+                               (uint64_t)st.st_size, (int64_t)st.st_mtime))
+                return fail_oom(w->err);
+        return 0;
+}
+
+/* Length of the pattern's leading directories without glob syntax ("src/lib/" of
+ * "src/lib/x*.c" gives 7, without the final slash); *depth receives their number. */
+static size_t glob_literal_prefix(const char *pattern, int *depth)
+{
+        size_t keep = 0;
+        int n = 0;
+        const char *p = pattern;
+        for (;;) {
+                const char *slash = strchr(p, '/');
+                if (!slash)
+                        break;
+                for (const char *q = p; q < slash; q++)
+                        if (strchr("*?[]{}\\", *q))
+                                goto end;
+                if (slash == p || (slash - p == 1 && p[0] == '.') ||
+                    (slash - p == 2 && p[0] == '.' && p[1] == '.'))
+                        break;
+                keep = (size_t)(slash - pattern);
+                n++;
+                p = slash + 1;
+        }
+end:
+        *depth = n;
+        return keep;
+}
+
+/* The deepest directory level a relative pattern can reach, or -1 when unbounded (`**`, or
+ * braces, whose alternatives may hold any number of slashes). */
+static int glob_max_depth(const char *pattern)
+{
+        if (strstr(pattern, "**") || strchr(pattern, '{'))
+                return -1;
+        int slashes = 0;
+        for (const char *p = pattern; *p; p++)
+                if (*p == '/')
+                        slashes++;
+        return slashes;
+}
+
+static int local_glob(warder_backend *b, const char *pattern, const char *base, unsigned flags,
+                      struct warder_entries *out, struct warder_error *err)
+{
+        struct local *l = to_local(b);
+        struct warder__buf norm = WARDER__BUF_INIT;
+        struct warder_entries res = {NULL, 0, 0};
+        struct glob_ud g = {NULL, false, NULL, 0, WARDER__BUF_INIT, &res};
+        struct walk w = {l, WARDER__BUF_INIT, 0, glob_visit, &g, err, -1};
+        struct warder__buf start = WARDER__BUF_INIT;
+        const char *rel;
+        if (!pattern)
+                return warder_error_set(err, WARDER_EINVAL, "glob: no pattern");
+        int rc = to_rel(l, base, &norm, &rel, err);
+        if (rc)
+                goto out;
+        rc = warder_glob_compile(&g.glob, pattern, strlen(pattern), 0, err);
+        if (rc)
+                goto out;
+        g.absolute = pattern[0] == '/';
+        g.base = norm.data;
+        g.base_len = norm.len;
+        int fd =
+            open_target(l, rel, flags, O_RDONLY | O_DIRECTORY, NULL, norm.data, "cannot walk", err);
+        if (fd < 0) {
+                rc = fd;
+                goto out;
+        }
+        if (warder__buf_puts(&w.rel, "")) {
+                close(fd);
+                rc = fail_oom(err);
+                goto out;
+        }
+        int depth = 0;
+        if (!g.absolute) {
+                /* Only walk where the pattern can match: below its leading literal
+                 * directories, and no deeper than its number of components. */
+                size_t plen = glob_literal_prefix(pattern, &depth);
+                w.max_depth = glob_max_depth(pattern);
+                if (plen) {
+                        if (warder__buf_append(&start, pattern, plen) ||
+                            warder__buf_append(&w.rel, pattern, plen)) {
+                                close(fd);
+                                rc = fail_oom(err);
+                                goto out;
+                        }
+                        int sub =
+                            openat(fd, start.data, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                        close(fd);
+                        if (sub < 0)
+                                goto done; /* missing, or a symlink (never followed): empty */
+                        fd = sub;
+                }
+        }
+        rc = walk_dir(&w, fd, depth);
+done:
+        if (rc > 0)
+                rc = 0;
+        if (!rc) {
+                *out = res;
+                res = (struct warder_entries){NULL, 0, 0};
+        }
+out:
+        warder_entries_free(&res);
+        warder_glob_free(g.glob);
+        warder__buf_free(&g.full);
+        warder__buf_free(&w.rel);
+        warder__buf_free(&start);
+        warder__buf_free(&norm);
+        return rc;
+}
+
+/* ---- grep ------------------------------------------------------------------------- */
+
+struct grep_ud {
+        const struct local *l;
+        pcre2_code *code;
+        pcre2_match_data *md;
+        pcre2_match_context *mctx;
+        pcre2_jit_stack *jstack;
+        bool jit;
+        const char *literal; /* the pattern when it is a plain, case-sensitive literal */
+        size_t literal_len;
+        int required; /* a byte every match contains, or -1 */
+        warder_glob *filter;
+        bool filter_absolute; /* an absolute filter sees absolute paths */
+        bool filter_name;     /* a filter without '/' sees file names at any depth */
+        const char *base;
+        size_t base_len;
+        size_t max_matches;
+        uint64_t max_file;
+        bool skip_binary;
+        char *buf;
+        size_t buf_cap;
+        struct warder__buf full;
+        struct warder_grep_result *res;
+};
+
+static bool line_matches(struct grep_ud *g, const char *line, size_t len)
+{
+        if (g->literal)
+                return true; /* found by memmem */
+        int r = g->jit ? pcre2_jit_match(g->code, (PCRE2_SPTR)line, len, 0, 0, g->md, g->mctx)
+                       : pcre2_match(g->code, (PCRE2_SPTR)line, len, 0, 0, g->md, g->mctx);
+        if (r >= 0)
+                return true;
+        if (r != PCRE2_ERROR_NOMATCH)
+                g->res->truncated = true; /* an engine limit: the search is incomplete */
+        return false;
+}
+
+/* Scans one file's bytes; returns 1 when the match cap was reached, <0 on error. */
+static int grep_buffer(struct grep_ud *g, const char *path, const char *buf, size_t n,
+                       struct warder_error *err)
+{
+        size_t p = 0, counted = 0;
+        uint64_t lineno = 1;
+        while (p < n) {
+                const char *hit;
+                if (g->literal)
+                        hit = memmem(buf + p, n - p, g->literal, g->literal_len);
+                else if (g->required >= 0)
+                        hit = memchr(buf + p, g->required, n - p);
+                else
+                        hit = buf + p;
+                if (!hit)
+                        break;
+                const char *ls = memrchr(buf + p, '\n', (size_t)(hit - (buf + p)));
+                ls = ls ? ls + 1 : buf + p;
+                const char *le = memchr(hit, '\n', n - (size_t)(hit - buf));
+                if (!le)
+                        le = buf + n;
+                for (const char *q = buf + counted, *end = ls;
+                     (q = memchr(q, '\n', (size_t)(end - q))); q++)
+                        lineno++;
+                counted = (size_t)(ls - buf);
+                if (line_matches(g, ls, (size_t)(le - ls))) {
+                        if (g->max_matches && g->res->count >= g->max_matches) {
+                                g->res->truncated = true;
+                                return 1;
+                        }
+                        if (warder_grep_add(g->res, path, lineno, ls, (size_t)(le - ls)))
+                                return fail_oom(err);
+                }
+                p = (size_t)(le - buf) + 1;
+        }
+        return 0;
+}
+
+/* Greps the open file `fd` (consumed); `path` is its absolute path. */
+static int grep_fd(struct grep_ud *g, int fd, const char *path, struct warder_error *err)
+{
+        struct stat st;
+        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+                close(fd);
+                return 0;
+        }
+        uint64_t want = (uint64_t)st.st_size;
+        if (want > g->max_file) {
+                want = g->max_file;
+                g->res->truncated = true;
+        }
+        if (want == 0) {
+                close(fd);
+                return 0;
+        }
+        if (want + 1 > g->buf_cap) {
+                char *nb = realloc(g->buf, (size_t)want + 1);
+                if (!nb) {
+                        close(fd);
+                        return fail_oom(err);
+                }
+                g->buf = nb;
+                g->buf_cap = (size_t)want + 1;
+        }
+        ssize_t got = read_full(fd, g->buf, (size_t)want, 0);
+        close(fd);
+        if (got <= 0)
+                return 0;
+        size_t n = (size_t)got;
+        if (g->skip_binary && memchr(g->buf, '\0', n < LOCAL_BINARY_PROBE ? n : LOCAL_BINARY_PROBE))
+                return 0;
+        return grep_buffer(g, path, g->buf, n, err);
+}
+
+/* Greps the file `name` in `dfd`, opened without following a symlink. */
+static int grep_file(struct grep_ud *g, int dfd, const char *name, const char *path,
+                     struct warder_error *err)
+{
+        int fd = openat(dfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0)
+                return 0; /* unreadable or vanished: skipped */
+        return grep_fd(g, fd, path, err);
+}
+
+/* The request's glob filter: 1 to search the file, 0 to skip it, <0 on a matcher failure. */
+static int grep_filter(struct grep_ud *g, const char *abs, size_t abs_len, const char *rel,
+                       size_t rel_len, const char *name, struct warder_error *err)
+{
+        if (!g->filter)
+                return 1;
+        const char *s = g->filter_absolute ? abs : g->filter_name ? name : rel;
+        size_t len = g->filter_absolute ? abs_len : g->filter_name ? strlen(name) : rel_len;
+        int m = warder_glob_match(g->filter, s, len);
+        if (m < 0)
+                return warder_error_set(err, m, "grep: the glob filter failed");
+        return m;
+}
+
+static int grep_visit(struct walk *w, int dfd, const char *name, unsigned char type)
+{
+        struct grep_ud *g = w->ud;
+        if (type != DT_REG)
+                return 0; /* directories are walked, symlinks and special files skipped */
+        if (join(&g->full, g->base, g->base_len, w->rel.data))
+                return fail_oom(w->err);
+        int m = grep_filter(g, g->full.data, g->full.len, w->rel.data, w->rel.len, name, w->err);
+        if (m <= 0)
+                return m;
+        return grep_file(g, dfd, name, g->full.data, w->err);
+}
+
+static bool is_plain_literal(const char *p)
+{
+        for (; *p; p++)
+                if (strchr("\\^$.|?*+()[]{}\n", *p))
+                        return false;
+        return true;
+}
+
+static int local_grep(warder_backend *b, const struct warder_grep_request *req,
+                      struct warder_grep_result *out, struct warder_error *err)
+{
+        struct local *l = to_local(b);
+        struct warder__buf norm = WARDER__BUF_INIT;
+        struct warder_grep_result res = {NULL, 0, 0, false};
+        struct grep_ud g;
+        memset(&g, 0, sizeof(g));
+        g.l = l;
+        g.res = &res;
+        g.required = -1;
+        g.full = (struct warder__buf)WARDER__BUF_INIT;
+        struct walk w = {l, WARDER__BUF_INIT, 0, grep_visit, &g, err, -1};
+        const char *rel;
+        int rc;
+        if (!req || !req->pattern || !req->path)
+                return warder_error_set(err, WARDER_EINVAL, "grep: no pattern or path");
+        rc = to_rel(l, req->path, &norm, &rel, err);
+        if (rc)
+                goto out;
+        bool caseless = req->flags & WARDER_GREP_CASELESS;
+        int errcode;
+        PCRE2_SIZE erroff;
+        g.code = pcre2_compile((PCRE2_SPTR)req->pattern, PCRE2_ZERO_TERMINATED,
+                               caseless ? PCRE2_CASELESS : 0, &errcode, &erroff, NULL);
+        if (!g.code) {
+                PCRE2_UCHAR msg[256];
+                pcre2_get_error_message(errcode, msg, sizeof(msg));
+                rc = warder_error_set(err, WARDER_EPARSE, "grep: bad pattern at offset %zu: %s",
+                                      (size_t)erroff, (const char *)msg);
+                if (err)
+                        err->offset = (long)erroff;
+                goto out;
+        }
+        g.jit = pcre2_jit_compile(g.code, PCRE2_JIT_COMPLETE) == 0;
+        g.md = pcre2_match_data_create(1, NULL);
+        g.mctx = pcre2_match_context_create(NULL);
+        if (!g.md || !g.mctx) {
+                rc = fail_oom(err);
+                goto out;
+        }
+        pcre2_set_match_limit(g.mctx, 10000000);
+        pcre2_set_depth_limit(g.mctx, 100000);
+        if (g.jit) {
+                g.jstack = pcre2_jit_stack_create(32 * 1024, 1024 * 1024, NULL);
+                if (g.jstack)
+                        pcre2_jit_stack_assign(g.mctx, NULL, g.jstack);
+        }
+        if (!caseless && is_plain_literal(req->pattern)) {
+                g.literal = req->pattern;
+                g.literal_len = strlen(req->pattern);
+        } else if (!caseless && !strstr(req->pattern, "(?")) {
+                uint32_t type = 0, unit = 0;
+                if (pcre2_pattern_info(g.code, PCRE2_INFO_LASTCODETYPE, &type) == 0 && type == 1 &&
+                    pcre2_pattern_info(g.code, PCRE2_INFO_LASTCODEUNIT, &unit) == 0)
+                        g.required = (int)unit;
+                else if (pcre2_pattern_info(g.code, PCRE2_INFO_FIRSTCODETYPE, &type) == 0 &&
+                         type == 1 &&
+                         pcre2_pattern_info(g.code, PCRE2_INFO_FIRSTCODEUNIT, &unit) == 0)
+                        g.required = (int)unit;
+        }
+        if (req->glob && req->glob[0]) {
+                rc = warder_glob_compile(&g.filter, req->glob, strlen(req->glob), 0, err);
+                if (rc)
+                        goto out;
+                g.filter_absolute = req->glob[0] == '/';
+                g.filter_name = !strchr(req->glob, '/');
+        }
+        size_t cap_matches =
+            l->opts.grep_max_matches ? l->opts.grep_max_matches : LOCAL_DEFAULT_MATCHES;
+        g.max_matches =
+            req->max_matches && req->max_matches < cap_matches ? req->max_matches : cap_matches;
+        g.max_file = cap_or(l->opts.grep_max_file, LOCAL_DEFAULT_CAP);
+        g.skip_binary = l->opts.grep_skip_binary;
+        g.base = norm.data;
+        g.base_len = norm.len;
+
+        /* The base: a directory is walked, a regular file searched. */
+        int fd = open_target(l, rel, req->flags, O_RDONLY | O_NONBLOCK | O_NOCTTY, NULL, norm.data,
+                             "cannot search", err);
+        if (fd < 0) {
+                rc = fd;
+                goto out;
+        }
+        struct stat st;
+        if (fstat(fd, &st) != 0) {
+                rc = fail_errno(err, errno, "cannot search", norm.data);
+                close(fd);
+                goto out;
+        }
+        if (S_ISDIR(st.st_mode)) {
+                if (warder__buf_puts(&w.rel, "")) {
+                        close(fd);
+                        rc = fail_oom(err);
+                        goto out;
+                }
+                rc = walk_dir(&w, fd, 0);
+        } else if (S_ISREG(st.st_mode)) {
+                /* A file base: the filter sees its name. */
+                const char *name = strrchr(norm.data, '/') + 1;
+                rc = grep_filter(&g, norm.data, norm.len, name, strlen(name), name, err);
+                if (rc > 0)
+                        rc = grep_fd(&g, fd, norm.data, err);
+                else
+                        close(fd);
+        } else {
+                close(fd);
+                char tmp[256];
+                rc = warder_error_set(err, WARDER_ENOTREG, "'%s' is not a regular file",
+                                      shown(norm.data, tmp));
+        }
+        if (rc > 0)
+                rc = 0;
+        if (!rc) {
+                *out = res;
+                res = (struct warder_grep_result){NULL, 0, 0, false};
+        }
+out:
+        warder_grep_result_free(&res);
+        pcre2_match_data_free(g.md);
+        pcre2_match_context_free(g.mctx);
+        pcre2_jit_stack_free(g.jstack);
+        pcre2_code_free(g.code);
+        warder_glob_free(g.filter);
+        free(g.buf);
+        warder__buf_free(&g.full);
+        warder__buf_free(&w.rel);
+        warder__buf_free(&norm);
+        return rc;
+}
+
+/* ---- realpath, execute, lifecycle ------------------------------------------------------- */
+
+static int local_realpath(warder_backend *b, const char *path, char **out, struct warder_error *err)
+{
+        struct local *l = to_local(b);
+        struct warder__buf norm = WARDER__BUF_INIT, real = WARDER__BUF_INIT, abs = WARDER__BUF_INIT;
+        const char *rel;
+        int rc = to_rel(l, path, &norm, &rel, err);
+        if (rc)
+                goto out;
+        if (!l->opts.follow_symlinks) {
+                /* Nothing is ever followed, so the real form is the literal form; any symlink on
+                 * the path makes the operation itself fail with WARDER_ESYMLINK. */
+                rc = abs_of(l, rel, &abs);
+        } else {
+                rc = real_rel(l, rel, &real, norm.data, err);
+                if (rc)
+                        goto out;
+                rc = abs_of(l, real.data, &abs);
+        }
+        if (rc) {
+                rc = fail_oom(err);
+                goto out;
+        }
+        *out = warder__buf_steal(&abs);
+out:
+        warder__buf_free(&norm);
+        warder__buf_free(&real);
+        warder__buf_free(&abs);
+        return rc;
+}
+
+static int local_execute(warder_backend *b, const struct warder_exec_request *req,
+                         struct warder_exec_result *out, struct warder_error *err)
+{
+#if WARDER__LOCAL_EXEC_AVAILABLE
+        struct local *l = to_local(b);
+        return warder__local_exec(b, l->root_fd, l->root, &l->opts, req, out, err);
+#else
+        (void)b;
+        (void)req;
+        (void)out;
+        return warder_error_set(err, WARDER_ENOTSUP, "execute is not available in this build");
+#endif
+}
+
+static void strv_free(char **v)
+{
+        if (!v)
+                return;
+        for (char **p = v; *p; p++)
+                free(*p);
+        free(v);
+}
+
+static int strv_dup(const char *const *src, char ***out)
+{
+        *out = NULL;
+        if (!src)
+                return 0;
+        size_t n = 0;
+        while (src[n])
+                n++;
+        char **v = calloc(n + 1, sizeof(*v));
+        if (!v)
+                return WARDER_ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                v[i] = strdup(src[i]);
+                if (!v[i]) {
+                        strv_free(v);
+                        return WARDER_ENOMEM;
+                }
+        }
+        *out = v;
+        return 0;
+}
+
+static void local_destroy(warder_backend *b)
+{
+        struct local *l = to_local(b);
+        if (!l)
+                return;
+        if (l->root_fd >= 0)
+                close(l->root_fd);
+        free(l->root);
+        free(l->host_root);
+        strv_free(l->exec_env);
+        strv_free(l->landlock_read);
+        strv_free(l->landlock_write);
+        warder_ruleset_free(l->mask_ruleset);
+        free(l);
+}
+
+static const struct warder_backend_ops local_ops = {
+    .version = WARDER_BACKEND_OPS_VERSION,
+    .read = local_read,
+    .write = local_write,
+    .edit = local_edit,
+    .ls = local_ls,
+    .glob = local_glob,
+    .grep = local_grep,
+    .execute = NULL,
+    .realpath = local_realpath,
+    .destroy = local_destroy,
+};
+
+static const struct warder_backend_ops local_exec_ops = {
+    .version = WARDER_BACKEND_OPS_VERSION,
+    .read = local_read,
+    .write = local_write,
+    .edit = local_edit,
+    .ls = local_ls,
+    .glob = local_glob,
+    .grep = local_grep,
+    .execute = local_execute,
+    .realpath = local_realpath,
+    .destroy = local_destroy,
+};
+
+bool warder__local_is(const warder_backend *b)
+{
+        return b && (b->ops == &local_ops || b->ops == &local_exec_ops);
+}
+
+bool warder__local_uses_openat2(const warder_backend *b)
+{
+        return warder__local_is(b) && ((const struct local *)b)->use_openat2;
+}
+
+int warder__local_open_dir(warder_backend *b, const char *path, int *fd_out,
+                           struct warder_error *err)
+{
+        if (!warder__local_is(b) || !fd_out)
+                return warder_error_set(err, WARDER_EINVAL, "not a local backend");
+        struct local *l = to_local(b);
+        struct warder__buf norm = WARDER__BUF_INIT;
+        const char *rel;
+        int rc = to_rel(l, path, &norm, &rel, err);
+        if (!rc) {
+                int fd = open_target(l, rel, 0, O_PATH | O_DIRECTORY, NULL, norm.data,
+                                     "cannot open the directory", err);
+                if (fd < 0)
+                        rc = fd;
+                else
+                        *fd_out = fd;
+        }
+        warder__buf_free(&norm);
+        return rc;
+}
+
+WARDER_API int warder_local_new(warder_backend **out, const char *root,
+                                const struct warder_local_options *opts, struct warder_error *err)
+{
+        char tmp[256];
+        struct warder_local_options defaults = WARDER_LOCAL_OPTIONS_INIT;
+        if (!out || !root)
+                return warder_error_set(err, WARDER_EINVAL, "local: out and root are required");
+        if (!opts)
+                opts = &defaults;
+        if (opts->version != WARDER_LOCAL_OPTIONS_VERSION)
+                return warder_error_set(err, WARDER_EINVAL, "local: unknown options version %u",
+                                        opts->version);
+        if (root[0] != '/')
+                return warder_error_set(err, WARDER_EINVAL,
+                                        "local: the root must be absolute: '%s'", shown(root, tmp));
+        struct local *l = calloc(1, sizeof(*l));
+        if (!l)
+                return fail_oom(err);
+        l->root_fd = -1;
+        struct warder__buf norm = WARDER__BUF_INIT;
+        int rc = warder__path_normalize_buf(&norm, NULL, NULL, NULL, root, strlen(root), err);
+        if (rc)
+                goto fail;
+        l->root_len = norm.len;
+        l->root = warder__buf_steal(&norm);
+        l->root_fd = open(l->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (l->root_fd < 0) {
+                rc = fail_errno(err, errno, "local: cannot open the root", l->root);
+                goto fail;
+        }
+        if (l->root_fd < 3) {
+                /* A host without stdio: keep the root off 0-2, which a child's stdio takes. */
+                int fd = fcntl(l->root_fd, F_DUPFD_CLOEXEC, 3);
+                if (fd < 0) {
+                        rc = fail_errno(err, errno, "local: cannot open the root", l->root);
+                        goto fail;
+                }
+                close(l->root_fd);
+                l->root_fd = fd;
+        }
+        char *host = realpath(l->root, NULL);
+        if (host && strcmp(host, l->root) != 0) {
+                l->host_root = host;
+                l->host_root_len = strlen(host);
+        } else {
+                free(host);
+        }
+        l->opts = *opts;
+        if (strv_dup(opts->exec_env, &l->exec_env) ||
+            strv_dup(opts->landlock_read, &l->landlock_read) ||
+            strv_dup(opts->landlock_write, &l->landlock_write)) {
+                rc = fail_oom(err);
+                goto fail;
+        }
+        l->opts.exec_env = (const char *const *)l->exec_env;
+        l->opts.landlock_read = (const char *const *)l->landlock_read;
+        l->opts.landlock_write = (const char *const *)l->landlock_write;
+        if (opts->mask_ruleset) {
+                /* Rulesets are reference-counted and immutable: keep our own reference. */
+                l->mask_ruleset = warder_ruleset_ref((warder_ruleset *)opts->mask_ruleset);
+                l->opts.mask_ruleset = l->mask_ruleset;
+        }
+
+        l->use_openat2 = false;
+        if (!opts->force_fallback) {
+                struct open_how how;
+                memset(&how, 0, sizeof(how));
+                how.flags = O_PATH | O_CLOEXEC;
+                how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS;
+                long fd = sys_openat2(l->root_fd, ".", &how);
+                if (fd >= 0) {
+                        close((int)fd);
+                        l->use_openat2 = true;
+                }
+        }
+        rc = warder_backend_init(&l->base, opts->exec ? &local_exec_ops : &local_ops, err);
+        if (rc)
+                goto fail;
+        *out = &l->base;
+        return 0;
+fail:
+        warder__buf_free(&norm);
+        local_destroy(&l->base);
+        return rc;
+}

@@ -102,10 +102,56 @@ static int child_add(struct mnode *dir, struct mnode *c)
         return 0;
 }
 
-/* Normalises `path` in the backend's own namespace (lexically against "/"). */
-static int normalise(struct warder__buf *out, const char *path, struct warder_error *err)
+/* A path in normal form (§3.1): the caller's string when it already is, else a copy. */
+struct npath {
+        const char *data;
+        size_t len;
+        struct warder__buf buf;
+};
+
+#define NPATH_INIT                                                                                 \
+        {                                                                                          \
+                NULL, 0, WARDER__BUF_INIT                                                          \
+        }
+
+/* True when `p` is absolute with no empty, "." or ".." component and no trailing '/'. */
+static bool is_normal(const char *p, size_t *len)
 {
-        return warder__path_normalize_buf(out, "/", NULL, NULL, path, strlen(path), err);
+        if (p[0] != '/')
+                return false;
+        const char *s = p;
+        while (*s) {
+                const char *c = s + 1; /* component start */
+                const char *e = c;
+                while (*e && *e != '/')
+                        e++;
+                size_t n = (size_t)(e - c);
+                if (n == 0 && (s != p || *e)) /* "//", trailing '/' (but "/" is fine) */
+                        return false;
+                if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+                        return false;
+                s = e;
+        }
+        *len = (size_t)(s - p);
+        return true;
+}
+
+/* Normalises `path` in the backend's own namespace (lexically against "/"). */
+static int normalise(struct npath *out, const char *path, struct warder_error *err)
+{
+        if (is_normal(path, &out->len)) {
+                out->data = path;
+                return 0;
+        }
+        int rc = warder__path_normalize_buf(&out->buf, "/", NULL, NULL, path, strlen(path), err);
+        out->data = out->buf.data;
+        out->len = out->buf.len;
+        return rc;
+}
+
+static void npath_free(struct npath *np)
+{
+        warder__buf_free(&np->buf);
 }
 
 /*
@@ -170,7 +216,7 @@ static int memory_read(warder_backend *b, const char *path, uint64_t offset, uin
 {
         (void)flags;
         struct memory *m = mem_of(b);
-        struct warder__buf norm = WARDER__BUF_INIT;
+        struct npath norm = NPATH_INIT;
         int rc = normalise(&norm, path, err);
         if (rc)
                 goto out;
@@ -191,7 +237,7 @@ static int memory_read(warder_backend *b, const char *path, uint64_t offset, uin
         }
         pthread_rwlock_unlock(&m->lock);
 out:
-        warder__buf_free(&norm);
+        npath_free(&norm);
         return rc;
 }
 
@@ -229,15 +275,15 @@ static int memory_write(warder_backend *b, const char *path, const void *data, s
 {
         (void)flags;
         struct memory *m = mem_of(b);
-        struct warder__buf norm = WARDER__BUF_INIT;
+        struct npath norm = NPATH_INIT;
         int rc = normalise(&norm, path, err);
         if (rc) {
-                warder__buf_free(&norm);
+                npath_free(&norm);
                 return rc;
         }
         char *copy = len < SIZE_MAX ? malloc(len + 1) : NULL;
         if (!copy) {
-                warder__buf_free(&norm);
+                npath_free(&norm);
                 return warder_error_set(err, WARDER_ENOMEM, "out of memory");
         }
         if (len)
@@ -248,7 +294,7 @@ static int memory_write(warder_backend *b, const char *path, const void *data, s
         pthread_rwlock_unlock(&m->lock);
         if (rc)
                 free(copy);
-        warder__buf_free(&norm);
+        npath_free(&norm);
         return rc;
 }
 
@@ -257,7 +303,7 @@ static int memory_edit(warder_backend *b, const char *path, const char *old_text
                        struct warder_error *err)
 {
         struct memory *m = mem_of(b);
-        struct warder__buf norm = WARDER__BUF_INIT;
+        struct npath norm = NPATH_INIT;
         struct warder__buf next = WARDER__BUF_INIT;
         int rc = normalise(&norm, path, err);
         if (rc)
@@ -285,7 +331,7 @@ static int memory_edit(warder_backend *b, const char *path, const char *old_text
         pthread_rwlock_unlock(&m->lock);
 out:
         warder__buf_free(&next);
-        warder__buf_free(&norm);
+        npath_free(&norm);
         return rc;
 }
 
@@ -294,7 +340,7 @@ static int memory_ls(warder_backend *b, const char *path, unsigned flags,
 {
         (void)flags;
         struct memory *m = mem_of(b);
-        struct warder__buf norm = WARDER__BUF_INIT;
+        struct npath norm = NPATH_INIT;
         struct warder__buf child = WARDER__BUF_INIT;
         int rc = normalise(&norm, path, err);
         if (rc)
@@ -325,7 +371,7 @@ static int memory_ls(warder_backend *b, const char *path, unsigned flags,
         pthread_rwlock_unlock(&m->lock);
 out:
         warder__buf_free(&child);
-        warder__buf_free(&norm);
+        npath_free(&norm);
         return rc;
 }
 
@@ -375,10 +421,10 @@ WARDER_API int warder_memory_mkdir(warder_backend *mem, const char *path, struct
         if (!path)
                 return warder_error_set(err, WARDER_EINVAL, "path is NULL");
         struct memory *m = mem_of(mem);
-        struct warder__buf norm = WARDER__BUF_INIT;
+        struct npath norm = NPATH_INIT;
         int rc = normalise(&norm, path, err);
         if (rc) {
-                warder__buf_free(&norm);
+                npath_free(&norm);
                 return rc;
         }
         pthread_rwlock_wrlock(&m->lock);
@@ -400,6 +446,6 @@ WARDER_API int warder_memory_mkdir(warder_backend *mem, const char *path, struct
                 }
         }
         pthread_rwlock_unlock(&m->lock);
-        warder__buf_free(&norm);
+        npath_free(&norm);
         return rc;
 }

@@ -1,18 +1,279 @@
 /* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+
+static void check_help(const char *name)
+{
+        printf("Usage: warder %s [--rules FILE | --preset NAME] [--root DIR] [--home DIR]\n"
+               "       %*s [--real PATH] [--json] [--] OP TARGET\n"
+               "\n"
+               "Decide whether operation OP (read, write, edit, ls, glob, grep, execute) may\n"
+               "touch TARGET, without touching anything. A relative TARGET is taken from the\n"
+               "root. --real gives the real form of TARGET (symlinks resolved) to decide as\n"
+               "well (semantics §3.3: the stricter form wins). For execute, TARGET is a command\n"
+               "line, inspected as in semantics §5 on the literal form of its paths; unquoted\n"
+               "globs and unknown variables count as undeterminable ($HOME is declared).\n"
+               "\n"
+               "Exit status: 0 allow, 1 deny, 3 ask, 2 usage or ruleset error.\n",
+               name, (int)strlen(name), "");
+}
+
+struct check_args {
+        const char *real;
+        enum warder_op op;
+        const char *target;
+};
+
+static int parse(const char *name, int argc, char **argv, struct check_args *a)
+{
+        int i = 1;
+        for (; i < argc; i++) {
+                const char *arg = argv[i];
+                if (strcmp(arg, "--") == 0) {
+                        i++;
+                        break;
+                }
+                if (cli_is_help(arg)) {
+                        check_help(name);
+                        return -1;
+                }
+                if (strcmp(arg, "--real") == 0) {
+                        if (++i >= argc)
+                                return cli_usage(name, "option '--real' needs a value");
+                        a->real = argv[i];
+                } else if (strncmp(arg, "--real=", 7) == 0) {
+                        a->real = arg + 7;
+                } else if (arg[0] == '-' && arg[1] == '-') {
+                        return cli_usage(name, "unknown option '%s'", arg);
+                } else {
+                        break;
+                }
+        }
+        if (argc - i != 2)
+                return cli_usage(name, "expected OP and TARGET");
+        if (warder_op_parse(argv[i], &a->op))
+                return cli_usage(
+                    name, "unknown operation '%s' (read, write, edit, ls, glob, grep, execute)",
+                    argv[i]);
+        a->target = argv[i + 1];
+        if (a->op == WARDER_OP_EXECUTE && a->real)
+                return cli_usage(name, "--real does not apply to execute");
+        return 0;
+}
+
+/* Decides as `warder check` does; fills *d. Prints and returns an exit code on failure. */
+static int decide(const char *name, const warder_ruleset *rs, const char *home,
+                  const struct check_args *a, struct warder_decision *d)
+{
+        struct warder_error err = WARDER_ERROR_INIT;
+        int rc;
+        if (a->op == WARDER_OP_EXECUTE) {
+                char *home_var = NULL;
+                if (home && asprintf(&home_var, "HOME=%s", home) < 0)
+                        home_var = NULL;
+                const char *env[] = {home_var, NULL};
+                struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+                ctx.env = home_var ? env : NULL;
+                rc = warder_ruleset_check_command(rs, a->target, strlen(a->target), &ctx, d, &err);
+                free(home_var);
+        } else {
+                rc = warder_ruleset_check(rs, a->op, a->target, a->real, d, &err);
+        }
+        if (rc) {
+                cli_error(name, "%s", err.message[0] ? err.message : warder_strerror(rc));
+                warder_error_clear(&err);
+                return rc == WARDER_EINVAL ? CLI_USAGE : CLI_ERROR;
+        }
+        return 0;
+}
 
 int cli_cmd_check(int argc, char **argv, struct cli_common *c)
 {
-	(void)argc;
-	(void)c;
-	cli_error(argv[0], "not available in this build yet");
-	return CLI_ERROR;
+        struct check_args a = {0};
+        int rc = parse("check", argc, argv, &a);
+        if (rc)
+                return rc < 0 ? CLI_OK : rc;
+        char *root = NULL, *home = NULL;
+        if ((rc = cli_common_dirs(c, &root, &home)))
+                return rc;
+        warder_ruleset *rs = NULL;
+        struct warder_decision d = WARDER_DECISION_INIT;
+        char *real = NULL;
+        if (a.op != WARDER_OP_EXECUTE && !a.real)
+                a.real = real = cli_resolve_real(root, home, a.target);
+        if (!(rc = cli_load_ruleset(c, root, home, &rs)) &&
+            !(rc = decide("check", rs, home, &a, &d))) {
+                if (c->json) {
+                        fputs("{\"target\":", stdout);
+                        cli_write_json_string(stdout, a.target, strlen(a.target));
+                        fputs(",\"decision\":", stdout);
+                        cli_json_decision(stdout, &d);
+                        fputs("}\n", stdout);
+                } else {
+                        cli_print_decision(stdout, a.target, &d);
+                }
+                rc = cli_action_exit(d.action);
+        }
+        warder_decision_clear(&d);
+        warder_ruleset_free(rs);
+        free(real);
+        free(root);
+        free(home);
+        return rc;
+}
+
+static void print_rule_line(const struct warder_rule_info *r, enum warder_form form)
+{
+        fputs("    ", stdout);
+        cli_write_safe(stdout, r->id, strlen(r->id));
+        printf("  %-5s '", warder_action_name(r->action));
+        cli_write_safe(stdout, r->pattern, strlen(r->pattern));
+        printf("'  on the %s form  at ",
+               form == WARDER_FORM_BOTH ? "literal and real" : warder_form_name(form));
+        cli_write_safe(stdout, r->file, strlen(r->file));
+        printf(":%u:%u", r->line, r->column);
+        if (r->reason) {
+                fputs("  (", stdout);
+                cli_write_safe(stdout, r->reason, strlen(r->reason));
+                fputc(')', stdout);
+        }
+        fputc('\n', stdout);
+}
+
+static void print_explanation(const warder_ruleset *rs, const char *target,
+                              const struct warder_explanation *ex)
+{
+        const struct warder_decision *d = &ex->decision;
+        printf("%s ", warder_op_name(ex->op));
+        cli_write_safe(stdout, target, strlen(target));
+        fputc('\n', stdout);
+        if (ex->op == WARDER_OP_EXECUTE) {
+                fputs("  command:      ", stdout);
+                cli_write_safe(stdout, ex->literal, strlen(ex->literal));
+                fputs("\n  precedence:   strictest (execute always decides by strictness, §5.2)\n",
+                      stdout);
+        } else {
+                fputs("  literal form: ", stdout);
+                cli_write_safe(stdout, ex->literal, strlen(ex->literal));
+                fputs("\n  real form:    ", stdout);
+                if (ex->real)
+                        cli_write_safe(stdout, ex->real, strlen(ex->real));
+                else
+                        fputs("(same as the literal form)", stdout);
+                printf("\n  precedence:   %s\n",
+                       warder_ruleset_precedence(rs) == WARDER_STRICTEST
+                           ? "strictest (the strictest matching rule wins)"
+                           : "first-match (the first matching rule wins)");
+        }
+        size_t nrules = warder_ruleset_rule_count(rs, ex->op);
+        printf("  %zu of %zu %s rule%s matched%s\n", ex->count, nrules, warder_op_name(ex->op),
+               nrules == 1 ? "" : "s", ex->op == WARDER_OP_EXECUTE ? " the whole line" : "");
+        for (size_t i = 0; i < ex->count; i++)
+                print_rule_line(&ex->matches[i].rule, ex->matches[i].form);
+        printf("  decision:     %s", warder_action_name(d->action));
+        if (d->by_default) {
+                printf(" (no rule decided: the %s default)\n",
+                       warder_op_name(d->candidate ? d->candidate_op : d->op));
+        } else if (d->rule_id) {
+                fputs(" by rule ", stdout);
+                cli_write_safe(stdout, d->rule_id, strlen(d->rule_id));
+                if (ex->op != WARDER_OP_EXECUTE && ex->real && d->form != WARDER_FORM_BOTH)
+                        printf(" on the %s form (the stricter of the two forms wins, §3.3)",
+                               warder_form_name(d->form));
+                fputc('\n', stdout);
+        } else {
+                fputc('\n', stdout);
+        }
+        if (d->segment) {
+                fputs("  segment:      ", stdout);
+                cli_write_safe(stdout, d->segment, strlen(d->segment));
+                fputc('\n', stdout);
+        }
+        if (d->candidate) {
+                fputs("  path:         ", stdout);
+                cli_write_safe(stdout, d->candidate, strlen(d->candidate));
+                printf(" (decided for %s)\n", warder_op_name(d->candidate_op));
+        }
+        if (d->reason) {
+                fputs("  reason:       ", stdout);
+                cli_write_safe(stdout, d->reason, strlen(d->reason));
+                fputc('\n', stdout);
+        }
+        if (d->note) {
+                fputs("  note:         ", stdout);
+                cli_write_safe(stdout, d->note, strlen(d->note));
+                fputc('\n', stdout);
+        }
+}
+
+static void json_explanation(const char *target, const struct warder_explanation *ex)
+{
+        fputs("{\"target\":", stdout);
+        cli_write_json_string(stdout, target, strlen(target));
+        cli_json_field(stdout, "op", warder_op_name(ex->op));
+        cli_json_field(stdout, "literal", ex->literal);
+        cli_json_field(stdout, "real", ex->real);
+        fputs(",\"matches\":[", stdout);
+        for (size_t i = 0; i < ex->count; i++) {
+                const struct warder_rule_info *r = &ex->matches[i].rule;
+                fputs(i ? ",{\"id\":" : "{\"id\":", stdout);
+                cli_write_json_string(stdout, r->id, strlen(r->id));
+                fprintf(stdout, ",\"index\":%zu", r->index);
+                cli_json_field(stdout, "action", warder_action_name(r->action));
+                cli_json_field(stdout, "pattern", r->pattern);
+                cli_json_field(stdout, "reason", r->reason);
+                cli_json_field(stdout, "file", r->file);
+                fprintf(stdout, ",\"line\":%u,\"column\":%u", r->line, r->column);
+                cli_json_field(stdout, "form", warder_form_name(ex->matches[i].form));
+                fputc('}', stdout);
+        }
+        fputs("],\"decision\":", stdout);
+        cli_json_decision(stdout, &ex->decision);
+        fputs("}\n", stdout);
 }
 
 int cli_cmd_explain(int argc, char **argv, struct cli_common *c)
 {
-	(void)argc;
-	(void)c;
-	cli_error(argv[0], "not available in this build yet");
-	return CLI_ERROR;
+        struct check_args a = {0};
+        int rc = parse("explain", argc, argv, &a);
+        if (rc)
+                return rc < 0 ? CLI_OK : rc;
+        char *root = NULL, *home = NULL, *real = NULL;
+        if ((rc = cli_common_dirs(c, &root, &home)))
+                return rc;
+        warder_ruleset *rs = NULL;
+        struct warder_explanation *ex = NULL;
+        struct warder_error err = WARDER_ERROR_INIT;
+        if ((rc = cli_load_ruleset(c, root, home, &rs)))
+                goto out;
+        if (a.op != WARDER_OP_EXECUTE && !a.real)
+                a.real = real = cli_resolve_real(root, home, a.target);
+        if (warder_ruleset_explain(rs, a.op, a.target, a.real, &ex, &err)) {
+                cli_error("explain", "%s", err.message);
+                rc = CLI_USAGE;
+                goto out;
+        }
+        if (a.op == WARDER_OP_EXECUTE) {
+                /* The explanation lists whole-line matches; the decision is the full §5 one. */
+                struct warder_decision d = WARDER_DECISION_INIT;
+                if ((rc = decide("explain", rs, home, &a, &d)))
+                        goto out;
+                warder_decision_clear(&ex->decision);
+                ex->decision = d;
+        }
+        if (c->json)
+                json_explanation(a.target, ex);
+        else
+                print_explanation(rs, a.target, ex);
+        rc = cli_action_exit(ex->decision.action);
+out:
+        warder_error_clear(&err);
+        warder_explanation_free(ex);
+        warder_ruleset_free(rs);
+        free(real);
+        free(root);
+        free(home);
+        return rc;
 }

@@ -10,22 +10,22 @@
 
 /* Exit codes shared by every subcommand. */
 enum {
-	CLI_OK = 0,
-	CLI_DENY = 1, /* also: a test failed, a PATH did not match */
-	CLI_USAGE = 2,
-	CLI_ASK = 3,
-	CLI_ERROR = 4,
+        CLI_OK = 0,
+        CLI_DENY = 1, /* also: a test failed, a PATH did not match */
+        CLI_USAGE = 2,
+        CLI_ASK = 3,
+        CLI_ERROR = 4,
 };
 
 /* Options every subcommand accepts, before or after its name (until `--`). */
 struct cli_common {
-	const char *rules;  /* --rules FILE */
-	const char *preset; /* --preset NAME */
-	const char *root;   /* --root DIR */
-	const char *home;   /* --home DIR */
-	const char *audit;  /* --audit FILE */
-	bool json;          /* --json */
-	bool interactive;   /* --interactive */
+        const char *rules;  /* --rules FILE */
+        const char *preset; /* --preset NAME */
+        const char *root;   /* --root DIR */
+        const char *home;   /* --home DIR */
+        const char *audit;  /* --audit FILE */
+        bool json;          /* --json */
+        bool interactive;   /* --interactive */
 };
 
 /*
@@ -41,7 +41,7 @@ int cli_common_dirs(const struct cli_common *c, char **root, char **home);
 /* Loads --rules or --preset (default preset "default") with the given root and home.
  * Prints `file:line:col: error: …` on failure and returns CLI_USAGE; 0 on success. */
 int cli_load_ruleset(const struct cli_common *c, const char *root, const char *home,
-		     warder_ruleset **out);
+                     warder_ruleset **out);
 
 /* Prints "warder CMD: message" and "Try 'warder CMD --help'." on stderr; returns CLI_USAGE. */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -56,6 +56,44 @@ void cli_write_safe(FILE *f, const char *s, size_t len);
 /* Writes a JSON string literal (quotes included); invalid UTF-8 bytes become \u00XX of the
  * byte so that output is always valid JSON. */
 void cli_write_json_string(FILE *f, const char *s, size_t len);
+
+/* A guard over the local backend rooted at --root, with --rules/--preset, --audit and
+ * --interactive applied. */
+struct cli_session {
+        struct cli_common *c;
+        char *root, *home;
+        warder_ruleset *rs;
+        warder_backend *guard;
+        FILE *audit;
+        bool tty;
+};
+
+/* Opens the session (local_opts may be NULL for the defaults; mask_denied sets the local
+ * backend's mask_ruleset to the loaded ruleset). Prints and returns an exit code on failure;
+ * call cli_session_close() in every case. */
+int cli_session_open(struct cli_session *s, const char *name,
+                     const struct warder_local_options *local_opts, bool mask_denied);
+void cli_session_close(struct cli_session *s);
+
+/* Prints a failed guarded operation (text or --json); returns 1 deny, 3 ask, 4 other. */
+int cli_report_failure(const struct cli_session *s, const char *name, const char *target, int rc,
+                       const struct warder_error *err);
+
+/* Writes `,"key":"value"` (or null). */
+void cli_json_field(FILE *f, const char *key, const char *value);
+
+/* The real form of `target` resolved by the local backend rooted at `root` (semantics §3.2),
+ * or NULL when it cannot be resolved (outside the root, missing root). free() it. */
+char *cli_resolve_real(const char *root, const char *home, const char *target);
+
+/* Prints a decision for people: the action, the target, and why (rule, source, reason). */
+void cli_print_decision(FILE *f, const char *target, const struct warder_decision *d);
+
+/* Writes a decision as a JSON object (no trailing newline). */
+void cli_json_decision(FILE *f, const struct warder_decision *d);
+
+/* Exit code for an action: 0 allow, 1 deny, 3 ask. */
+int cli_action_exit(enum warder_action action);
 
 /* True when `arg` is --help or -h. */
 bool cli_is_help(const char *arg);

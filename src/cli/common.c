@@ -9,284 +9,388 @@
 
 static void vreport(const char *cmd, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "warder%s%s: ", cmd && *cmd ? " " : "", cmd ? cmd : "");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+        fprintf(stderr, "warder%s%s: ", cmd && *cmd ? " " : "", cmd ? cmd : "");
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
 }
 
 int cli_usage(const char *cmd, const char *fmt, ...)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	vreport(cmd, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "Try 'warder%s%s --help'.\n", cmd && *cmd ? " " : "", cmd ? cmd : "");
-	return CLI_USAGE;
+        va_list ap;
+        va_start(ap, fmt);
+        vreport(cmd, fmt, ap);
+        va_end(ap);
+        fprintf(stderr, "Try 'warder%s%s --help'.\n", cmd && *cmd ? " " : "", cmd ? cmd : "");
+        return CLI_USAGE;
 }
 
 void cli_error(const char *cmd, const char *fmt, ...)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	vreport(cmd, fmt, ap);
-	va_end(ap);
+        va_list ap;
+        va_start(ap, fmt);
+        vreport(cmd, fmt, ap);
+        va_end(ap);
 }
 
 bool cli_is_help(const char *arg)
 {
-	return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+        return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
 }
 
 bool cli_parse_u64(const char *s, unsigned long long *out)
 {
-	if (!s || !*s || *s == '-' || *s == '+')
-		return false;
-	errno = 0;
-	char *end = NULL;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return false;
-	*out = v;
-	return true;
+        if (!s || !*s || *s == '-' || *s == '+')
+                return false;
+        errno = 0;
+        char *end = NULL;
+        unsigned long long v = strtoull(s, &end, 10);
+        if (errno || *end)
+                return false;
+        *out = v;
+        return true;
 }
 
 static const struct {
-	const char *name;
-	size_t offset; /* of a `const char *` in struct cli_common, or of a bool when flag */
-	bool flag;
+        const char *name;
+        size_t offset; /* of a `const char *` in struct cli_common, or of a bool when flag */
+        bool flag;
 } common_options[] = {
-	{"--rules", offsetof(struct cli_common, rules), false},
-	{"--preset", offsetof(struct cli_common, preset), false},
-	{"--root", offsetof(struct cli_common, root), false},
-	{"--home", offsetof(struct cli_common, home), false},
-	{"--audit", offsetof(struct cli_common, audit), false},
-	{"--json", offsetof(struct cli_common, json), true},
-	{"--interactive", offsetof(struct cli_common, interactive), true},
+    {"--rules", offsetof(struct cli_common, rules), false},
+    {"--preset", offsetof(struct cli_common, preset), false},
+    {"--root", offsetof(struct cli_common, root), false},
+    {"--home", offsetof(struct cli_common, home), false},
+    {"--audit", offsetof(struct cli_common, audit), false},
+    {"--json", offsetof(struct cli_common, json), true},
+    {"--interactive", offsetof(struct cli_common, interactive), true},
 };
 
 int cli_common_parse(const char *cmd, int *argc, char **argv, struct cli_common *c)
 {
-	int out = 1;
-	int i = 1;
-	for (; i < *argc; i++) {
-		const char *arg = argv[i];
-		if (strcmp(arg, "--") == 0)
-			break;
-		size_t k = 0;
-		const char *value = NULL;
-		for (; k < sizeof(common_options) / sizeof(common_options[0]); k++) {
-			size_t n = strlen(common_options[k].name);
-			if (strncmp(arg, common_options[k].name, n) != 0)
-				continue;
-			if (arg[n] == '\0')
-				break;
-			if (arg[n] == '=' && !common_options[k].flag) {
-				value = arg + n + 1;
-				break;
-			}
-		}
-		if (k == sizeof(common_options) / sizeof(common_options[0])) {
-			argv[out++] = argv[i];
-			continue;
-		}
-		char *field = (char *)c + common_options[k].offset;
-		if (common_options[k].flag) {
-			*(bool *)field = true;
-			continue;
-		}
-		if (!value) {
-			if (i + 1 >= *argc)
-				return cli_usage(cmd, "option '%s' needs a value",
-						 common_options[k].name);
-			value = argv[++i];
-		}
-		*(const char **)field = value;
-	}
-	for (; i < *argc; i++)
-		argv[out++] = argv[i];
-	argv[out] = NULL;
-	*argc = out;
-	if (c->rules && c->preset)
-		return cli_usage(cmd, "--rules and --preset cannot be combined");
-	return 0;
+        int out = 1;
+        int i = 1;
+        for (; i < *argc; i++) {
+                const char *arg = argv[i];
+                if (strcmp(arg, "--") == 0)
+                        break;
+                size_t k = 0;
+                const char *value = NULL;
+                for (; k < sizeof(common_options) / sizeof(common_options[0]); k++) {
+                        size_t n = strlen(common_options[k].name);
+                        if (strncmp(arg, common_options[k].name, n) != 0)
+                                continue;
+                        if (arg[n] == '\0')
+                                break;
+                        if (arg[n] == '=' && !common_options[k].flag) {
+                                value = arg + n + 1;
+                                break;
+                        }
+                }
+                if (k == sizeof(common_options) / sizeof(common_options[0])) {
+                        argv[out++] = argv[i];
+                        continue;
+                }
+                char *field = (char *)c + common_options[k].offset;
+                if (common_options[k].flag) {
+                        *(bool *)field = true;
+                        continue;
+                }
+                if (!value) {
+                        if (i + 1 >= *argc)
+                                return cli_usage(cmd, "option '%s' needs a value",
+                                                 common_options[k].name);
+                        value = argv[++i];
+                }
+                *(const char **)field = value;
+        }
+        for (; i < *argc; i++)
+                argv[out++] = argv[i];
+        argv[out] = NULL;
+        *argc = out;
+        if (c->rules && c->preset)
+                return cli_usage(cmd, "--rules and --preset cannot be combined");
+        return 0;
 }
 
 int cli_common_dirs(const struct cli_common *c, char **root, char **home)
 {
-	char *r = NULL, *h = NULL;
-	if (c->root) {
-		if (c->root[0] == '/') {
-			r = strdup(c->root);
-		} else {
-			char *cwd = getcwd(NULL, 0);
-			if (cwd && asprintf(&r, "%s/%s", cwd, c->root) < 0)
-				r = NULL;
-			free(cwd);
-		}
-	} else {
-		r = getcwd(NULL, 0);
-	}
-	const char *env_home = getenv("HOME");
-	if (c->home)
-		h = strdup(c->home);
-	else if (env_home && env_home[0] == '/')
-		h = strdup(env_home);
-	if (!r || (c->home && !h)) {
-		cli_error("", "cannot determine the root directory: %s", strerror(errno));
-		free(r);
-		free(h);
-		return CLI_ERROR;
-	}
-	if (h && h[0] != '/') {
-		cli_error("", "--home must be an absolute path: '%s'", h);
-		free(r);
-		free(h);
-		return CLI_USAGE;
-	}
-	/* Normalise both so that messages and JSON show the forms rules are anchored at. */
-	char *nr = NULL, *nh = NULL;
-	struct warder_error err = WARDER_ERROR_INIT;
-	int rc = warder_path_normalize(&nr, NULL, "/", NULL, NULL, r, strlen(r), &err);
-	if (!rc && h)
-		rc = warder_path_normalize(&nh, NULL, "/", NULL, NULL, h, strlen(h), &err);
-	free(r);
-	free(h);
-	if (rc) {
-		cli_error("", "%s", err.message);
-		warder_error_clear(&err);
-		warder_free(nr);
-		return CLI_USAGE;
-	}
-	*root = nr;
-	*home = nh;
-	return 0;
+        char *r = NULL, *h = NULL;
+        if (c->root) {
+                if (c->root[0] == '/') {
+                        r = strdup(c->root);
+                } else {
+                        char *cwd = getcwd(NULL, 0);
+                        if (cwd && asprintf(&r, "%s/%s", cwd, c->root) < 0)
+                                r = NULL;
+                        free(cwd);
+                }
+        } else {
+                r = getcwd(NULL, 0);
+        }
+        const char *env_home = getenv("HOME");
+        if (c->home)
+                h = strdup(c->home);
+        else if (env_home && env_home[0] == '/')
+                h = strdup(env_home);
+        if (!r || (c->home && !h)) {
+                cli_error("", "cannot determine the root directory: %s", strerror(errno));
+                free(r);
+                free(h);
+                return CLI_ERROR;
+        }
+        if (h && h[0] != '/') {
+                cli_error("", "--home must be an absolute path: '%s'", h);
+                free(r);
+                free(h);
+                return CLI_USAGE;
+        }
+        /* Normalise both so that messages and JSON show the forms rules are anchored at. */
+        char *nr = NULL, *nh = NULL;
+        struct warder_error err = WARDER_ERROR_INIT;
+        int rc = warder_path_normalize(&nr, NULL, "/", NULL, NULL, r, strlen(r), &err);
+        if (!rc && h)
+                rc = warder_path_normalize(&nh, NULL, "/", NULL, NULL, h, strlen(h), &err);
+        free(r);
+        free(h);
+        if (rc) {
+                cli_error("", "%s", err.message);
+                warder_error_clear(&err);
+                warder_free(nr);
+                return CLI_USAGE;
+        }
+        *root = nr;
+        *home = nh;
+        return 0;
 }
 
 int cli_load_ruleset(const struct cli_common *c, const char *root, const char *home,
-		     warder_ruleset **out)
+                     warder_ruleset **out)
 {
-	struct warder_ruleset_options opts = WARDER_RULESET_OPTIONS_INIT;
-	opts.root = root;
-	opts.home = home;
-	struct warder_error err = WARDER_ERROR_INIT;
-	int rc;
-	if (c->rules)
-		rc = warder_ruleset_load_file(out, c->rules, &opts, &err);
-	else
-		rc = warder_ruleset_load_preset(out, c->preset ? c->preset : "default", &opts,
-						&err);
-	if (rc) {
-		if (err.file[0])
-			fprintf(stderr, "%s:%u:%u: error: %s\n", err.file, err.line, err.column,
-				err.message);
-		else
-			fprintf(stderr, "warder: error: %s\n",
-				err.message[0] ? err.message : warder_strerror(rc));
-		warder_error_clear(&err);
-		return CLI_USAGE;
-	}
-	return 0;
+        struct warder_ruleset_options opts = WARDER_RULESET_OPTIONS_INIT;
+        opts.root = root;
+        opts.home = home;
+        struct warder_error err = WARDER_ERROR_INIT;
+        int rc;
+        if (c->rules)
+                rc = warder_ruleset_load_file(out, c->rules, &opts, &err);
+        else
+                rc =
+                    warder_ruleset_load_preset(out, c->preset ? c->preset : "default", &opts, &err);
+        if (rc) {
+                if (err.file[0])
+                        fprintf(stderr, "%s:%u:%u: error: %s\n", err.file, err.line, err.column,
+                                err.message);
+                else
+                        fprintf(stderr, "warder: error: %s\n",
+                                err.message[0] ? err.message : warder_strerror(rc));
+                warder_error_clear(&err);
+                return CLI_USAGE;
+        }
+        return 0;
 }
 
 void cli_write_safe(FILE *f, const char *s, size_t len)
 {
-	for (size_t i = 0; i < len; i++) {
-		unsigned char ch = (unsigned char)s[i];
-		switch (ch) {
-		case '\n':
-			fputs("\\n", f);
-			break;
-		case '\t':
-			fputs("\\t", f);
-			break;
-		case '\r':
-			fputs("\\r", f);
-			break;
-		case '\\':
-			fputs("\\\\", f);
-			break;
-		default:
-			if (ch < 0x20 || ch == 0x7f)
-				fprintf(f, "\\x%02x", ch);
-			else
-				fputc(ch, f);
-		}
-	}
+        for (size_t i = 0; i < len; i++) {
+                unsigned char ch = (unsigned char)s[i];
+                switch (ch) {
+                case '\n':
+                        fputs("\\n", f);
+                        break;
+                case '\t':
+                        fputs("\\t", f);
+                        break;
+                case '\r':
+                        fputs("\\r", f);
+                        break;
+                case '\\':
+                        fputs("\\\\", f);
+                        break;
+                default:
+                        if (ch < 0x20 || ch == 0x7f)
+                                fprintf(f, "\\x%02x", ch);
+                        else
+                                fputc(ch, f);
+                }
+        }
 }
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */
 static size_t utf8_len(const unsigned char *s, size_t left)
 {
-	unsigned char c = s[0];
-	size_t n;
-	unsigned cp;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		n = 2;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		n = 3;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		n = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (left < n)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return n;
+        unsigned char c = s[0];
+        size_t n;
+        unsigned cp;
+        if (c < 0x80)
+                return 1;
+        if (c >= 0xc2 && c <= 0xdf) {
+                n = 2;
+                cp = c & 0x1f;
+        } else if (c >= 0xe0 && c <= 0xef) {
+                n = 3;
+                cp = c & 0x0f;
+        } else if (c >= 0xf0 && c <= 0xf4) {
+                n = 4;
+                cp = c & 0x07;
+        } else {
+                return 0;
+        }
+        if (left < n)
+                return 0;
+        for (size_t i = 1; i < n; i++) {
+                if ((s[i] & 0xc0) != 0x80)
+                        return 0;
+                cp = (cp << 6) | (s[i] & 0x3f);
+        }
+        if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+            (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+                return 0;
+        return n;
 }
 
 void cli_write_json_string(FILE *f, const char *s, size_t len)
 {
-	fputc('"', f);
-	const unsigned char *p = (const unsigned char *)s;
-	for (size_t i = 0; i < len;) {
-		unsigned char ch = p[i];
-		size_t n = utf8_len(p + i, len - i);
-		if (n == 0) {
-			fprintf(f, "\\u%04x", ch);
-			i++;
-			continue;
-		}
-		if (n > 1) {
-			fwrite(p + i, 1, n, f);
-			i += n;
-			continue;
-		}
-		i++;
-		switch (ch) {
-		case '"':
-			fputs("\\\"", f);
-			break;
-		case '\\':
-			fputs("\\\\", f);
-			break;
-		case '\n':
-			fputs("\\n", f);
-			break;
-		case '\r':
-			fputs("\\r", f);
-			break;
-		case '\t':
-			fputs("\\t", f);
-			break;
-		default:
-			if (ch < 0x20 || ch == 0x7f)
-				fprintf(f, "\\u%04x", ch);
-			else
-				fputc(ch, f);
-		}
-	}
-	fputc('"', f);
+        fputc('"', f);
+        const unsigned char *p = (const unsigned char *)s;
+        for (size_t i = 0; i < len;) {
+                unsigned char ch = p[i];
+                size_t n = utf8_len(p + i, len - i);
+                if (n == 0) {
+                        fprintf(f, "\\u%04x", ch);
+                        i++;
+                        continue;
+                }
+                if (n > 1) {
+                        fwrite(p + i, 1, n, f);
+                        i += n;
+                        continue;
+                }
+                i++;
+                switch (ch) {
+                case '"':
+                        fputs("\\\"", f);
+                        break;
+                case '\\':
+                        fputs("\\\\", f);
+                        break;
+                case '\n':
+                        fputs("\\n", f);
+                        break;
+                case '\r':
+                        fputs("\\r", f);
+                        break;
+                case '\t':
+                        fputs("\\t", f);
+                        break;
+                default:
+                        if (ch < 0x20 || ch == 0x7f)
+                                fprintf(f, "\\u%04x", ch);
+                        else
+                                fputc(ch, f);
+                }
+        }
+        fputc('"', f);
+}
+
+int cli_action_exit(enum warder_action action)
+{
+        switch (action) {
+        case WARDER_ALLOW:
+                return CLI_OK;
+        case WARDER_ASK:
+                return CLI_ASK;
+        case WARDER_DENY:
+                return CLI_DENY;
+        }
+        return CLI_DENY;
+}
+
+static void print_str(FILE *f, const char *s)
+{
+        cli_write_safe(f, s, strlen(s));
+}
+
+void cli_print_decision(FILE *f, const char *target, const struct warder_decision *d)
+{
+        fprintf(f, "%s: %s ", warder_action_name(d->action), warder_op_name(d->op));
+        print_str(f, target);
+        fputc('\n', f);
+        if (d->segment) {
+                fputs("  command: ", f);
+                print_str(f, d->segment);
+                fputc('\n', f);
+        }
+        if (d->candidate) {
+                fprintf(f, "  path:    ");
+                print_str(f, d->candidate);
+                fprintf(f, " (decided for %s)\n", warder_op_name(d->candidate_op));
+        }
+        if (d->by_default) {
+                fprintf(f, "  no rule matched: the %s default (%s) decided\n",
+                        warder_op_name(d->candidate ? d->candidate_op : d->op),
+                        warder_action_name(d->action));
+        } else if (d->rule_id) {
+                fputs("  rule:    ", f);
+                print_str(f, d->rule_id);
+                fputs(" '", f);
+                print_str(f, d->pattern ? d->pattern : "");
+                fputs("'", f);
+                if (d->form != WARDER_FORM_NONE)
+                        fprintf(f, " matched the %s",
+                                d->form == WARDER_FORM_BOTH   ? "literal and real forms"
+                                : d->form == WARDER_FORM_REAL ? "real form"
+                                                              : "literal form");
+                fputc('\n', f);
+                if (d->file) {
+                        fputs("  source:  ", f);
+                        print_str(f, d->file);
+                        fprintf(f, ":%u:%u\n", d->line, d->column);
+                }
+        }
+        if (d->reason) {
+                fputs("  reason:  ", f);
+                print_str(f, d->reason);
+                fputc('\n', f);
+        }
+        if (d->note) {
+                fputs("  note:    ", f);
+                print_str(f, d->note);
+                fputc('\n', f);
+        }
+}
+
+static void json_key_str(FILE *f, const char *key, const char *value, bool comma)
+{
+        fprintf(f, "%s\"%s\":", comma ? "," : "", key);
+        if (value)
+                cli_write_json_string(f, value, strlen(value));
+        else
+                fputs("null", f);
+}
+
+void cli_json_decision(FILE *f, const struct warder_decision *d)
+{
+        fputc('{', f);
+        json_key_str(f, "action", warder_action_name(d->action), false);
+        json_key_str(f, "op", warder_op_name(d->op), true);
+        fprintf(f, ",\"by_default\":%s", d->by_default ? "true" : "false");
+        json_key_str(f, "form", d->by_default ? NULL : warder_form_name(d->form), true);
+        fputs(",\"rule\":", f);
+        if (d->by_default || !d->rule_id) {
+                fputs("null", f);
+        } else {
+                fputc('{', f);
+                json_key_str(f, "id", d->rule_id, false);
+                fprintf(f, ",\"index\":%zu", d->rule_index);
+                json_key_str(f, "pattern", d->pattern, true);
+                json_key_str(f, "reason", d->reason, true);
+                json_key_str(f, "file", d->file, true);
+                fprintf(f, ",\"line\":%u,\"column\":%u}", d->line, d->column);
+        }
+        json_key_str(f, "segment", d->segment, true);
+        json_key_str(f, "candidate", d->candidate, true);
+        json_key_str(f, "candidate_op", d->candidate ? warder_op_name(d->candidate_op) : NULL,
+                     true);
+        fprintf(f, ",\"undeterminable\":%s", d->undeterminable ? "true" : "false");
+        json_key_str(f, "note", d->note, true);
+        fputc('}', f);
 }

@@ -1,10 +1,221 @@
 /* SPDX-License-Identifier: MIT */
+/* warder exec: decide a command line (semantics §5), then run it on the local backend. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cli.h"
+
+static void exec_help(void)
+{
+        printf(
+            "Usage: warder [--rules FILE | --preset NAME] [--root DIR] [--home DIR] [--json]\n"
+            "              [--audit FILE] [--interactive] exec [--timeout S] [--cwd DIR]\n"
+            "              [--landlock required|best-effort|off] [--mask-denied]\n"
+            "              [--env NAME=VALUE]... [--pass-env NAME]... -- COMMAND\n"
+            "\n"
+            "Inspect COMMAND as a shell would read it (semantics §5) and decide it; if allowed,\n"
+            "run it with /bin/sh -c in --cwd (default: the root) inside the root, in its own\n"
+            "process group, with a fresh environment: PATH=/usr/local/bin:/usr/bin:/bin,\n"
+            "HOME=<home>, LANG=C.UTF-8, plus --env and --pass-env (nothing else of this\n"
+            "process's environment). --timeout kills the whole process group (default 60 s).\n"
+            "--landlock confines the command with the kernel's Landlock LSM (writes only\n"
+            "beneath the root); --mask-denied hides every file the ruleset denies for read\n"
+            "in the command's own mount namespace.\n"
+            "\n"
+            "Exit status: the command's own (128+N when killed by signal N, 124 when timed\n"
+            "out); before it runs: 1 denied, 3 approval required, 2 usage error, 4 other.\n");
+}
+
+struct exec_args {
+        double timeout;
+        const char *cwd;
+        enum warder_landlock_mode landlock;
+        bool mask;
+        const char **env;
+        size_t nenv;
+        const char *command;
+};
+
+static int add_env(struct exec_args *a, const char *entry)
+{
+        const char **p = realloc(a->env, (a->nenv + 2) * sizeof(*p));
+        if (!p)
+                return -1;
+        a->env = p;
+        a->env[a->nenv++] = entry;
+        a->env[a->nenv] = NULL;
+        return 0;
+}
+
+static int parse(int argc, char **argv, struct exec_args *a, char ***owned, size_t *nowned)
+{
+        int i = 1;
+        for (; i < argc; i++) {
+                const char *arg = argv[i];
+                if (strcmp(arg, "--") == 0) {
+                        i++;
+                        break;
+                }
+                if (cli_is_help(arg)) {
+                        exec_help();
+                        return -1;
+                }
+                if (arg[0] != '-')
+                        break;
+                if (strcmp(arg, "--mask-denied") == 0) {
+                        a->mask = true;
+                        continue;
+                }
+                if (i + 1 >= argc)
+                        return cli_usage("exec", "option '%s' needs a value", arg);
+                const char *v = argv[++i];
+                if (strcmp(arg, "--timeout") == 0) {
+                        char *end = NULL;
+                        errno = 0;
+                        a->timeout = strtod(v, &end);
+                        if (errno || *end || !(a->timeout > 0) || a->timeout > 86400)
+                                return cli_usage("exec",
+                                                 "--timeout needs seconds (0 < S <= 86400)");
+                } else if (strcmp(arg, "--cwd") == 0) {
+                        a->cwd = v;
+                } else if (strcmp(arg, "--landlock") == 0) {
+                        if (strcmp(v, "required") == 0)
+                                a->landlock = WARDER_LANDLOCK_REQUIRED;
+                        else if (strcmp(v, "best-effort") == 0)
+                                a->landlock = WARDER_LANDLOCK_BEST_EFFORT;
+                        else if (strcmp(v, "off") == 0)
+                                a->landlock = WARDER_LANDLOCK_OFF;
+                        else
+                                return cli_usage("exec",
+                                                 "--landlock takes required, best-effort or off");
+                } else if (strcmp(arg, "--env") == 0) {
+                        if (!strchr(v, '=') || v[0] == '=')
+                                return cli_usage("exec", "--env needs NAME=VALUE, not '%s'", v);
+                        if (add_env(a, v))
+                                return CLI_ERROR;
+                } else if (strcmp(arg, "--pass-env") == 0) {
+                        const char *value = getenv(v);
+                        if (!value)
+                                continue;
+                        char *entry = NULL;
+                        char **o = realloc(*owned, (*nowned + 1) * sizeof(*o));
+                        if (!o || asprintf(&entry, "%s=%s", v, value) < 0) {
+                                if (o)
+                                        *owned = o;
+                                return CLI_ERROR;
+                        }
+                        *owned = o;
+                        (*owned)[(*nowned)++] = entry;
+                        if (add_env(a, entry))
+                                return CLI_ERROR;
+                } else {
+                        return cli_usage("exec", "unknown option '%s'", arg);
+                }
+        }
+        if (argc - i != 1)
+                return cli_usage("exec", "expected one COMMAND after the options (quote it)");
+        a->command = argv[i];
+        return 0;
+}
+
+struct stream_state {
+        bool live;
+};
+
+static void stream_out(void *ud, int stream, const char *data, size_t len)
+{
+        struct stream_state *st = ud;
+        if (!st->live)
+                return;
+        FILE *f = stream == 2 ? stderr : stdout;
+        fwrite(data, 1, len, f);
+        fflush(f);
+}
 
 int cli_cmd_exec(int argc, char **argv, struct cli_common *c)
 {
-	(void)argc;
-	(void)c;
-	cli_error(argv[0], "not available in this build yet");
-	return CLI_ERROR;
+        struct exec_args a = {.timeout = 60, .landlock = WARDER_LANDLOCK_OFF};
+        char **owned = NULL;
+        size_t nowned = 0;
+        int rc = parse(argc, argv, &a, &owned, &nowned);
+        struct cli_session s = {.c = c};
+        char *home_var = NULL;
+        if (rc)
+                goto out;
+        rc = cli_common_dirs(c, &s.root, &s.home);
+        if (rc)
+                goto out;
+        if (add_env(&a, "PATH=/usr/local/bin:/usr/bin:/bin") || add_env(&a, "LANG=C.UTF-8") ||
+            (s.home && (asprintf(&home_var, "HOME=%s", s.home) < 0 || add_env(&a, home_var)))) {
+                rc = CLI_ERROR;
+                goto out;
+        }
+        struct warder_local_options lopts = WARDER_LOCAL_OPTIONS_INIT;
+        lopts.exec = true;
+        lopts.exec_env = a.env;
+        lopts.exec_timeout_ms = (uint32_t)(a.timeout * 1000);
+        lopts.landlock = a.landlock;
+        rc = cli_session_open(&s, "exec", &lopts, a.mask);
+        if (rc)
+                goto out;
+        struct stream_state st = {.live = !c->json};
+        struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
+        req.command = a.command;
+        req.command_len = strlen(a.command);
+        req.cwd = a.cwd;
+        req.timeout_ms = lopts.exec_timeout_ms;
+        req.env = a.env;
+        req.stream = stream_out;
+        req.stream_ud = &st;
+        char *cwd_abs = NULL;
+        if (a.cwd) {
+                struct warder_error perr = WARDER_ERROR_INIT;
+                if (warder_path_normalize(&cwd_abs, NULL, s.root, s.home, NULL, a.cwd,
+                                          strlen(a.cwd), &perr)) {
+                        rc = cli_usage("exec", "--cwd: %s", perr.message);
+                        warder_error_clear(&perr);
+                        goto out;
+                }
+                req.cwd = cwd_abs;
+        }
+        struct warder_exec_result res = {0};
+        struct warder_error err = WARDER_ERROR_INIT;
+        rc = warder_backend_execute(s.guard, &req, &res, &err);
+        warder_free(cwd_abs);
+        if (rc) {
+                rc = cli_report_failure(&s, "exec", a.command, rc, &err);
+                warder_error_clear(&err);
+                goto out;
+        }
+        if (c->json) {
+                fputs("{\"op\":\"exec\"", stdout);
+                cli_json_field(stdout, "target", a.command);
+                cli_json_field(stdout, "status", "ok");
+                fprintf(stdout, ",\"exit_status\":%d,\"signal\":%d,\"timed_out\":%s",
+                        res.exit_status, res.signal, res.timed_out ? "true" : "false");
+                fputs(",\"stdout\":", stdout);
+                cli_write_json_string(stdout, res.out.data ? res.out.data : "", res.out.len);
+                fputs(",\"stderr\":", stdout);
+                cli_write_json_string(stdout, res.err.data ? res.err.data : "", res.err.len);
+                fprintf(stdout,
+                        ",\"stdout_truncated\":%s,\"stderr_truncated\":%s,\"landlock_applied\":%s,"
+                        "\"masked\":%s}\n",
+                        res.out.truncated ? "true" : "false", res.err.truncated ? "true" : "false",
+                        res.landlock_applied ? "true" : "false", res.masked ? "true" : "false");
+        }
+        if (a.landlock == WARDER_LANDLOCK_BEST_EFFORT && !res.landlock_applied)
+                cli_error("exec",
+                          "note: Landlock is not available here; the command ran without it");
+        rc = res.timed_out ? 124 : res.signal ? 128 + res.signal : res.exit_status;
+        warder_exec_result_free(&res);
+out:
+        cli_session_close(&s);
+        free(home_var);
+        for (size_t k = 0; k < nowned; k++)
+                free(owned[k]);
+        free(owned);
+        free(a.env);
+        return rc < 0 ? CLI_OK : rc;
 }

@@ -5,76 +5,76 @@
 #include "cli.h"
 
 struct subcommand {
-	const char *name;
-	int (*run)(int argc, char **argv, struct cli_common *c);
-	const char *summary;
+        const char *name;
+        int (*run)(int argc, char **argv, struct cli_common *c);
+        const char *summary;
 };
 
 static const struct subcommand subcommands[] = {
-	{"match", cli_cmd_match, "test paths against a glob pattern"},
-	{"normalize", cli_cmd_normalize, "print the literal form of paths"},
-	{"check", cli_cmd_check, "decide one operation on one target"},
-	{"explain", cli_cmd_explain, "explain a decision rule by rule"},
-	{"lint", cli_cmd_lint, "report errors and warnings in ruleset files"},
-	{"test", cli_cmd_test, "run the inline tests of ruleset files"},
-	{"read", cli_cmd_op, "read a file through the guard"},
-	{"write", cli_cmd_op, "write stdin to a file through the guard"},
-	{"edit", cli_cmd_op, "replace text in a file through the guard"},
-	{"ls", cli_cmd_op, "list a directory through the guard"},
-	{"glob", cli_cmd_op, "find paths matching a pattern through the guard"},
-	{"grep", cli_cmd_op, "search file contents through the guard"},
-	{"exec", cli_cmd_exec, "inspect and run a shell command through the guard"},
+    {"match", cli_cmd_match, "test paths against a glob pattern"},
+    {"normalize", cli_cmd_normalize, "print the literal form of paths"},
+    {"check", cli_cmd_check, "decide one operation on one target"},
+    {"explain", cli_cmd_explain, "explain a decision rule by rule"},
+    {"lint", cli_cmd_lint, "report errors and warnings in ruleset files"},
+    {"test", cli_cmd_test, "run the inline tests of ruleset files"},
+    {"read", cli_cmd_op, "read a file through the guard"},
+    {"write", cli_cmd_op, "write stdin to a file through the guard"},
+    {"edit", cli_cmd_op, "replace text in a file through the guard"},
+    {"ls", cli_cmd_op, "list a directory through the guard"},
+    {"glob", cli_cmd_op, "find paths matching a pattern through the guard"},
+    {"grep", cli_cmd_op, "search file contents through the guard"},
+    {"exec", cli_cmd_exec, "inspect and run a shell command through the guard"},
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: warder [OPTIONS] COMMAND [ARGS...]\n"
-		   "\n"
-		   "Decide and perform the file and shell operations of an AI agent's tools\n"
-		   "against permission rules (allow, deny, ask).\n"
-		   "\n"
-		   "Commands:\n");
-	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
-		fprintf(f, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
-	fprintf(f, "\n"
-		   "Options (accepted before or after the command, up to `--`):\n"
-		   "  --rules FILE     load the ruleset from FILE\n"
-		   "  --preset NAME    use an embedded preset (default: default)\n"
-		   "  --root DIR       root of relative targets and patterns (default: .)\n"
-		   "  --home DIR       home directory for `~` (default: $HOME)\n"
-		   "  --json           machine-readable output\n"
-		   "  --audit FILE     append one JSON line per decision to FILE\n"
-		   "  --interactive    ask on the terminal when a rule says ask\n"
-		   "  -h, --help       show help (for a command: warder COMMAND --help)\n"
-		   "  --version        show the version\n"
-		   "\n"
-		   "Exit status: 0 allowed/ok, 1 denied (or no match), 2 usage or ruleset error,\n"
-		   "3 approval required, 4 other errors.\n");
+        fprintf(f, "Usage: warder [OPTIONS] COMMAND [ARGS...]\n"
+                   "\n"
+                   "Decide and perform the file and shell operations of an AI agent's tools\n"
+                   "against permission rules (allow, deny, ask).\n"
+                   "\n"
+                   "Commands:\n");
+        for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+                fprintf(f, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
+        fprintf(f, "\n"
+                   "Options (accepted before or after the command, up to `--`):\n"
+                   "  --rules FILE     load the ruleset from FILE\n"
+                   "  --preset NAME    use an embedded preset (default: default)\n"
+                   "  --root DIR       root of relative targets and patterns (default: .)\n"
+                   "  --home DIR       home directory for `~` (default: $HOME)\n"
+                   "  --json           machine-readable output\n"
+                   "  --audit FILE     append one JSON line per decision to FILE\n"
+                   "  --interactive    ask on the terminal when a rule says ask\n"
+                   "  -h, --help       show help (for a command: warder COMMAND --help)\n"
+                   "  --version        show the version\n"
+                   "\n"
+                   "Exit status: 0 allowed/ok, 1 denied (or no match), 2 usage or ruleset error,\n"
+                   "3 approval required, 4 other errors.\n");
 }
 
 int main(int argc, char **argv)
 {
-	struct cli_common common = {0};
-	if (cli_common_parse("", &argc, argv, &common))
-		return CLI_USAGE;
-	if (argc < 2) {
-		usage(stderr);
-		return CLI_USAGE;
-	}
-	const char *name = argv[1];
-	if (cli_is_help(name)) {
-		usage(stdout);
-		return CLI_OK;
-	}
-	if (strcmp(name, "--version") == 0) {
-		printf("warder %s\n", warder_version());
-		return CLI_OK;
-	}
-	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
-		if (strcmp(name, subcommands[i].name) == 0)
-			return subcommands[i].run(argc - 1, argv + 1, &common);
-	}
-	if (name[0] == '-')
-		return cli_usage("", "unknown option '%s'", name);
-	return cli_usage("", "unknown command '%s'", name);
+        struct cli_common common = {0};
+        if (cli_common_parse("", &argc, argv, &common))
+                return CLI_USAGE;
+        if (argc < 2) {
+                usage(stderr);
+                return CLI_USAGE;
+        }
+        const char *name = argv[1];
+        if (cli_is_help(name)) {
+                usage(stdout);
+                return CLI_OK;
+        }
+        if (strcmp(name, "--version") == 0) {
+                printf("warder %s\n", warder_version());
+                return CLI_OK;
+        }
+        for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
+                if (strcmp(name, subcommands[i].name) == 0)
+                        return subcommands[i].run(argc - 1, argv + 1, &common);
+        }
+        if (name[0] == '-')
+                return cli_usage("", "unknown option '%s'", name);
+        return cli_usage("", "unknown command '%s'", name);
 }

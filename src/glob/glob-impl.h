@@ -49,4 +49,7 @@ int warder__glob_expand_alts(const char *pattern, size_t len, unsigned flags,
                              struct warder__glob_alts *out, struct warder_error *err);
 void warder__glob_alts_free(struct warder__glob_alts *a);
 
+/* warder_glob_match() without the JIT, as on a system where the JIT is unavailable (tests). */
+int warder__glob_match_interpreted(const warder_glob *glob, const char *subject, size_t len);
+
 #endif

@@ -13,19 +13,26 @@
  */
 
 /* Expands braces (§2.6) into alternatives with no alternation braces left (escapes are
- * kept, literal `{a}` stays). Enforces the §2.13 limits; errors carry err->offset like
- * warder_glob_compile(). Free the result with warder__glob_strv_free(). */
+ * kept, literal `{a}` stays). Enforces the §2.13 limits and validates the whole pattern
+ * (classes, escapes) at its original offsets; errors carry err->offset like
+ * warder_glob_compile(). With WARDER_GLOB_NO_BRACES or WARDER_GLOB_COMMAND the result is
+ * the pattern itself. The strings are NUL-terminated: an escaped NUL byte (`\` NUL) comes
+ * out as the equivalent class `[!\x01-\xff]` written with raw bytes, so strlen() is the
+ * length. Free the result with warder__glob_strv_free(). */
 int warder__glob_expand(const char *pattern, size_t len, unsigned flags, char ***out, size_t *count,
                         struct warder_error *err);
 void warder__glob_strv_free(char **v, size_t count);
 
-/* Compiles the union of `n` alternatives, each as with WARDER_GLOB_NO_BRACES | flags.
- * `display` is what warder_glob_pattern() reports. */
+/* Compiles the union of `n` (>= 1) alternatives, each as with WARDER_GLOB_NO_BRACES | flags.
+ * `display` is what warder_glob_pattern() reports; warder_glob_flags() reports `flags`.
+ * Errors inside an alternative carry err->offset relative to that alternative. */
 int warder__glob_compile_union(warder_glob **out, const char *const *alts, const size_t *lens,
                                size_t n, unsigned flags, const char *display, size_t display_len,
                                struct warder_error *err);
 
-/* Appends `s` to `out` with every glob-special byte escaped, so it matches only itself. */
+/* Appends `s` to `out` with every glob-special byte escaped (`\ * ? [ ] { } , ! ~`, space
+ * and tab; `/` is left alone so that it stays a separator), so it matches only itself, in
+ * path and command patterns alike. A NUL byte in `s` is WARDER_EINVAL. */
 int warder__glob_escape(struct warder__buf *out, const char *s, size_t len);
 
 #endif

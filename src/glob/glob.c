@@ -22,9 +22,14 @@
 #include "glob-impl.h"
 #include "glob-internal.h"
 
-struct warder_glob {
-        pcre2_code *code;
+struct glob_code {
+        pcre2_code *re;
         bool jit;
+};
+
+struct warder_glob {
+        struct glob_code *codes; /* one alternation, or one per alternative if too large */
+        size_t ncodes;
         unsigned flags;
         char *pattern;
         size_t len;
@@ -368,70 +373,109 @@ static int translate(struct warder__buf *re, const char *p, size_t len, unsigned
 
 #define KNOWN_FLAGS (WARDER_GLOB_FOLD_CASE | WARDER_GLOB_COMMAND | WARDER_GLOB_NO_BRACES)
 
+/* Compiles "\A" + bodies[a..b) as one alternation; NULL with *ec set on failure. */
+static pcre2_code *compile_bodies(const struct warder__buf *bodies, size_t a, size_t b,
+                                  unsigned flags, int *ec)
+{
+        struct warder__buf re = WARDER__BUF_INIT;
+        int rc = warder__buf_puts(&re, b - a > 1 ? "\\A(?:" : "\\A");
+        for (size_t i = a; !rc && i < b; i++) {
+                if (i > a)
+                        rc = warder__buf_putc(&re, '|');
+                if (!rc)
+                        rc = warder__buf_append(&re, bodies[i].data, bodies[i].len);
+        }
+        if (!rc && b - a > 1)
+                rc = warder__buf_putc(&re, ')');
+        if (rc) {
+                warder__buf_free(&re);
+                *ec = PCRE2_ERROR_NOMEMORY;
+                return NULL;
+        }
+        uint32_t opts = PCRE2_DOTALL | PCRE2_NEVER_UTF | PCRE2_NEVER_UCP | PCRE2_NO_AUTO_CAPTURE |
+                        PCRE2_NEVER_BACKSLASH_C;
+        if (flags & WARDER_GLOB_FOLD_CASE)
+                opts |= PCRE2_CASELESS;
+        PCRE2_SIZE eo;
+        pcre2_code *code = pcre2_compile((PCRE2_SPTR)re.data, re.len, opts, ec, &eo, NULL);
+        warder__buf_free(&re);
+        return code;
+}
+
+static void glob_release(struct warder_glob *g)
+{
+        for (size_t i = 0; i < g->ncodes; i++)
+                pcre2_code_free(g->codes[i].re);
+        free(g->codes);
+        free(g->pattern);
+        free(g);
+}
+
 int warder__glob_compile_union(warder_glob **out, const char *const *alts, const size_t *lens,
                                size_t n, unsigned flags, const char *display, size_t display_len,
                                struct warder_error *err)
 {
         if (!out || !alts || !lens || n == 0 || (flags & ~KNOWN_FLAGS) || (!display && display_len))
                 return warder__glob_fail(err, WARDER_EINVAL, 0, "invalid argument");
-        struct warder__buf re = WARDER__BUF_INIT;
-        int rc = warder__buf_puts(&re, n > 1 ? "\\A(?:" : "\\A");
-        for (size_t i = 0; !rc && i < n; i++) {
-                if (!alts[i] && lens[i]) {
-                        warder__buf_free(&re);
+        for (size_t i = 0; i < n; i++) {
+                if (!alts[i] && lens[i])
                         return warder__glob_fail(err, WARDER_EINVAL, 0, "invalid argument");
-                }
-                if (i > 0)
-                        rc = warder__buf_putc(&re, '|');
-                if (!rc)
-                        rc = translate(&re, alts[i] ? alts[i] : "", lens[i],
-                                       flags | WARDER_GLOB_NO_BRACES, err);
-                if (rc) {
-                        warder__buf_free(&re);
-                        return rc;
-                }
         }
-        if (!rc && n > 1)
-                rc = warder__buf_putc(&re, ')');
-        if (rc) {
-                warder__buf_free(&re);
-                return warder__glob_fail(err, WARDER_ENOMEM, 0, "out of memory");
-        }
-        uint32_t opts = PCRE2_DOTALL | PCRE2_NEVER_UTF | PCRE2_NEVER_UCP | PCRE2_NO_AUTO_CAPTURE |
-                        PCRE2_NEVER_BACKSLASH_C;
-        if (flags & WARDER_GLOB_FOLD_CASE)
-                opts |= PCRE2_CASELESS;
-        int ec;
-        PCRE2_SIZE eo;
-        pcre2_code *code = pcre2_compile((PCRE2_SPTR)re.data, re.len, opts, &ec, &eo, NULL);
-        warder__buf_free(&re);
-        if (!code) {
-                if (ec == PCRE2_ERROR_NOMEMORY || ec == PCRE2_ERROR_HEAPLIMIT)
-                        return warder__glob_fail(err, WARDER_ENOMEM, 0, "out of memory");
-                PCRE2_UCHAR msg[160];
-                if (pcre2_get_error_message(ec, msg, sizeof(msg)) < 0)
-                        strcpy((char *)msg, "unknown error");
-                return warder__glob_fail(err, WARDER_ETOOBIG, 0, "pattern too complex: %s",
-                                         (const char *)msg);
-        }
+        struct warder__buf *bodies = calloc(n, sizeof(*bodies));
         struct warder_glob *g = calloc(1, sizeof(*g));
-        char *copy = malloc(display_len + 1);
-        if (!g || !copy) {
-                free(g);
-                free(copy);
-                pcre2_code_free(code);
-                return warder__glob_fail(err, WARDER_ENOMEM, 0, "out of memory");
+        int rc = 0;
+        if (!bodies || !g || !(g->pattern = malloc(display_len + 1)) ||
+            !(g->codes = calloc(n, sizeof(*g->codes)))) {
+                rc = warder__glob_fail(err, WARDER_ENOMEM, 0, "out of memory");
+                goto out;
         }
+        for (size_t i = 0; i < n; i++) {
+                rc = translate(&bodies[i], alts[i] ? alts[i] : "", lens[i],
+                               flags | WARDER_GLOB_NO_BRACES, err);
+                if (rc)
+                        goto out;
+        }
+        /* one alternation; if the engine finds it too large, one pattern per alternative */
+        int ec = 0;
+        pcre2_code *code = compile_bodies(bodies, 0, n, flags, &ec);
+        if (code) {
+                g->codes[g->ncodes++].re = code;
+        } else if (ec == PCRE2_ERROR_PATTERN_TOO_LARGE && n > 1) {
+                for (size_t i = 0; i < n; i++) {
+                        code = compile_bodies(bodies, i, i + 1, flags, &ec);
+                        if (!code)
+                                break;
+                        g->codes[g->ncodes++].re = code;
+                }
+        }
+        if (!code) {
+                if (ec == PCRE2_ERROR_NOMEMORY || ec == PCRE2_ERROR_HEAPLIMIT) {
+                        rc = warder__glob_fail(err, WARDER_ENOMEM, 0, "out of memory");
+                } else {
+                        PCRE2_UCHAR msg[160];
+                        if (pcre2_get_error_message(ec, msg, sizeof(msg)) < 0)
+                                strcpy((char *)msg, "unknown error");
+                        rc = warder__glob_fail(err, WARDER_ETOOBIG, 0, "pattern too complex: %s",
+                                               (const char *)msg);
+                }
+                goto out;
+        }
+        for (size_t i = 0; i < g->ncodes; i++)
+                g->codes[i].jit = pcre2_jit_compile(g->codes[i].re, PCRE2_JIT_COMPLETE) == 0;
         if (display_len)
-                memcpy(copy, display, display_len);
-        copy[display_len] = '\0';
-        g->code = code;
-        g->jit = pcre2_jit_compile(code, PCRE2_JIT_COMPLETE) == 0;
-        g->flags = flags;
-        g->pattern = copy;
+                memcpy(g->pattern, display, display_len);
+        g->pattern[display_len] = '\0';
         g->len = display_len;
+        g->flags = flags;
         *out = g;
-        return 0;
+        g = NULL;
+out:
+        for (size_t i = 0; bodies && i < n; i++)
+                warder__buf_free(&bodies[i]);
+        free(bodies);
+        if (g)
+                glob_release(g);
+        return rc;
 }
 
 WARDER_API int warder_glob_compile(warder_glob **out, const char *pattern, size_t len,
@@ -523,7 +567,7 @@ static struct scratch *scratch_get(void)
         return s;
 }
 
-WARDER_API int warder_glob_match(const warder_glob *glob, const char *subject, size_t len)
+static int match_impl(const warder_glob *glob, const char *subject, size_t len, bool use_jit)
 {
         if (!glob || (!subject && len))
                 return WARDER_EINVAL;
@@ -531,14 +575,29 @@ WARDER_API int warder_glob_match(const warder_glob *glob, const char *subject, s
         if (!s)
                 return WARDER_ENOMEM;
         PCRE2_SPTR subj = (PCRE2_SPTR)(subject ? subject : "");
-        int rc = glob->jit ? pcre2_jit_match(glob->code, subj, len, 0, 0, s->md, s->mc)
-                           : pcre2_match(glob->code, subj, len, 0, 0, s->md, s->mc);
-        if (rc >= 0)
-                return 1;
-        if (rc == PCRE2_ERROR_NOMATCH)
-                return 0;
-        /* §2.10: the caller fails closed */
-        return rc == PCRE2_ERROR_NOMEMORY ? WARDER_ENOMEM : WARDER_ELIMIT;
+        int failed = 0;
+        for (size_t i = 0; i < glob->ncodes; i++) {
+                const struct glob_code *c = &glob->codes[i];
+                int rc = c->jit && use_jit ? pcre2_jit_match(c->re, subj, len, 0, 0, s->md, s->mc)
+                                           : pcre2_match(c->re, subj, len, 0,
+                                                         use_jit ? 0 : PCRE2_NO_JIT, s->md, s->mc);
+                if (rc >= 0)
+                        return 1;
+                if (rc != PCRE2_ERROR_NOMATCH && !failed)
+                        failed = rc == PCRE2_ERROR_NOMEMORY ? WARDER_ENOMEM : WARDER_ELIMIT;
+        }
+        /* §2.10: an engine error is never "no match"; the caller fails closed */
+        return failed;
+}
+
+WARDER_API int warder_glob_match(const warder_glob *glob, const char *subject, size_t len)
+{
+        return match_impl(glob, subject, len, true);
+}
+
+int warder__glob_match_interpreted(const warder_glob *glob, const char *subject, size_t len)
+{
+        return match_impl(glob, subject, len, false);
 }
 
 WARDER_API const char *warder_glob_pattern(const warder_glob *glob, size_t *len)
@@ -562,7 +621,5 @@ WARDER_API void warder_glob_free(warder_glob *glob)
 {
         if (!glob)
                 return;
-        pcre2_code_free(glob->code);
-        free(glob->pattern);
-        free(glob);
+        glob_release(glob);
 }

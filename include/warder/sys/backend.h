@@ -11,7 +11,8 @@ extern "C" {
 /*
  * For backend implementers. A backend is a struct that embeds `struct warder_backend` as its
  * first member and points it at a static, never per-instance, ops table. Paths handed to the
- * methods are absolute, NUL-terminated and contain no NUL (the dispatch layer checks).
+ * methods are NUL-terminated and contain no NUL (the dispatch layer checks that); the guard
+ * hands over absolute, normalised paths, while a caller of an unguarded backend may not.
  * Results must be built with the helpers below (the library frees them).
  * Methods return 0 or a negative warder_status; an unknown code becomes WARDER_EBACKEND.
  */

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shell commands given to `execute` (semantics §5).
+ *
+ * Input: a command line (bytes up to the first NUL; the whole input, NUL included, must be
+ * WARDER_EINVAL). Ruleset: everything under /etc denied for read and write, execute allowed by
+ * default with a few rules (fixture below). Properties:
+ *  - inspection never crashes, hangs or leaks, with and without a context (cwd, declared
+ *    variables), and returns a valid, deterministic decision;
+ *  - appending `; cat /etc/passwd` never weakens: for every input X, the decision for
+ *    `X; cat /etc/passwd` is at least the decision for `cat /etc/passwd` alone (deny), and at
+ *    least `ask` when X alone is already undeterminable (§5.7: an unparseable line is
+ *    decided as one segment and at least ask). Inputs holding `#` are exempt: after a
+ *    comment the shell runs nothing, so a weaker answer is right.
+ *    Until command inspection exists (WARDER_FUZZ_COMMAND_STUB, set by fuzz/meson.build
+ *    while src/command/command.c is a stub) this property is not asserted.
+ */
+#include <stdbool.h>
+#include <string.h>
+
+#include "fixture-rules.h"
+#include "fuzz.h"
+#include "warder/error.h"
+#include "warder/ruleset.h"
+
+static const char fixture[] = "warder: 1\n"
+                              "default: allow\n"
+                              "read:\n"
+                              "  default: allow\n"
+                              "  rules:\n"
+                              "    - pattern: \"/etc/**\"\n"
+                              "      action: deny\n"
+                              "write:\n"
+                              "  default: allow\n"
+                              "  rules:\n"
+                              "    - pattern: \"/etc/**\"\n"
+                              "      action: deny\n"
+                              "execute:\n"
+                              "  default: allow\n"
+                              "  rules:\n"
+                              "    - pattern: \"rm -rf /*\"\n"
+                              "      action: deny\n"
+                              "    - pattern: \"curl *\"\n"
+                              "      action: ask\n"
+                              "    - pattern: \"git *\"\n"
+                              "      action: allow\n";
+
+static const char suffix[] = "; cat /etc/passwd";
+
+static warder_ruleset *rules;
+static enum warder_action baseline;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+        (void)argc;
+        (void)argv;
+        rules = fuzz_fixture_rules(fixture);
+        /* Control arm: the fixture really denies the file. */
+        FUZZ_CHECK(fuzz_decide(rules, WARDER_OP_READ, "/etc/passwd", NULL) == WARDER_DENY,
+                   "the fixture does not deny reading /etc/passwd");
+        baseline = fuzz_decide(rules, WARDER_OP_EXECUTE, "cat /etc/passwd", NULL);
+#ifndef WARDER_FUZZ_COMMAND_STUB
+        FUZZ_CHECK(baseline == WARDER_DENY, "'cat /etc/passwd' is not denied (%s)",
+                   warder_action_name(baseline));
+#endif
+        return 0;
+}
+
+static const char *const env[] = {"HOME=/home/agent", "ETC=/etc", "P=/etc/passwd", NULL};
+
+/* Decides with and without a context; returns the plain decision's action. */
+static enum warder_action decide(const char *cmd, size_t len, bool *undeterminable)
+{
+        struct warder_decision d = WARDER_DECISION_INIT, d2 = WARDER_DECISION_INIT;
+        struct warder_error err = WARDER_ERROR_INIT;
+        int rc = warder_ruleset_check_command(rules, cmd, len, NULL, &d, &err);
+        FUZZ_CHECK(rc == 0, "command of %zu bytes: %d %s", len, rc, err.message);
+        FUZZ_CHECK(d.action == WARDER_ALLOW || d.action == WARDER_ASK || d.action == WARDER_DENY,
+                   "action %d", d.action);
+        FUZZ_CHECK(d.op == WARDER_OP_EXECUTE, "op %d", d.op);
+        rc = warder_ruleset_check_command(rules, cmd, len, NULL, &d2, NULL);
+        FUZZ_CHECK(rc == 0 && d2.action == d.action, "not deterministic");
+        warder_decision_clear(&d2);
+
+        struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+        ctx.cwd = "/work/project/sub";
+        ctx.env = env;
+        rc = warder_ruleset_check_command(rules, cmd, len, &ctx, &d2, NULL);
+        FUZZ_CHECK(rc == 0, "with a context: %d", rc);
+        FUZZ_CHECK(d2.action == WARDER_ALLOW || d2.action == WARDER_ASK || d2.action == WARDER_DENY,
+                   "action %d", d2.action);
+        warder_decision_clear(&d2);
+
+        enum warder_action a = d.action;
+        *undeterminable = d.undeterminable;
+        warder_decision_clear(&d);
+        return a;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+        if (!rules)
+                LLVMFuzzerInitialize(NULL, NULL);
+        const char *cmd = (const char *)data;
+        const char *nul = memchr(data, '\0', size);
+        struct warder_decision d = WARDER_DECISION_INIT;
+        if (nul) {
+                int rc = warder_ruleset_check_command(rules, cmd, size, NULL, &d, NULL);
+                FUZZ_CHECK(rc == WARDER_EINVAL, "embedded NUL: %d", rc);
+                size = (size_t)(nul - cmd);
+        }
+        if (size == 0) {
+                int rc = warder_ruleset_check_command(rules, "", 0, NULL, &d, NULL);
+                FUZZ_CHECK(rc == WARDER_EINVAL, "empty command: %d", rc);
+                return 0;
+        }
+        /* warder_ruleset_check takes a C string. */
+        char *line = malloc(size + sizeof suffix);
+        if (!line)
+                abort();
+        memcpy(line, cmd, size);
+        line[size] = '\0';
+        bool x_undeterminable = false;
+        enum warder_action x = decide(line, size, &x_undeterminable);
+        FUZZ_CHECK(fuzz_decide(rules, WARDER_OP_EXECUTE, line, NULL) == x,
+                   "warder_ruleset_check and warder_ruleset_check_command disagree");
+
+        memcpy(line + size, suffix, sizeof suffix);
+        bool y_undeterminable = false;
+        enum warder_action y = decide(line, size + sizeof suffix - 1, &y_undeterminable);
+        (void)y_undeterminable;
+#ifndef WARDER_FUZZ_COMMAND_STUB
+        if (!memchr(cmd, '#', size)) {
+                enum warder_action need = x_undeterminable ? WARDER_ASK : baseline;
+                FUZZ_CHECK(y >= need, "'%s' is %s (X alone: %s%s), need at least %s", line,
+                           warder_action_name(y), warder_action_name(x),
+                           x_undeterminable ? ", undeterminable" : "", warder_action_name(need));
+        }
+#else
+        (void)y;
+        (void)x_undeterminable;
+#endif
+        free(line);
+        return 0;
+}

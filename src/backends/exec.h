@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef WARDER_BACKENDS_EXEC_H
+#define WARDER_BACKENDS_EXEC_H
+
+/*
+ * The exec backend (§6.3): runs `/bin/sh -c COMMAND` confined to a root. The local backend
+ * builds a configuration from its options and calls warder__exec_run(); tests call it
+ * directly.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "warder/backend.h"
+#include "warder/error.h"
+#include "warder/local.h"
+#include "warder/ruleset.h"
+
+/* Defaults (also documented in docs/execute.md). */
+#define WARDER__EXEC_TIMEOUT_MS          60000u
+#define WARDER__EXEC_MAX_OUTPUT          ((size_t)1 << 20)
+#define WARDER__EXEC_MASK_BUDGET_MS      2000u
+#define WARDER__EXEC_MASK_BUDGET_ENTRIES ((size_t)100000)
+#define WARDER__EXEC_DEFAULT_PATH        "PATH=/usr/local/bin:/usr/bin:/bin"
+
+/*
+ * Decides whether the file or directory at `literal` (absolute, inside the root) must be
+ * masked. `real` is the resolved target when `literal` is a symbolic link, else NULL.
+ * Sets *mask; a non-zero return is an error and masks the entry (fail closed).
+ */
+typedef int (*warder__exec_mask_fn)(void *ud, const char *literal, const char *real, bool *mask);
+
+struct warder__exec_config {
+        const char *root; /* absolute, normalised, an existing directory */
+        int root_fd;      /* an open descriptor of the root, or -1 */
+        /* The child's whole environment; NULL: only WARDER__EXEC_DEFAULT_PATH. */
+        const char *const *env;
+        uint32_t timeout_ms; /* 0: WARDER__EXEC_TIMEOUT_MS */
+        size_t max_output;   /* per stream; 0: WARDER__EXEC_MAX_OUTPUT */
+        bool drop_privileges;
+        uid_t uid;
+        gid_t gid;
+        enum warder_landlock_mode landlock;
+        const char *const *landlock_read;  /* NULL: the system defaults */
+        const char *const *landlock_write; /* besides the root */
+        /* Masking: a predicate, or a ruleset whose read denials are masked (predicate wins). */
+        warder__exec_mask_fn mask;
+        void *mask_ud;
+        const warder_ruleset *mask_ruleset;
+        uint32_t mask_budget_ms;    /* 0: WARDER__EXEC_MASK_BUDGET_MS */
+        size_t mask_budget_entries; /* 0: WARDER__EXEC_MASK_BUDGET_ENTRIES */
+        /*
+         * Opens the working directory (absolute, normalised) beneath the root as an
+         * O_PATH|O_DIRECTORY|O_CLOEXEC descriptor. NULL: openat2(RESOLVE_BENEATH) on the root.
+         */
+        int (*open_dir)(void *ud, const char *path, int *fd_out, struct warder_error *err);
+        void *open_dir_ud;
+};
+
+/* Fills `cfg` from the local backend's options (no allocation; pointers are borrowed). */
+void warder__exec_config_from_options(struct warder__exec_config *cfg, const char *root,
+                                      int root_fd, const struct warder_local_options *opts);
+
+/*
+ * Runs the request. Returns 0 when the command ran (whatever its exit status; see
+ * out->exit_status, out->signal, out->timed_out), or a negative status when it was not run:
+ * WARDER_EINVAL (bad request), WARDER_EOUTSIDE (cwd outside the root), WARDER_ENOTSUP
+ * (Landlock required but unavailable), WARDER_ELIMIT (masking walk over budget),
+ * WARDER_EACCES/WARDER_EIO (set-up failed in the child). `out` is untouched on failure;
+ * on success its buffers are freed with free() (warder_exec_result_free()).
+ */
+int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_exec_request *req,
+                     struct warder_exec_result *out, struct warder_error *err);
+
+/* Landlock (landlock.c). */
+
+/* The kernel's Landlock ABI version, or 0 when Landlock is unavailable or disabled. */
+int warder__landlock_abi(void);
+/* Tests: when >= 0, the ABI version warder__landlock_abi() reports (0: unavailable). */
+extern int warder__landlock_abi_override;
+
+/*
+ * Builds a Landlock ruleset in the caller (before fork): everything beneath `root` and the
+ * `write` trees, read/execute beneath the `read` trees (NULL: the system defaults), rights
+ * masked to the kernel's ABI. *out_fd receives a close-on-exec descriptor for
+ * warder__landlock_restrict(). WARDER_ENOTSUP when Landlock is unavailable.
+ */
+int warder__landlock_build(const char *root, const char *const *read, const char *const *write,
+                           int *out_fd, struct warder_error *err);
+
+/* In the child: no_new_privs, then restrict itself. Async-signal-safe; 0 or an errno. */
+int warder__landlock_restrict(int ruleset_fd);
+
+/* The default readable trees and files (NULL-terminated), for the docs and tests. */
+extern const char *const warder__landlock_default_read[];
+
+#endif

@@ -1,0 +1,869 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The rule layer (§2.11, §2.12): brace expansion, anchoring of each alternative, directory
+ * cover, and the split between alternatives that plain string comparisons decide exactly
+ * (kept as `struct warder__alt`, indexed by key) and those that need the core matcher.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "glob/glob-internal.h"
+#include "ruleset-internal.h"
+
+/* Index just past the class that starts at s[i] == '[', or 0 when it is not closed. */
+static size_t class_end(const char *s, size_t i, size_t n)
+{
+        size_t j = i + 1;
+        if (j < n && (s[j] == '!' || s[j] == '^'))
+                j++;
+        if (j < n && s[j] == ']')
+                j++;
+        while (j < n) {
+                if (s[j] == '\\') {
+                        j += 2;
+                } else if (s[j] == '[' && j + 1 < n && s[j + 1] == ':') {
+                        const char *end = NULL;
+                        for (size_t k = j + 2; k + 1 < n; k++) {
+                                if (s[k] == ':' && s[k + 1] == ']') {
+                                        end = s + k;
+                                        break;
+                                }
+                        }
+                        j = end ? (size_t)(end - s) + 2 : j + 1;
+                } else if (s[j] == ']') {
+                        return j + 1;
+                } else {
+                        j++;
+                }
+        }
+        return 0;
+}
+
+/* Copies `s` into `out` with every escaped slash outside classes made a plain slash. */
+static int canonicalize(struct warder__buf *out, const char *s, size_t n)
+{
+        warder__buf_truncate(out, 0);
+        int rc = warder__buf_reserve(out, n);
+        for (size_t i = 0; i < n && !rc;) {
+                if (s[i] == '\\' && i + 1 < n) {
+                        if (s[i + 1] == '/')
+                                rc = warder__buf_putc(out, '/');
+                        else
+                                rc = warder__buf_append(out, s + i, 2);
+                        i += 2;
+                } else if (s[i] == '[') {
+                        size_t e = class_end(s, i, n);
+                        size_t stop = e ? e : n;
+                        rc = warder__buf_append(out, s + i, stop - i);
+                        i = stop;
+                } else {
+                        rc = warder__buf_putc(out, s[i++]);
+                }
+        }
+        if (!rc && !out->data)
+                rc = warder__buf_reserve(out, 0);
+        return rc;
+}
+
+struct comp {
+        const char *s;
+        size_t n;
+        bool literal;       /* no unescaped special byte */
+        bool starstar;      /* two or more stars only */
+        bool star_lit;      /* '*' followed by a non-empty literal */
+        bool lit_star;      /* a non-empty literal followed by '*' */
+        bool star_lit_star; /* '*', a non-empty literal, '*' */
+};
+
+/* Whether s[0..n) is a non-empty literal (no unescaped special byte, no lone backslash). */
+static bool is_literal(const char *s, size_t n)
+{
+        if (n == 0)
+                return false;
+        for (size_t i = 0; i < n; i++) {
+                if (s[i] == '\\') {
+                        if (i + 1 >= n)
+                                return false;
+                        i++;
+                } else if (s[i] == '*' || s[i] == '?' || s[i] == '[') {
+                        return false;
+                }
+        }
+        return true;
+}
+
+#define MAX_COMPS 512
+
+/* Splits at slashes outside classes. Returns the count, or -1 when there are too many. */
+static long split(const char *s, size_t n, struct comp *c, size_t max)
+{
+        size_t count = 0, start = 0;
+        for (size_t i = 0;; i++) {
+                if (i < n && s[i] == '\\') {
+                        i++;
+                        continue;
+                }
+                if (i < n && s[i] == '[') {
+                        size_t e = class_end(s, i, n);
+                        if (e) {
+                                i = e - 1;
+                                continue;
+                        }
+                }
+                if (i >= n || s[i] == '/') {
+                        if (count == max)
+                                return -1;
+                        c[count].s = s + start;
+                        c[count].n = (i < n ? i : n) - start;
+                        count++;
+                        start = i + 1;
+                        if (i >= n)
+                                break;
+                }
+        }
+        for (size_t k = 0; k < count; k++) {
+                struct comp *p = &c[k];
+                bool lit = true;
+                for (size_t i = 0; i < p->n; i++) {
+                        if (p->s[i] == '\\') {
+                                if (i + 1 >= p->n)
+                                        lit = false;
+                                i++;
+                        } else if (p->s[i] == '*' || p->s[i] == '?' || p->s[i] == '[') {
+                                lit = false;
+                        }
+                }
+                p->literal = lit;
+                bool stars = p->n >= 2;
+                for (size_t i = 0; i < p->n && stars; i++)
+                        stars = p->s[i] == '*';
+                p->starstar = stars;
+                p->star_lit = false;
+                /* LIT* and *LIT*: the final star must not be escaped */
+                bool ends_star = !stars && p->n >= 2 && p->s[p->n - 1] == '*' &&
+                                 !(p->n >= 2 && p->s[p->n - 2] == '\\' &&
+                                   !(p->n >= 3 && p->s[p->n - 3] == '\\'));
+                p->lit_star = ends_star && p->s[0] != '*' && is_literal(p->s, p->n - 1);
+                p->star_lit_star =
+                    ends_star && p->n >= 3 && p->s[0] == '*' && is_literal(p->s + 1, p->n - 2);
+                if (!stars && p->n >= 2 && p->s[0] == '*' && p->s[1] != '*') {
+                        struct comp rest = {p->s + 1, p->n - 1, false, false, false, false, false};
+                        bool rl = true;
+                        for (size_t i = 0; i < rest.n; i++) {
+                                if (rest.s[i] == '\\') {
+                                        if (i + 1 >= rest.n)
+                                                rl = false;
+                                        i++;
+                                } else if (rest.s[i] == '*' || rest.s[i] == '?' ||
+                                           rest.s[i] == '[') {
+                                        rl = false;
+                                }
+                        }
+                        p->star_lit = rl;
+                }
+        }
+        return (long)count;
+}
+
+/* Appends the unescaped text of s[0..n). */
+static int unescape(struct warder__buf *out, const char *s, size_t n)
+{
+        int rc = warder__buf_reserve(out, n);
+        for (size_t i = 0; i < n && !rc; i++) {
+                if (s[i] == '\\' && i + 1 < n)
+                        i++;
+                rc = warder__buf_putc(out, s[i]);
+        }
+        return rc;
+}
+
+static char *dup_unescaped(const char *s, size_t n, uint32_t *len)
+{
+        struct warder__buf b = WARDER__BUF_INIT;
+        if (unescape(&b, s, n) || warder__buf_reserve(&b, 0)) {
+                warder__buf_free(&b);
+                return NULL;
+        }
+        *len = (uint32_t)b.len;
+        return warder__buf_steal(&b);
+}
+
+static bool dot_component(const struct comp *c)
+{
+        if (!c->literal)
+                return false;
+        char v[3];
+        size_t k = 0;
+        for (size_t i = 0; i < c->n; i++) {
+                if (c->s[i] == '\\')
+                        i++;
+                if (k == 2)
+                        return false;
+                v[k++] = c->s[i];
+        }
+        return (k == 1 && v[0] == '.') || (k == 2 && v[0] == '.' && v[1] == '.');
+}
+
+struct ctx {
+        struct warder__rule *rule;
+        struct warder_error *err;
+        struct warder__buf anchored; /* every anchored alternative, NUL-separated */
+        size_t *offs;
+        size_t nalts, cap;
+};
+
+static int fail(struct ctx *c, int code, long offset, const char *fmt, const char *arg)
+{
+        struct warder__rule *r = c->rule;
+        unsigned col = r->pcolumn;
+        if (offset >= 0 && r->pcontent_column)
+                col = r->pcontent_column + (unsigned)offset;
+        return warder__error_set_at(c->err, code, r->file, r->pline, col, fmt, arg);
+}
+
+static int push_alt(struct ctx *c, const char *s, size_t n)
+{
+        if (c->nalts == c->cap) {
+                size_t cap = c->cap ? c->cap * 2 : 8;
+                size_t *o = realloc(c->offs, cap * sizeof(*o));
+                if (!o)
+                        return WARDER_ENOMEM;
+                c->offs = o;
+                c->cap = cap;
+        }
+        c->offs[c->nalts++] = c->anchored.len;
+        int rc = warder__buf_append(&c->anchored, s, n);
+        return rc ? rc : warder__buf_putc(&c->anchored, '\0');
+}
+
+/* Anchors one brace alternative and pushes it (and its directory cover). */
+static int anchor_one(struct ctx *c, const char *alt, size_t alt_len, const char *root,
+                      const char *home)
+{
+        struct warder__buf canon = WARDER__BUF_INIT, out = WARDER__BUF_INIT;
+        struct comp *comps = NULL;
+        int rc = canonicalize(&canon, alt, alt_len);
+        if (rc)
+                goto done;
+        const char *s = canon.data;
+        size_t n = canon.len;
+        if (n == 0) {
+                rc = fail(c, WARDER_EPARSE, -1,
+                          "pattern has an empty alternative%s (it could never match a path)", "");
+                goto done;
+        }
+        if (s[0] == '!') {
+                rc = fail(c, WARDER_EPARSE, -1,
+                          "a leading '!' is not supported%s (express exceptions with rule order "
+                          "or actions; write '\\!' for a literal '!')",
+                          "");
+                goto done;
+        }
+        const char *base = NULL; /* spliced in escaped; "" for absolute */
+        const char *rest = s;
+        size_t rest_len = n;
+        bool any_depth = false;
+        if (s[0] == '~') {
+                if (n > 1 && s[1] != '/') {
+                        rc = fail(c, WARDER_EPARSE, -1,
+                                  "'~user' patterns are not supported%s (only '~' and '~/…')", "");
+                        goto done;
+                }
+                if (!home) {
+                        rc = fail(c, WARDER_EPARSE, -1,
+                                  "pattern uses '~' but no home directory was given%s", "");
+                        goto done;
+                }
+                base = home;
+                rest = s + 1;
+                rest_len = n - 1;
+        } else if (s[0] == '/') {
+                base = "";
+        } else if (n >= 2 && s[0] == '.' && s[1] == '/') {
+                base = root;
+                rest = s + 1;
+                rest_len = n - 1;
+        } else if ((n >= 3 && s[0] == '*' && s[1] == '*' && s[2] == '/') ||
+                   (n == 2 && s[0] == '*' && s[1] == '*')) {
+                base = NULL;
+        } else {
+                base = root;
+                size_t body = n;
+                if (body > 1 && s[body - 1] == '/')
+                        body--;
+                bool inner = false;
+                struct comp tmp[2];
+                long k = split(s, body, tmp, 2);
+                inner = k < 0 || k > 1;
+                any_depth = !inner;
+        }
+        bool dir = false;
+        if (rest_len > 0 && rest[rest_len - 1] == '/') {
+                dir = true;
+                rest_len--;
+        }
+        /* Validate the written components (§2.11: empty, '.' and '..' never match). */
+        comps = malloc(MAX_COMPS * sizeof(*comps));
+        if (!comps) {
+                rc = WARDER_ENOMEM;
+                goto done;
+        }
+        if (rest_len > 0) {
+                const char *body = rest;
+                size_t body_len = rest_len;
+                if (body[0] == '/') {
+                        body++;
+                        body_len--;
+                }
+                long k = split(body, body_len, comps, MAX_COMPS);
+                if (k < 0) {
+                        rc = fail(c, WARDER_ETOOBIG, -1, "pattern has too many components%s", "");
+                        goto done;
+                }
+                for (long i = 0; i < k; i++) {
+                        if (comps[i].n == 0) {
+                                rc = fail(c, WARDER_EPARSE, -1,
+                                          "pattern has an empty path component%s (it could never "
+                                          "match a normalised path)",
+                                          "");
+                                goto done;
+                        }
+                        if (dot_component(&comps[i])) {
+                                rc = fail(c, WARDER_EPARSE, -1,
+                                          "pattern has a '.' or '..' component%s (it could never "
+                                          "match a normalised path)",
+                                          "");
+                                goto done;
+                        }
+                }
+        }
+        /* Splice. */
+        if (base && strcmp(base, "/") != 0 && base[0])
+                rc = warder__glob_escape(&out, base, strlen(base));
+        if (!rc && any_depth)
+                rc = warder__buf_puts(&out, "/**/");
+        if (!rc && base && !any_depth && rest_len > 0 && rest[0] != '/')
+                rc = warder__buf_putc(&out, '/');
+        if (!rc)
+                rc = warder__buf_append(&out, rest, rest_len);
+        if (!rc && out.len == 0)
+                rc = warder__buf_putc(&out, '/');
+        if (rc)
+                goto done;
+        rc = push_alt(c, out.data, out.len);
+        if (rc)
+                goto done;
+        if (dir) {
+                if (strcmp(out.data, "/") == 0)
+                        rc = push_alt(c, "/**", 3);
+                else if (!(rc = warder__buf_puts(&out, "/**")))
+                        rc = push_alt(c, out.data, out.len);
+        } else if (out.len >= 3 && memcmp(out.data + out.len - 3, "/**", 3) == 0) {
+                /* A trailing slash-star-star also covers the directory itself (deviation from git).
+                 */
+                size_t m = out.len - 3;
+                rc = m ? push_alt(c, out.data, m) : push_alt(c, "/", 1);
+        }
+done:
+        free(comps);
+        warder__buf_free(&canon);
+        warder__buf_free(&out);
+        return rc;
+}
+
+/* A literal directory prefix that is the root or one of its ancestors would collect every
+ * root-relative rule under one key; such prefixes are not used as keys when another fits. */
+static bool prefix_eligible(const char *p, size_t plen, size_t comps, const char *root)
+{
+        if (comps == 0)
+                return false;
+        size_t rl = strlen(root);
+        return !(rl >= plen && memcmp(root, p, plen) == 0 && (root[plen] == '/' || !root[plen]));
+}
+
+static bool ext_of(const char *s, size_t n, size_t *off)
+{
+        const char *dot = n ? memrchr(s, '.', n) : NULL;
+        if (!dot || (size_t)(dot - s) + 1 == n)
+                return false;
+        *off = (size_t)(dot - s) + 1;
+        return true;
+}
+
+/* The literal text after the last special construct of a component (unescaped). */
+static bool literal_tail(const struct comp *c, struct warder__buf *out)
+{
+        size_t lse = 0;
+        for (size_t i = 0; i < c->n; i++) {
+                if (c->s[i] == '\\') {
+                        i++;
+                } else if (c->s[i] == '*' || c->s[i] == '?') {
+                        lse = i + 1;
+                } else if (c->s[i] == '[') {
+                        size_t e = class_end(c->s, i, c->n);
+                        if (!e)
+                                return false;
+                        lse = e;
+                        i = e - 1;
+                }
+        }
+        warder__buf_truncate(out, 0);
+        return unescape(out, c->s + lse, c->n - lse) == 0 && warder__buf_reserve(out, 0) == 0;
+}
+
+static int set_hint(struct warder__hint *h, enum warder__key_kind key, const char *s, size_t n)
+{
+        h->key = (uint8_t)key;
+        h->len = (uint32_t)n;
+        h->text = malloc(n + 1);
+        if (!h->text)
+                return WARDER_ENOMEM;
+        memcpy(h->text, s, n);
+        h->text[n] = '\0';
+        return 0;
+}
+
+/* Chooses the key under which a matcher alternative is a candidate. */
+static int hint_for(const char *a, size_t n, const char *root, struct warder__hint *h)
+{
+        struct comp comps[64];
+        bool abs = a[0] == '/';
+        long k = abs ? split(a + 1, n - 1, comps, 64) : split(a, n, comps, 64);
+        if (k <= 0)
+                return set_hint(h, WARDER__K_COUNT, "", 0);
+        size_t lead = 0;
+        if (abs)
+                while (lead < (size_t)k && comps[lead].literal)
+                        lead++;
+        struct warder__buf p = WARDER__BUF_INIT;
+        int rc = warder__buf_reserve(&p, 0);
+        for (size_t i = 0; i < lead && !rc; i++) {
+                rc = warder__buf_putc(&p, '/');
+                if (!rc)
+                        rc = unescape(&p, comps[i].s, comps[i].n);
+        }
+        if (rc)
+                goto done;
+        const struct comp *last = &comps[k - 1];
+        size_t off;
+        if (prefix_eligible(p.data, p.len, lead, root)) {
+                rc = set_hint(h, WARDER__K_PREFIX, p.data, p.len);
+                goto done;
+        }
+        if ((size_t)k > lead && last->literal && !last->starstar) {
+                warder__buf_truncate(&p, 0);
+                rc = unescape(&p, last->s, last->n);
+                if (!rc)
+                        rc = warder__buf_reserve(&p, 0);
+                if (!rc)
+                        rc = set_hint(h, WARDER__K_BASE, p.data, p.len);
+                goto done;
+        }
+        struct warder__buf tail = WARDER__BUF_INIT;
+        if (!last->starstar && literal_tail(last, &tail) && ext_of(tail.data, tail.len, &off)) {
+                rc = set_hint(h, WARDER__K_EXT, tail.data + off, tail.len - off);
+                warder__buf_free(&tail);
+                goto done;
+        }
+        warder__buf_free(&tail);
+        for (size_t i = lead; i + 1 < (size_t)k; i++) {
+                if (comps[i].literal && !comps[i].starstar) {
+                        warder__buf_truncate(&p, 0);
+                        rc = unescape(&p, comps[i].s, comps[i].n);
+                        if (!rc)
+                                rc = warder__buf_reserve(&p, 0);
+                        if (!rc)
+                                rc = set_hint(h, WARDER__K_COMP, p.data, p.len);
+                        goto done;
+                }
+        }
+        if (lead)
+                rc = set_hint(h, WARDER__K_PREFIX, p.data, p.len);
+        else
+                rc = set_hint(h, WARDER__K_COUNT, "", 0);
+done:
+        warder__buf_free(&p);
+        return rc;
+}
+
+/* Turns an anchored alternative into a string-comparison form when it has one. */
+static int classify(const char *a, size_t n, const char *root, struct warder__alt *out, bool *exact)
+{
+        *exact = false;
+        struct comp comps[64];
+        bool abs = a[0] == '/';
+        if (abs && n == 1) {
+                out->kind = WARDER__ALT_EXACT;
+                out->key = WARDER__K_EXACT;
+                out->prefix = strdup("/");
+                out->prefix_len = 1;
+                out->prefix_comps = 0;
+                out->lit = NULL;
+                *exact = out->prefix != NULL;
+                return out->prefix ? 0 : WARDER_ENOMEM;
+        }
+        long k = abs ? split(a + 1, n - 1, comps, 64) : split(a, n, comps, 64);
+        if (k < 0)
+                return 0;
+        size_t lead = 0;
+        if (abs)
+                while (lead < (size_t)k && comps[lead].literal)
+                        lead++;
+        size_t r = (size_t)k - lead;
+        struct comp *R = comps + lead;
+        enum warder__alt_kind kind;
+        const struct comp *lit = NULL;
+        if (r == 0)
+                kind = WARDER__ALT_EXACT;
+        else if (r == 1 && R[0].starstar)
+                kind = WARDER__ALT_UNDER;
+        else if (r == 2 && R[0].starstar && R[1].literal)
+                kind = WARDER__ALT_BASE, lit = &R[1];
+        else if (r == 2 && R[0].starstar && R[1].star_lit)
+                kind = WARDER__ALT_SUFFIX, lit = &R[1];
+        else if (r == 3 && R[0].starstar && R[1].literal && R[2].starstar)
+                kind = WARDER__ALT_COMP, lit = &R[1];
+        else if (r == 2 && R[0].starstar && R[1].lit_star)
+                kind = WARDER__ALT_BSTART, lit = &R[1];
+        else if (r == 2 && R[0].starstar && R[1].star_lit_star)
+                kind = WARDER__ALT_BHAS, lit = &R[1];
+        else
+                return 0;
+        /* prefix: "/" + leading literal components, unescaped; "" when there are none */
+        struct warder__buf p = WARDER__BUF_INIT;
+        int rc = warder__buf_reserve(&p, 0);
+        for (size_t i = 0; i < lead && !rc; i++) {
+                rc = warder__buf_putc(&p, '/');
+                if (!rc)
+                        rc = unescape(&p, comps[i].s, comps[i].n);
+        }
+        if (rc) {
+                warder__buf_free(&p);
+                return rc;
+        }
+        out->kind = (uint8_t)kind;
+        out->prefix_len = (uint32_t)p.len;
+        out->prefix_comps = (uint32_t)lead;
+        out->prefix = warder__buf_steal(&p);
+        out->lit = NULL;
+        out->lit_len = 0;
+        if (lit) {
+                const char *ls = lit->s;
+                size_t ln = lit->n;
+                if (kind == WARDER__ALT_SUFFIX)
+                        ls++, ln--;
+                else if (kind == WARDER__ALT_BSTART)
+                        ln--;
+                else if (kind == WARDER__ALT_BHAS)
+                        ls++, ln -= 2;
+                out->lit = dup_unescaped(ls, ln, &out->lit_len);
+                if (!out->lit) {
+                        free(out->prefix);
+                        return WARDER_ENOMEM;
+                }
+        }
+        size_t off;
+        if (kind == WARDER__ALT_EXACT)
+                out->key = WARDER__K_EXACT;
+        else if (prefix_eligible(out->prefix, out->prefix_len, lead, root))
+                out->key = WARDER__K_PREFIX;
+        else if (kind == WARDER__ALT_BASE)
+                out->key = WARDER__K_BASE;
+        else if (kind == WARDER__ALT_COMP)
+                out->key = WARDER__K_COMP;
+        else if (kind == WARDER__ALT_SUFFIX && ext_of(out->lit, out->lit_len, &off))
+                out->key = WARDER__K_EXT;
+        else
+                out->key = lead ? WARDER__K_PREFIX : WARDER__K_COUNT;
+        *exact = true;
+        return 0;
+}
+
+static int compile_union(struct warder__rule *rule, const char *const *alts, const size_t *lens,
+                         size_t n, unsigned flags, warder_glob **out, struct warder_error *err)
+{
+        struct warder_error e = WARDER_ERROR_INIT;
+        int rc = warder__glob_compile_union(out, alts, lens, n, flags, rule->pattern,
+                                            strlen(rule->pattern), &e);
+        if (rc == 0)
+                return 0;
+        /* Locate the fault in the pattern as written, if the pattern alone shows it. */
+        warder_glob *probe = NULL;
+        struct warder_error pe = WARDER_ERROR_INIT;
+        long offset = -1;
+        const char *msg = e.message;
+        if (warder_glob_compile(&probe, rule->pattern, strlen(rule->pattern), flags, &pe) != 0) {
+                offset = pe.offset;
+                msg = pe.message;
+        }
+        warder_glob_free(probe);
+        unsigned col = rule->pcolumn;
+        if (offset >= 0 && rule->pcontent_column)
+                col = rule->pcontent_column + (unsigned)offset;
+        warder__error_set_at(err,
+                             rc == WARDER_ENOMEM ? rc : (rc == WARDER_ETOOBIG ? rc : WARDER_EPARSE),
+                             rule->file, rule->pline, col, "invalid pattern '%s': %s",
+                             rule->pattern, msg[0] ? msg : warder_strerror(rc));
+        warder_error_clear(&pe);
+        warder_error_clear(&e);
+        return err ? err->code : rc;
+}
+
+/* Expands the rule's pattern and anchors every alternative into c->anchored. */
+static int expand_anchor(struct ctx *c, const char *root, const char *home)
+{
+        const char *pat = c->rule->pattern;
+        char **alts = NULL;
+        size_t nalts = 0;
+        struct warder_error e = WARDER_ERROR_INIT;
+        int rc = warder__glob_expand(pat, strlen(pat), 0, &alts, &nalts, &e);
+        if (rc) {
+                rc = fail(c, rc == WARDER_ENOMEM ? rc : (rc == WARDER_ETOOBIG ? rc : WARDER_EPARSE),
+                          e.offset, "invalid pattern: %s", e.message);
+                warder_error_clear(&e);
+                return rc;
+        }
+        for (size_t i = 0; i < nalts && !rc; i++)
+                rc = anchor_one(c, alts[i], strlen(alts[i]), root, home);
+        warder__glob_strv_free(alts, nalts);
+        return rc;
+}
+
+int warder__rule_alternatives(const struct warder__rule *rule, const char *root, const char *home,
+                              char ***out, size_t *count, struct warder_error *err)
+{
+        struct warder__rule copy = *rule;
+        struct ctx c = {&copy, err, WARDER__BUF_INIT, NULL, 0, 0};
+        int rc = expand_anchor(&c, root, home);
+        char **v = NULL;
+        if (!rc && !(v = calloc(c.nalts ? c.nalts : 1, sizeof(*v))))
+                rc = WARDER_ENOMEM;
+        for (size_t i = 0; !rc && i < c.nalts; i++)
+                if (!(v[i] = strdup(c.anchored.data + c.offs[i])))
+                        rc = WARDER_ENOMEM;
+        free(c.offs);
+        warder__buf_free(&c.anchored);
+        if (rc) {
+                for (size_t i = 0; v && i < c.nalts; i++)
+                        free(v[i]);
+                free(v);
+                if (rc == WARDER_ENOMEM)
+                        warder_error_set(err, rc, "out of memory");
+                return rc;
+        }
+        *out = v;
+        *count = c.nalts;
+        return 0;
+}
+
+int warder__rule_compile_path(struct warder__rule *rule, const char *root, const char *home,
+                              bool fold_case, bool full, struct warder_error *err)
+{
+        struct ctx c = {rule, err, WARDER__BUF_INIT, NULL, 0, 0};
+        size_t plen = strlen(rule->pattern);
+        int rc;
+        if (plen == 0)
+                return fail(&c, WARDER_EPARSE, -1, "empty pattern%s", "");
+        rc = expand_anchor(&c, root, home);
+        const char **glob_alts = NULL;
+        size_t *glob_lens = NULL;
+        size_t nglob = 0;
+        if (!rc) {
+                glob_alts = calloc(c.nalts, sizeof(*glob_alts));
+                glob_lens = calloc(c.nalts, sizeof(*glob_lens));
+                rule->alts = calloc(c.nalts, sizeof(*rule->alts));
+                if (!glob_alts || !glob_lens || !rule->alts)
+                        rc = WARDER_ENOMEM;
+        }
+        for (size_t i = 0; i < c.nalts && !rc; i++) {
+                const char *a = c.anchored.data + c.offs[i];
+                size_t an = strlen(a);
+                bool exact = false;
+                if (!full)
+                        rc = classify(a, an, root, &rule->alts[rule->nalts], &exact);
+                if (rc)
+                        break;
+                if (exact) {
+                        rule->nalts++;
+                        continue;
+                }
+                glob_alts[nglob] = a;
+                glob_lens[nglob++] = an;
+                if (!full) {
+                        struct warder__hint *h =
+                            realloc(rule->hints, (rule->nhints + 1) * sizeof(*h));
+                        if (!h) {
+                                rc = WARDER_ENOMEM;
+                                break;
+                        }
+                        rule->hints = h;
+                        rc = hint_for(a, an, root, &rule->hints[rule->nhints]);
+                        if (!rc)
+                                rule->nhints++;
+                }
+        }
+        rule->fold = fold_case && rule->action != WARDER_ALLOW;
+        if (!rc && nglob) {
+                rc = compile_union(rule, glob_alts, glob_lens, nglob, 0, &rule->glob, err);
+                if (!rc && rule->fold)
+                        rc = compile_union(rule, glob_alts, glob_lens, nglob, WARDER_GLOB_FOLD_CASE,
+                                           &rule->glob_fold, err);
+        } else if (!rc && rule->nalts == 0) {
+                rc = fail(&c, WARDER_EPARSE, -1, "empty pattern%s", "");
+        }
+        if (rc == WARDER_ENOMEM && err && err->code != WARDER_ENOMEM)
+                warder_error_set(err, rc, "out of memory");
+        free(glob_alts);
+        free(glob_lens);
+        free(c.offs);
+        warder__buf_free(&c.anchored);
+        return rc;
+}
+
+int warder__rule_compile_command(struct warder__rule *rule, bool fold_case,
+                                 struct warder_error *err)
+{
+        const char *pat = rule->pattern;
+        size_t n = strlen(pat);
+        size_t blank = 0;
+        while (blank < n && (pat[blank] == ' ' || pat[blank] == '\t'))
+                blank++;
+        if (blank == n) {
+                return warder__error_set_at(err, WARDER_EPARSE, rule->file, rule->pline,
+                                            rule->pcolumn, "empty command pattern%s", "");
+        }
+        rule->fold = fold_case && rule->action != WARDER_ALLOW;
+        const char *alt[1] = {pat};
+        size_t len[1] = {n};
+        struct warder_error e = WARDER_ERROR_INIT;
+        int rc = warder_glob_compile(&rule->glob, pat, n, WARDER_GLOB_COMMAND, &e);
+        if (!rc && rule->fold)
+                rc = warder_glob_compile(&rule->glob_fold, pat, n,
+                                         WARDER_GLOB_COMMAND | WARDER_GLOB_FOLD_CASE, &e);
+        (void)alt;
+        (void)len;
+        if (rc) {
+                unsigned col = rule->pcolumn;
+                if (e.offset >= 0 && rule->pcontent_column)
+                        col = rule->pcontent_column + (unsigned)e.offset;
+                warder__error_set_at(
+                    err, rc == WARDER_ENOMEM || rc == WARDER_ETOOBIG ? rc : WARDER_EPARSE,
+                    rule->file, rule->pline, col, "invalid command pattern '%s': %s", pat,
+                    e.message[0] ? e.message : warder_strerror(rc));
+                warder_error_clear(&e);
+                return err ? err->code : rc;
+        }
+        return 0;
+}
+
+void warder__rule_release(struct warder__rule *rule)
+{
+        for (uint32_t i = 0; i < rule->nhints; i++)
+                free(rule->hints[i].text);
+        free(rule->hints);
+        for (uint32_t i = 0; i < rule->nalts; i++) {
+                free(rule->alts[i].prefix);
+                free(rule->alts[i].lit);
+        }
+        free(rule->alts);
+        warder_glob_free(rule->glob);
+        warder_glob_free(rule->glob_fold);
+        free(rule->id);
+        free(rule->pattern);
+        free(rule->reason);
+        memset(rule, 0, sizeof(*rule));
+}
+
+static inline unsigned char lower(unsigned char ch)
+{
+        return ch >= 'A' && ch <= 'Z' ? (unsigned char)(ch + 32) : ch;
+}
+
+/* Compares n bytes; with fold, `a` (the target) is lower case already. */
+static inline bool eq(const char *a, const char *b, size_t n, bool fold)
+{
+        if (!fold)
+                return memcmp(a, b, n) == 0;
+        for (size_t i = 0; i < n; i++)
+                if ((unsigned char)a[i] != lower((unsigned char)b[i]))
+                        return false;
+        return true;
+}
+
+static inline bool under(const struct warder__alt *alt, const struct warder__target *t, bool fold)
+{
+        size_t pl = alt->prefix_len;
+        if (pl == 0)
+                return true;
+        return t->len > pl && t->s[pl] == '/' && eq(t->s, alt->prefix, pl, fold);
+}
+
+bool warder__alt_match(const struct warder__alt *alt, const struct warder__target *t, bool fold)
+{
+        switch ((enum warder__alt_kind)alt->kind) {
+        case WARDER__ALT_EXACT:
+                return t->len == alt->prefix_len && eq(t->s, alt->prefix, t->len, fold);
+        case WARDER__ALT_UNDER:
+                return under(alt, t, fold);
+        case WARDER__ALT_BASE:
+                return t->base_len == alt->lit_len && eq(t->base, alt->lit, alt->lit_len, fold) &&
+                       under(alt, t, fold);
+        case WARDER__ALT_SUFFIX:
+                return t->base_len >= alt->lit_len &&
+                       eq(t->base + t->base_len - alt->lit_len, alt->lit, alt->lit_len, fold) &&
+                       under(alt, t, fold);
+        case WARDER__ALT_BSTART:
+                return t->base_len >= alt->lit_len && eq(t->base, alt->lit, alt->lit_len, fold) &&
+                       under(alt, t, fold);
+        case WARDER__ALT_BHAS:
+                if (t->base_len < alt->lit_len || !under(alt, t, fold))
+                        return false;
+                for (size_t i = 0; i + alt->lit_len <= t->base_len; i++) {
+                        const char *hit = memchr(
+                            t->base + i, fold ? lower((unsigned char)alt->lit[0]) : alt->lit[0],
+                            t->base_len - alt->lit_len - i + 1);
+                        if (!hit)
+                                return false;
+                        i = (size_t)(hit - t->base);
+                        if (eq(hit, alt->lit, alt->lit_len, fold))
+                                return true;
+                }
+                return false;
+        case WARDER__ALT_COMP:
+                if (!under(alt, t, fold) || t->n < 2)
+                        return false;
+                for (size_t i = alt->prefix_comps; i + 1 < t->n; i++) {
+                        size_t start = t->slash[i] + 1;
+                        size_t len = t->slash[i + 1] - start;
+                        if (len == alt->lit_len && eq(t->s + start, alt->lit, len, fold))
+                                return true;
+                }
+                return false;
+        }
+        return false;
+}
+
+static bool glob_hit(const warder_glob *g, const struct warder__rule *rule,
+                     const struct warder__target *t)
+{
+        int rc = warder_glob_match(g, t->s, t->len);
+        if (rc < 0) /* §2.10: engine errors fail closed */
+                return rule->action != WARDER_ALLOW;
+        return rc > 0;
+}
+
+bool warder__rule_match(const struct warder__rule *rule, const struct warder__target *t,
+                        const struct warder__target *folded)
+{
+        for (uint32_t i = 0; i < rule->nalts; i++) {
+                if (warder__alt_match(&rule->alts[i], t, false))
+                        return true;
+                if (rule->fold && folded && warder__alt_match(&rule->alts[i], folded, true))
+                        return true;
+        }
+        if (rule->glob && glob_hit(rule->glob, rule, t))
+                return true;
+        if (rule->glob_fold && glob_hit(rule->glob_fold, rule, t))
+                return true;
+        return false;
+}

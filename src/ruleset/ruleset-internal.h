@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef WARDER_RULESET_INTERNAL_H
+#define WARDER_RULESET_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+#include "warder/glob.h"
+#include "warder/ruleset.h"
+
+/* ---- YAML documents (yaml.c) ------------------------------------------------------------ */
+
+enum warder__ynode_type {
+        WARDER__Y_SCALAR,
+        WARDER__Y_SEQ,
+        WARDER__Y_MAP,
+};
+
+/* Resolved type of a scalar under the YAML 1.2 core schema (§1.8). */
+enum warder__yscalar {
+        WARDER__YS_STR,
+        WARDER__YS_NULL,
+        WARDER__YS_BOOL,
+        WARDER__YS_INT,
+        WARDER__YS_FLOAT,
+};
+
+struct warder__ynode {
+        enum warder__ynode_type type;
+        enum warder__yscalar stype; /* scalars only */
+        char *value;                /* scalars: NUL-terminated (may contain NUL: see len) */
+        size_t len;
+        unsigned line, column; /* 1-based start of the node */
+        /* For scalars written on one line without escapes: the column of the first content
+         * byte, so byte offsets map to columns. 0 when the mapping is not exact. */
+        unsigned content_column;
+        struct warder__ynode **items; /* sequence items, or mapping key/value pairs flattened */
+        size_t n, cap;
+        size_t expanded; /* nodes after alias expansion, this one included */
+        size_t height;   /* nesting height after alias expansion, 1 for a scalar */
+        bool complete;
+        struct warder__ynode *next_alloc;
+};
+
+struct warder__ydoc {
+        struct warder__ynode *root; /* NULL for an empty document */
+        struct warder__ynode *all;  /* every allocated node, for freeing */
+};
+
+/* Parses one YAML document. Errors carry `file`, line and column. */
+int warder__yaml_parse(const char *text, size_t len, const char *file, size_t max_depth,
+                       size_t max_nodes, struct warder__ydoc *out, struct warder_error *err);
+void warder__yaml_free(struct warder__ydoc *doc);
+
+/* ---- The model -------------------------------------------------------------------------- */
+
+enum warder__key_kind {
+        WARDER__K_EXACT,
+        WARDER__K_PREFIX,
+        WARDER__K_BASE,
+        WARDER__K_EXT,
+        WARDER__K_COMP,
+        WARDER__K_COUNT,
+};
+
+enum warder__alt_kind {
+        WARDER__ALT_EXACT,  /* the target equals `prefix` */
+        WARDER__ALT_UNDER,  /* strictly below `prefix` (everything when prefix is "") */
+        WARDER__ALT_BASE,   /* below `prefix`, basename equals `lit` */
+        WARDER__ALT_SUFFIX, /* below `prefix`, basename ends with `lit` */
+        WARDER__ALT_COMP,   /* below `prefix`, a directory component after it equals `lit` */
+        WARDER__ALT_BSTART, /* below `prefix`, basename starts with `lit` */
+        WARDER__ALT_BHAS,   /* below `prefix`, basename contains `lit` */
+};
+
+/* One anchored brace alternative decided by string comparisons alone (no matcher). */
+struct warder__alt {
+        uint8_t kind;
+        uint8_t key; /* enum warder__key_kind the index files it under (K_COUNT: residual) */
+        uint32_t prefix_len, prefix_comps, lit_len;
+        char *prefix; /* unescaped; the whole path for EXACT */
+        char *lit;    /* unescaped, NULL for EXACT/UNDER */
+};
+
+/* A key under which a rule with a matcher is a candidate (the matcher confirms). */
+struct warder__hint {
+        uint8_t key; /* enum warder__key_kind, K_COUNT: residual */
+        uint32_t len;
+        char *text;
+};
+
+struct warder__rule {
+        enum warder_action action;
+        char *id;
+        char *pattern; /* as written */
+        char *reason;  /* may be NULL */
+        const char *file;
+        unsigned line, column;    /* the rule */
+        unsigned pline, pcolumn;  /* the pattern scalar */
+        unsigned pcontent_column; /* see warder__ynode.content_column */
+        struct warder__alt *alts; /* alternatives decided without a matcher */
+        uint32_t nalts;
+        bool fold;                  /* fold_case applies (deny/ask with fold_case: true) */
+        warder_glob *glob;          /* the other alternatives as one matcher, or NULL */
+        warder_glob *glob_fold;     /* the same with case folding, for fold rules */
+        struct warder__hint *hints; /* index keys of the matcher's alternatives (freed once
+                                     * the index is built) */
+        uint32_t nhints;
+};
+
+/* A posting: a rule reachable through a key; `alt` names an exact alternative, or is
+ * WARDER__CONFIRM when the rule's matcher must confirm. */
+#define WARDER__CONFIRM UINT32_MAX
+struct warder__posting {
+        uint32_t rule;
+        uint32_t alt;
+        uint8_t action;
+};
+
+struct warder__plist {
+        struct warder__posting *p;
+        size_t n, cap;
+};
+
+struct warder__key_entry; /* uthash entry, index.c */
+
+struct warder__index {
+        struct warder__key_entry *tab[WARDER__K_COUNT];
+        /* one bit per hash value (mask + 1 bits): most absent keys cost no table probe */
+        uint64_t *filter[WARDER__K_COUNT];
+        uint32_t fmask[WARDER__K_COUNT];
+        struct warder__plist residual;
+        uint32_t prefix_min, prefix_max; /* component counts of prefix keys */
+        bool empty;
+};
+
+struct warder__opset {
+        bool has_default;
+        enum warder_action def;
+        struct warder__rule *rules;
+        size_t n;
+        struct warder__index idx;  /* every rule, exact keys */
+        struct warder__index fidx; /* fold rules, folded keys */
+        /* execute: rule indexes per action, in order */
+        uint32_t *by_action[3];
+        size_t n_by_action[3];
+};
+
+struct warder__test_case {
+        enum warder_op op;
+        enum warder_action expect;
+        char *target;
+        char *real; /* may be NULL */
+        unsigned line, column;
+};
+
+struct warder_ruleset {
+        atomic_long refs;
+        char *root;
+        char *home; /* may be NULL */
+        char *base_dir;
+        enum warder_action def;
+        enum warder_precedence prec;
+        bool fold;
+        struct warder__opset ops[WARDER_OP_COUNT];
+        char **files; /* interned source names */
+        size_t nfiles;
+        /* inline tests of the top file (§ tests), and how to reload it with their root/home */
+        bool has_tests;
+        char *tests_root, *tests_home;
+        const char *tests_file;
+        struct warder__test_case *cases;
+        size_t ncases;
+        char *origin_path; /* loaded from this file */
+        char *origin_text; /* or from this string (kept only when tests need a reload) */
+        size_t origin_len;
+        char *origin_name; /* string name or preset name */
+        bool origin_preset;
+        struct warder_ruleset_options opts; /* limits as given (strings not kept) */
+};
+
+/* ---- Rule layer (anchor.c) -------------------------------------------------------------- */
+
+/*
+ * Compiles a path rule (§2.11): expands braces, anchors each alternative, keeps the
+ * alternatives that string comparisons decide in rule->alts and compiles the rest into
+ * rule->glob (and rule->glob_fold). `full` forces every alternative into the matcher (a
+ * reference for tests). Errors name the rule's file, line and column.
+ */
+int warder__rule_compile_path(struct warder__rule *rule, const char *root, const char *home,
+                              bool fold_case, bool full, struct warder_error *err);
+/* The anchored alternatives of a path rule, as core patterns (tests, lint). */
+int warder__rule_alternatives(const struct warder__rule *rule, const char *root, const char *home,
+                              char ***out, size_t *count, struct warder_error *err);
+int warder__rule_compile_command(struct warder__rule *rule, bool fold_case,
+                                 struct warder_error *err);
+void warder__rule_release(struct warder__rule *rule);
+
+/* A normalised target split into components. */
+struct warder__target {
+        const char *s;
+        size_t len;
+        const uint32_t *slash; /* offsets of the n separators */
+        size_t n;              /* components */
+        const char *base;
+        size_t base_len;
+};
+
+bool warder__alt_match(const struct warder__alt *alt, const struct warder__target *t, bool fold);
+/* Whether the rule matches; engine errors fail closed (§2.10). `folded` is the target in
+ * lower case (used when the rule folds). */
+bool warder__rule_match(const struct warder__rule *rule, const struct warder__target *t,
+                        const struct warder__target *folded);
+
+/* ---- Index (index.c) ---------------------------------------------------------------------- */
+
+int warder__index_build(struct warder__opset *set, const char *root, bool fold_case);
+void warder__index_free(struct warder__index *idx);
+
+/* Decides one normalised target. Returns the rule index or -1 when no rule matched. */
+long warder__index_decide(const warder_ruleset *rs, enum warder_op op, const char *target,
+                          size_t len);
+/* The same by a loop over every rule in order (reference for tests and explain). */
+long warder__linear_decide(const warder_ruleset *rs, enum warder_op op, const char *target,
+                           size_t len);
+/* Fills `t` (and `folded` when non-NULL) for `s`; uses per-thread scratch storage. */
+int warder__target_split(const char *s, size_t len, struct warder__target *t,
+                         struct warder__target *folded);
+
+/* ---- Presets (generated) ------------------------------------------------------------------ */
+
+struct warder__preset {
+        const char *name;
+        const char *text;
+        size_t len;
+};
+extern const struct warder__preset warder__presets[];
+extern const size_t warder__npresets;
+extern const char *const warder__preset_name_list[];
+
+/* ---- Small helpers ------------------------------------------------------------------------ */
+
+size_t warder__levenshtein(const char *a, const char *b);
+/* The closest of `names` within distance 2, or NULL. */
+const char *warder__suggest(const char *word, const char *const *names, size_t n);
+
+#endif

@@ -1,0 +1,758 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The attack battery (§4.2, §6.2) against the real kernel. Each attack runs against
+ *   - the guard over the local backend (symlinks followed inside the root, the default),
+ *     under a ruleset that denies every `.env` file, everything in a `.ssh` directory and all
+ *     of `/etc`, and allows the workspace (see ruleset_yaml()), and
+ *   - the local backend alone with symlinks refused (what the kernel confinement gives
+ *     without any ruleset),
+ * each with openat2 and with the forced O_NOFOLLOW fallback. Every attack has a control arm:
+ * the same fixture, opened with plain open(2), leaks — so a broken fixture cannot pass for a
+ * working defence.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backends/local-internal.h"
+#include "support.h"
+#include "warder/backend.h"
+#include "warder/glob.h"
+#include "warder/guard.h"
+#include "warder/local.h"
+#include "warder/ruleset.h"
+
+#define ENV_SECRET  "ENV-SECRET-7f3a"
+#define SSH_SECRET  "SSH-SECRET-91c2"
+#define OUT_SECRET  "OUT-SECRET-5d0e"
+#define RACE_SECRET "RACE-SECRET-c0de"
+
+static char W[256]; /* the workspace: the backend's root */
+static char O[256]; /* a directory outside it */
+
+/* Arms: bit 0 = fallback; bit 1 = the local backend alone (no guard). */
+#define ARMS 4
+static bool arm_guard(int i)
+{
+        return !(i & 2);
+}
+
+static const char *at(const char *base, const char *rel)
+{
+        static char buf[16][PATH_MAX];
+        static int n;
+        char *b = buf[n++ % 16];
+        snprintf(b, PATH_MAX, "%s/%s", base, rel);
+        return b;
+}
+
+static void put(const char *path, const char *content)
+{
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
+        ck_assert_msg(fd >= 0, "cannot create %s", path);
+        ck_assert_int_eq(write(fd, content, strlen(content)), (ssize_t)strlen(content));
+        close(fd);
+}
+
+static void lnk(const char *target, const char *path)
+{
+        ck_assert_msg(symlink(target, path) == 0, "symlink %s: %s", path, strerror(errno));
+}
+
+/* Plain open(2) + read: what a program without warder gets (the control arm). */
+static char *plain_read(const char *path)
+{
+        static char buf[1 << 16];
+        int fd = open(path, O_RDONLY | O_NONBLOCK);
+        if (fd < 0)
+                return NULL;
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        if (n < 0)
+                return NULL;
+        buf[n] = '\0';
+        return buf;
+}
+
+/* The file's contents without following a final symlink (to inspect the fixture). */
+static char *peek(const char *path)
+{
+        static char buf[4096];
+        int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+        if (fd < 0)
+                return NULL;
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        buf[n < 0 ? 0 : n] = '\0';
+        return buf;
+}
+
+static bool leaks(const char *data, size_t len)
+{
+        const char *secrets[] = {ENV_SECRET, SSH_SECRET, OUT_SECRET, RACE_SECRET, "root:x:0:0"};
+        for (size_t i = 0; data && i < sizeof(secrets) / sizeof(secrets[0]); i++)
+                if (memmem(data, len, secrets[i], strlen(secrets[i])))
+                        return true;
+        return false;
+}
+
+static void rm_rf(const char *dir)
+{
+        char cmd[PATH_MAX + 32];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        if (system(cmd) != 0)
+                fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+static void setup(void)
+{
+        strcpy(W, "/tmp/warder-attack-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(W));
+        strcpy(O, "/tmp/warder-attack-out-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(O));
+        put(at(W, ".env"), ENV_SECRET "\n");
+        ck_assert_int_eq(mkdir(at(W, ".ssh"), 0700), 0);
+        put(at(W, ".ssh/id_rsa"), SSH_SECRET "\n");
+        ck_assert_int_eq(mkdir(at(W, "src"), 0755), 0);
+        put(at(W, "src/ok.txt"), "public\n");
+        put(at(O, "secret"), OUT_SECRET "\n");
+}
+
+static void teardown(void)
+{
+        rm_rf(W);
+        rm_rf(O);
+}
+
+static const char *ruleset_yaml(void)
+{
+        static char y[2048];
+        const char *ops[] = {"read", "write", "edit", "ls", "glob", "grep"};
+        size_t n =
+            (size_t)snprintf(y, sizeof(y), "warder: 1\ndefault: deny\nprecedence: strictest\n");
+        for (size_t i = 0; i < 6; i++)
+                n += (size_t)snprintf(y + n, sizeof(y) - n,
+                                      "%s:\n"
+                                      "  rules:\n"
+                                      "    - deny: \"**/.env\"\n"
+                                      "      reason: environment secrets\n"
+                                      "    - deny: \"**/.ssh/**\"\n"
+                                      "    - deny: \"/etc/**\"\n"
+                                      "    - allow: \"./**\"\n",
+                                      ops[i]);
+        return y;
+}
+
+/* The subject of an arm; `o` may be NULL for the defaults. */
+static warder_backend *subject(int arm, const struct warder_local_options *o)
+{
+        struct warder_local_options lo = WARDER_LOCAL_OPTIONS_INIT;
+        if (o)
+                lo = *o;
+        lo.force_fallback = arm & 1;
+        lo.follow_symlinks = arm_guard(arm);
+        warder_backend *local = NULL;
+        struct warder_error e = WARDER_ERROR_INIT;
+        int rc = warder_local_new(&local, W, &lo, &e);
+        ck_assert_msg(rc == 0, "local: %s", e.message);
+        if (!arm_guard(arm))
+                return local;
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = W;
+        warder_ruleset *rs = NULL;
+        const char *y = ruleset_yaml();
+        rc = warder_ruleset_load_string(&rs, y, strlen(y), "attacks", &ro, &e);
+        ck_assert_msg(rc == 0, "ruleset: %s", e.message);
+        struct warder_guard_options go = WARDER_GUARD_OPTIONS_INIT;
+        go.root = W;
+        warder_backend *g = NULL;
+        rc = warder_guard_new(&g, local, rs, &go, &e);
+        ck_assert_msg(rc == 0, "guard: %s", e.message);
+        warder_ruleset_free(rs);
+        return g;
+}
+
+/* A read through the subject; asserts it was refused and leaked nothing. */
+static int refused_read(warder_backend *b, const char *path)
+{
+        struct warder_bytes out = {NULL, 0, false};
+        struct warder_error e = WARDER_ERROR_INIT;
+        int rc = warder_backend_read(b, path, strlen(path), 0, 0, 0, &out, &e);
+        ck_assert_msg(rc != 0, "read of '%s' succeeded", path);
+        ck_assert_msg(!leaks(out.data, out.len), "read of '%s' leaked", path);
+        ck_assert_ptr_null(out.data);
+        warder_error_clear(&e);
+        return rc;
+}
+
+static int refused_write(warder_backend *b, const char *path, const char *data)
+{
+        int rc = warder_backend_write(b, path, strlen(path), data, strlen(data), 0, NULL);
+        ck_assert_msg(rc != 0, "write of '%s' succeeded", path);
+        return rc;
+}
+
+/* The codes a refusal may carry: the guard denies (EDENIED) or the backend refuses. */
+static void ck_refusal(int arm, int rc, int kernel_code)
+{
+        if (arm_guard(arm))
+                ck_assert_msg(rc == WARDER_EDENIED || rc == kernel_code, "rc %s",
+                              warder_status_name(rc));
+        else
+                ck_assert_msg(rc == kernel_code, "rc %s, want %s", warder_status_name(rc),
+                              warder_status_name(kernel_code));
+}
+
+/* A symlink to a denied file: read. */
+START_TEST(test_symlink_read)
+{
+        lnk(".env", at(W, "innocent.txt"));
+        lnk(at(O, "secret"), at(W, "out.txt"));
+        /* control */
+        ck_assert(leaks(plain_read(at(W, "innocent.txt")), 64));
+        ck_assert(leaks(plain_read(at(W, "out.txt")), 64));
+        warder_backend *b = subject(_i, NULL);
+        ck_refusal(_i, refused_read(b, at(W, "innocent.txt")), WARDER_ESYMLINK);
+        ck_refusal(_i, refused_read(b, at(W, "out.txt")),
+                   arm_guard(_i) ? WARDER_EOUTSIDE : WARDER_ESYMLINK);
+        if (arm_guard(_i)) {
+                ck_assert_int_eq(refused_read(b, at(W, ".env")), WARDER_EDENIED);
+                /* the workspace itself is readable */
+                struct warder_bytes out = {NULL, 0, false};
+                ck_assert_int_eq(warder_backend_read(b, at(W, "src/ok.txt"),
+                                                     strlen(at(W, "src/ok.txt")), 0, 0, 0, &out,
+                                                     NULL),
+                                 0);
+                ck_assert_str_eq(out.data, "public\n");
+                warder_bytes_free(&out);
+        }
+        warder_backend_free(b);
+}
+END_TEST
+
+/* A symlink to a denied file: write. */
+START_TEST(test_symlink_write)
+{
+        lnk(".env", at(W, "innocent.txt"));
+        lnk(at(O, "secret"), at(W, "out.txt"));
+        warder_backend *b = subject(_i, NULL);
+        ck_refusal(_i, refused_write(b, at(W, "innocent.txt"), "PWNED"), WARDER_ESYMLINK);
+        ck_refusal(_i, refused_write(b, at(W, "out.txt"), "PWNED"),
+                   arm_guard(_i) ? WARDER_EOUTSIDE : WARDER_ESYMLINK);
+        size_t n = 0;
+        int rc = warder_backend_edit(b, at(W, "innocent.txt"), strlen(at(W, "innocent.txt")), "ENV",
+                                     3, "PWN", 3, 0, &n, NULL);
+        ck_refusal(_i, rc, WARDER_ESYMLINK);
+        warder_backend_free(b);
+        ck_assert_str_eq(peek(at(W, ".env")), ENV_SECRET "\n");
+        ck_assert_str_eq(peek(at(O, "secret")), OUT_SECRET "\n");
+        /* control: a plain write through the same link lands in the secret */
+        int fd = open(at(W, "innocent.txt"), O_WRONLY | O_TRUNC);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(write(fd, "PWNED", 5), 5);
+        close(fd);
+        ck_assert_str_eq(peek(at(W, ".env")), "PWNED");
+}
+END_TEST
+
+/* A symlinked parent directory. */
+START_TEST(test_symlinked_parent)
+{
+        lnk(".ssh", at(W, "keys"));
+        lnk(O, at(W, "odir"));
+        ck_assert(leaks(plain_read(at(W, "keys/id_rsa")), 64));
+        ck_assert(leaks(plain_read(at(W, "odir/secret")), 64));
+        warder_backend *b = subject(_i, NULL);
+        ck_refusal(_i, refused_read(b, at(W, "keys/id_rsa")), WARDER_ESYMLINK);
+        ck_refusal(_i, refused_read(b, at(W, "odir/secret")),
+                   arm_guard(_i) ? WARDER_EOUTSIDE : WARDER_ESYMLINK);
+        ck_refusal(_i, refused_write(b, at(W, "keys/authorized_keys"), "ssh-ed25519 AAAA"),
+                   WARDER_ESYMLINK);
+        ck_assert_int_eq(access(at(W, ".ssh/authorized_keys"), F_OK), -1);
+        warder_backend_free(b);
+}
+END_TEST
+
+/* A dangling symlink as a write target. */
+START_TEST(test_dangling_write)
+{
+        lnk(".ssh/authorized_keys", at(W, "drop"));
+        lnk(at(O, "planted"), at(W, "drop-out"));
+        warder_backend *b = subject(_i, NULL);
+        ck_refusal(_i, refused_write(b, at(W, "drop"), "ssh-ed25519 AAAA"), WARDER_ESYMLINK);
+        ck_refusal(_i, refused_write(b, at(W, "drop-out"), "x"),
+                   arm_guard(_i) ? WARDER_EOUTSIDE : WARDER_ESYMLINK);
+        warder_backend_free(b);
+        ck_assert_int_eq(access(at(W, ".ssh/authorized_keys"), F_OK), -1);
+        ck_assert_int_eq(access(at(O, "planted"), F_OK), -1);
+        /* control: a plain create through the link plants the file outside */
+        int fd = open(at(W, "drop-out"), O_WRONLY | O_CREAT, 0644);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+        ck_assert_int_eq(access(at(O, "planted"), F_OK), 0);
+}
+END_TEST
+
+/* `..` traversal and absolute paths out of the root. */
+START_TEST(test_traversal_and_absolute)
+{
+        char up[PATH_MAX];
+        snprintf(up, sizeof(up), "%s/src/../../%s/secret", W, strrchr(O, '/') + 1);
+        char etc[PATH_MAX];
+        snprintf(etc, sizeof(etc), "%s/src/../../../../../../etc/passwd", W);
+        const char *paths[] = {up, etc, "/etc/passwd", at(O, "secret")};
+        for (size_t i = 0; i < 4; i++) {
+                ck_assert_msg(leaks(plain_read(paths[i]), 1 << 15), "control %zu", i);
+                warder_backend *b = subject(_i, NULL);
+                ck_refusal(_i, refused_read(b, paths[i]), WARDER_EOUTSIDE);
+                ck_refusal(_i, refused_write(b, paths[i], "x"), WARDER_EOUTSIDE);
+                warder_backend_free(b);
+        }
+        ck_assert_str_eq(peek(at(O, "secret")), OUT_SECRET "\n");
+}
+END_TEST
+
+/* `/proc/self/root` and `/proc/self/fd` magic links planted inside the root. */
+START_TEST(test_magic_links)
+{
+        int fd_out = open(at(O, "secret"), O_RDONLY);
+        int fd_env = open(at(W, ".env"), O_RDONLY);
+        ck_assert_int_ge(fd_out, 0);
+        ck_assert_int_ge(fd_env, 0);
+        char p1[64], p2[64];
+        snprintf(p1, sizeof(p1), "/proc/self/fd/%d", fd_out);
+        snprintf(p2, sizeof(p2), "/proc/self/fd/%d", fd_env);
+        lnk("/proc/self/root", at(W, "proc-root"));
+        lnk(p1, at(W, "fd-out"));
+        lnk(p2, at(W, "fd-env"));
+        lnk("/proc/self", at(W, "self"));
+        const char *paths[] = {at(W, "proc-root/etc/passwd"), at(W, "fd-out"), at(W, "fd-env"),
+                               at(W, "self/root/etc/passwd")};
+        for (size_t i = 0; i < 4; i++)
+                ck_assert_msg(leaks(plain_read(paths[i]), 1 << 15), "control %s", paths[i]);
+        warder_backend *b = subject(_i, NULL);
+        for (size_t i = 0; i < 4; i++)
+                ck_refusal(_i, refused_read(b, paths[i]),
+                           arm_guard(_i) ? WARDER_EOUTSIDE : WARDER_ESYMLINK);
+        warder_backend_free(b);
+        close(fd_out);
+        close(fd_env);
+}
+END_TEST
+
+/*
+ * Magic links proper: a procfs mounted inside the root (in a private mount namespace of a
+ * child process). /proc/self/root and /proc/self/fd/N are magic links: the kernel would jump
+ * through them without looking at their text.
+ */
+START_TEST(test_procfs_inside)
+{
+        ck_assert_int_eq(mkdir(at(W, "proc"), 0755), 0);
+        int fd_out = open(at(O, "secret"), O_RDONLY);
+        int fd_env = open(at(W, ".env"), O_RDONLY);
+        ck_assert_int_ge(fd_out, 0);
+        ck_assert_int_ge(fd_env, 0);
+        char fdp[64], fde[64];
+        snprintf(fdp, sizeof(fdp), "proc/self/fd/%d", fd_out);
+        snprintf(fde, sizeof(fde), "proc/self/fd/%d", fd_env);
+        const char *paths[] = {at(W, "proc/self/root/etc/passwd"), at(W, fdp), at(W, fde),
+                               at(W, "proc/thread-self/root/etc/passwd")};
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                if (unshare(CLONE_NEWNS) != 0 ||
+                    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+                    mount("proc", at(W, "proc"), "proc", 0, NULL) != 0) {
+                        fprintf(stderr, "note: cannot mount procfs here (%s)\n", strerror(errno));
+                        _exit(77);
+                }
+                for (size_t i = 0; i < 4; i++) /* control */
+                        if (!leaks(plain_read(paths[i]), 1 << 15)) {
+                                fprintf(stderr, "control failed: %s\n", paths[i]);
+                                _exit(2);
+                        }
+                warder_backend *b = subject(_i, NULL);
+                for (size_t i = 0; i < 4; i++) {
+                        struct warder_bytes out = {NULL, 0, false};
+                        int rc =
+                            warder_backend_read(b, paths[i], strlen(paths[i]), 0, 0, 0, &out, NULL);
+                        if (rc == 0 || leaks(out.data, out.len)) {
+                                fprintf(stderr, "leak: %s\n", paths[i]);
+                                _exit(3);
+                        }
+                        fprintf(stderr, "procfs inside the root (arm %d): %s -> %s\n", _i,
+                                strrchr(paths[i], '/') ? paths[i] + strlen(W) : paths[i],
+                                warder_status_name(rc));
+                }
+                warder_backend_free(b);
+                _exit(0);
+        }
+        int status = 0;
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        close(fd_out);
+        close(fd_env);
+        ck_assert(WIFEXITED(status));
+        if (WEXITSTATUS(status) == 77)
+                return;
+        ck_assert_msg(WEXITSTATUS(status) == 0, "child exit %d", WEXITSTATUS(status));
+}
+END_TEST
+
+/* A FIFO answers at once (no hang), for read, write and grep. */
+START_TEST(test_fifo)
+{
+        ck_assert_int_eq(mkfifo(at(W, "pipe"), 0644), 0);
+        /* control: a plain blocking open of the FIFO does not return */
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                int fd = open(at(W, "pipe"), O_RDONLY);
+                _exit(fd >= 0 ? 0 : 1);
+        }
+        struct timespec ts = {0, 300 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        int status;
+        ck_assert_int_eq(waitpid(pid, &status, WNOHANG), 0); /* still blocked */
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+
+        alarm(20);
+        warder_backend *b = subject(_i, NULL);
+        ck_assert_int_eq(refused_read(b, at(W, "pipe")), WARDER_ENOTREG);
+        ck_assert_int_eq(refused_write(b, at(W, "pipe"), "x"), WARDER_ENOTREG);
+        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+        req.pattern = "public";
+        req.path = W;
+        req.path_len = strlen(W);
+        struct warder_grep_result r = {NULL, 0, 0, false};
+        ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+        ck_assert_uint_eq(r.count, 1);
+        warder_grep_result_free(&r);
+        warder_backend_free(b);
+        alarm(0);
+}
+END_TEST
+
+/* A device file: a device node inside the root, and a symlink to /dev/zero. */
+START_TEST(test_device)
+{
+        lnk("/dev/zero", at(W, "zero-link"));
+        char *c = plain_read(at(W, "zero-link")); /* control: an endless source of bytes */
+        ck_assert_ptr_nonnull(c);
+        ck_assert_int_eq(c[0], 0);
+        alarm(20);
+        warder_backend *b = subject(_i, NULL);
+        ck_refusal(_i, refused_read(b, at(W, "zero-link")),
+                   arm_guard(_i) ? WARDER_EOUTSIDE : WARDER_ESYMLINK);
+        if (mknod(at(W, "zero"), S_IFCHR | 0666, makedev(1, 5)) == 0) {
+                ck_assert_ptr_nonnull(plain_read(at(W, "zero")));
+                ck_assert_int_eq(refused_read(b, at(W, "zero")), WARDER_ENOTREG);
+        } else {
+                fprintf(stderr, "note: mknod not permitted (%s); device node checked under /dev\n",
+                        strerror(errno));
+        }
+        warder_backend_free(b);
+        /* The real /dev/zero through a backend rooted at /dev: not a regular file. */
+        struct warder_local_options lo = WARDER_LOCAL_OPTIONS_INIT;
+        lo.force_fallback = _i & 1;
+        warder_backend *dev = NULL;
+        ck_assert_int_eq(warder_local_new(&dev, "/dev", &lo, NULL), 0);
+        ck_assert_int_eq(refused_read(dev, "/dev/zero"), WARDER_ENOTREG);
+        ck_assert_int_eq(refused_read(dev, "/dev/null"), WARDER_ENOTREG);
+        warder_backend_free(dev);
+        alarm(0);
+}
+END_TEST
+
+/* A file above the cap. */
+START_TEST(test_cap)
+{
+        size_t big = 2u << 20;
+        char *data = malloc(big);
+        memset(data, 'a', big);
+        memcpy(data + big - 64, OUT_SECRET, strlen(OUT_SECRET));
+        int fd = open(at(W, "big.txt"), O_WRONLY | O_CREAT, 0644);
+        ck_assert_int_eq(write(fd, data, big), (ssize_t)big);
+        close(fd);
+        free(data);
+        struct stat st; /* control: the file is there, whole */
+        ck_assert_int_eq(stat(at(W, "big.txt"), &st), 0);
+        ck_assert_int_eq(st.st_size, (off_t)big);
+        struct warder_local_options lo = WARDER_LOCAL_OPTIONS_INIT;
+        lo.max_read = 1u << 20;
+        lo.grep_max_file = 1u << 20;
+        warder_backend *b = subject(_i, &lo);
+        ck_assert_int_eq(refused_read(b, at(W, "big.txt")), WARDER_ETOOBIG);
+        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+        req.pattern = OUT_SECRET;
+        req.path = W;
+        req.path_len = strlen(W);
+        struct warder_grep_result r = {NULL, 0, 0, false};
+        ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+        ck_assert_uint_eq(r.count, 0);
+        ck_assert(r.truncated);
+        warder_grep_result_free(&r);
+        warder_backend_free(b);
+}
+END_TEST
+
+/* A name with a newline: refused when it is a link to a secret, reported raw otherwise. */
+START_TEST(test_newline_name)
+{
+        lnk(".env", at(W, "ok.txt\n"));
+        put(at(W, "notes\nx.txt "), "needle\n");
+        ck_assert(leaks(plain_read(at(W, "ok.txt\n")), 64));
+        warder_backend *b = subject(_i, NULL);
+        ck_refusal(_i, refused_read(b, at(W, "ok.txt\n")), WARDER_ESYMLINK);
+        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+        req.pattern = "needle|SECRET";
+        req.path = W;
+        req.path_len = strlen(W);
+        struct warder_grep_result r = {NULL, 0, 0, false};
+        ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+        bool raw = false;
+        for (size_t i = 0; i < r.count; i++) {
+                if (strcmp(r.items[i].path, at(W, "notes\nx.txt ")) == 0)
+                        raw = true;
+                if (arm_guard(_i))
+                        ck_assert_msg(!leaks(r.items[i].text, r.items[i].text_len),
+                                      "grep leaked %s", r.items[i].path);
+        }
+        ck_assert(raw);
+        if (arm_guard(_i)) {
+                ck_assert_uint_eq(r.count, 1);
+                ck_assert_uint_ge(r.hidden_files, 2); /* .env and .ssh/id_rsa */
+        }
+        warder_grep_result_free(&r);
+        struct warder_entries e = {NULL, 0, 0};
+        ck_assert_int_eq(warder_backend_ls(b, W, strlen(W), 0, &e, NULL), 0);
+        raw = false;
+        for (size_t i = 0; i < e.count; i++)
+                raw |= strcmp(e.items[i].name, "notes\nx.txt ") == 0 &&
+                       strcmp(e.items[i].path, at(W, "notes\nx.txt ")) == 0;
+        ck_assert(raw);
+        warder_entries_free(&e);
+        warder_backend_free(b);
+}
+END_TEST
+
+/* `//etc/passwd`, `/./etc/passwd`, `/.env/` and friends: normalised before the decision. */
+START_TEST(test_slash_forms)
+{
+        const char *outside_forms[] = {"//etc/passwd", "/./etc/passwd", "///etc//passwd",
+                                       "/etc/./passwd/"};
+        warder_backend *b = subject(_i, NULL);
+        for (size_t i = 0; i < 4; i++) {
+                if (i < 3)
+                        ck_assert_msg(leaks(plain_read(outside_forms[i]), 1 << 15), "control %s",
+                                      outside_forms[i]);
+                ck_refusal(_i, refused_read(b, outside_forms[i]), WARDER_EOUTSIDE);
+        }
+        if (arm_guard(_i)) {
+                char f[4][PATH_MAX];
+                snprintf(f[0], PATH_MAX, "%s//.env", W);
+                snprintf(f[1], PATH_MAX, "%s/./.env", W);
+                snprintf(f[2], PATH_MAX, "%s/.env/", W);
+                snprintf(f[3], PATH_MAX, "%s/src/../.ssh//id_rsa", W);
+                for (size_t i = 0; i < 4; i++)
+                        ck_assert_int_eq(refused_read(b, f[i]), WARDER_EDENIED);
+                /* control: the raw string `<root>/.env/` is no match for `**` + `/.env`, so a
+                 * string check on the unnormalised target would have let it through */
+                warder_glob *g = NULL;
+                ck_assert_int_eq(warder_glob_compile(&g, "**/.env", 7, 0, NULL), 0);
+                ck_assert_int_eq(warder_glob_match(g, f[2], strlen(f[2])), 0);
+                ck_assert_int_eq(warder_glob_match(g, f[0], strlen(f[0])), 1);
+                warder_glob_free(g);
+        }
+        warder_backend_free(b);
+}
+END_TEST
+
+/*
+ * A hard link is the same inode under another name: a path-based decision cannot tell it
+ * apart, and warder does not try. Documented (docs/security.md); this test pins the
+ * behaviour so the documentation stays true.
+ */
+START_TEST(test_hardlink)
+{
+        if (link(at(O, "secret"), at(W, "src/hard.txt")) != 0) {
+                fprintf(stderr, "note: hard link not possible here (%s)\n", strerror(errno));
+                return;
+        }
+        ck_assert(leaks(plain_read(at(W, "src/hard.txt")), 64));
+        warder_backend *b = subject(_i, NULL);
+        struct warder_bytes out = {NULL, 0, false};
+        ck_assert_int_eq(warder_backend_read(b, at(W, "src/hard.txt"),
+                                             strlen(at(W, "src/hard.txt")), 0, 0, 0, &out, NULL),
+                         0);
+        ck_assert_str_eq(out.data, OUT_SECRET "\n"); /* same inode: readable, as documented */
+        warder_bytes_free(&out);
+        /* Writes replace the name (rename), so the linked file outside is left alone. */
+        ck_assert_int_eq(warder_backend_write(b, at(W, "src/hard.txt"),
+                                              strlen(at(W, "src/hard.txt")), "new", 3, 0, NULL),
+                         0);
+        ck_assert_str_eq(peek(at(O, "secret")), OUT_SECRET "\n");
+        warder_backend_free(b);
+}
+END_TEST
+
+/*
+ * The race: one thread swaps a real directory and a symlink to the secret directory
+ * (renameat2 RENAME_EXCHANGE) while another reads through the subject. Zero reads of the
+ * secret. The guard decides on the real form and forwards it with WARDER_NOFOLLOW, so a swap
+ * after the decision makes the open fail instead of following the new link.
+ */
+struct swapper {
+        atomic_bool stop;
+        atomic_ulong swaps;
+        char a[PATH_MAX], b[PATH_MAX]; /* own copies: at() is not thread-safe */
+};
+
+static void *swap_loop(void *arg)
+{
+        struct swapper *s = arg;
+        while (!atomic_load(&s->stop)) {
+                if (syscall(SYS_renameat2, AT_FDCWD, s->a, AT_FDCWD, s->b,
+                            2 /* RENAME_EXCHANGE */) == 0)
+                        atomic_fetch_add(&s->swaps, 1);
+        }
+        return NULL;
+}
+
+#define RACE_READS 3000
+
+START_TEST(test_race)
+{
+        ck_assert_int_eq(mkdir(at(W, "box"), 0755), 0);
+        put(at(W, "box/f"), "public\n");
+        put(at(W, ".ssh/f"), RACE_SECRET "\n");
+        lnk(".ssh", at(W, "lnk"));
+        /* control (static): the symlinked path leads to the secret */
+        ck_assert(leaks(plain_read(at(W, "lnk/f")), 64));
+
+        struct swapper s;
+        atomic_init(&s.stop, false);
+        atomic_init(&s.swaps, 0);
+        snprintf(s.a, sizeof(s.a), "%s/box", W);
+        snprintf(s.b, sizeof(s.b), "%s/lnk", W);
+        char p[PATH_MAX];
+        snprintf(p, sizeof(p), "%s/box/f", W);
+        pthread_t t;
+        ck_assert_int_eq(pthread_create(&t, NULL, swap_loop, &s), 0);
+
+        /* control (dynamic): plain open() under the race reads the secret at times */
+        unsigned plain_leaks = 0;
+        for (int i = 0; i < RACE_READS; i++)
+                plain_leaks += leaks(plain_read(p), 64);
+
+        warder_backend *b = subject(_i, NULL);
+        unsigned ok = 0, refused = 0, leaked = 0;
+        for (int i = 0; i < RACE_READS; i++) {
+                struct warder_bytes out = {NULL, 0, false};
+                int rc = warder_backend_read(b, p, strlen(p), 0, 0, 0, &out, NULL);
+                if (rc == 0) {
+                        ok++;
+                        leaked += leaks(out.data, out.len);
+                } else {
+                        refused++;
+                }
+                warder_bytes_free(&out);
+        }
+        atomic_store(&s.stop, true);
+        pthread_join(t, NULL);
+        fprintf(stderr,
+                "race (%s, %s): %lu swaps; plain open leaked %u/%d; subject: %u ok, %u refused, "
+                "%u leaked\n",
+                arm_guard(_i) ? "guard" : "local alone", (_i & 1) ? "fallback" : "openat2",
+                (unsigned long)atomic_load(&s.swaps), plain_leaks, RACE_READS, ok, refused, leaked);
+        ck_assert_uint_eq(leaked, 0);
+        ck_assert_uint_gt(atomic_load(&s.swaps), 0);
+        /* Not a blanket refusal: with the directory back in place, the public file reads. */
+        struct stat st;
+        ck_assert_int_eq(lstat(at(W, "box"), &st), 0);
+        if (S_ISLNK(st.st_mode))
+                ck_assert_int_eq(
+                    syscall(SYS_renameat2, AT_FDCWD, at(W, "box"), AT_FDCWD, at(W, "lnk"), 2), 0);
+        struct warder_bytes out = {NULL, 0, false};
+        ck_assert_int_eq(warder_backend_read(b, p, strlen(p), 0, 0, 0, &out, NULL), 0);
+        ck_assert_str_eq(out.data, "public\n");
+        warder_bytes_free(&out);
+        warder_backend_free(b);
+}
+END_TEST
+
+/* The backend half of the race, without the swapping thread: a real form checked and then
+ * swapped for a symlink is refused, never followed. */
+START_TEST(test_swap_after_check)
+{
+        ck_assert_int_eq(mkdir(at(W, "box"), 0755), 0);
+        put(at(W, "box/f"), "public\n");
+        put(at(W, ".ssh/f"), RACE_SECRET "\n");
+        lnk(".ssh", at(W, "lnk"));
+        struct warder_local_options lo = WARDER_LOCAL_OPTIONS_INIT;
+        lo.force_fallback = _i & 1;
+        warder_backend *b = NULL;
+        ck_assert_int_eq(warder_local_new(&b, W, &lo, NULL), 0);
+        char *real = NULL;
+        const char *p = at(W, "box/f");
+        ck_assert_int_eq(warder_backend_realpath(b, p, strlen(p), &real, NULL), 0);
+        ck_assert_str_eq(real, p); /* decided: not under .ssh */
+        ck_assert_int_eq(syscall(SYS_renameat2, AT_FDCWD, at(W, "box"), AT_FDCWD, at(W, "lnk"), 2),
+                         0);
+        ck_assert(leaks(plain_read(p), 64)); /* control: the checked path now leads to the secret */
+        struct warder_bytes out = {NULL, 0, false};
+        ck_assert_int_eq(
+            warder_backend_read(b, real, strlen(real), 0, 0, WARDER_NOFOLLOW, &out, NULL),
+            WARDER_ESYMLINK);
+        ck_assert_int_eq(warder_backend_write(b, real, strlen(real), "x", 1, WARDER_NOFOLLOW, NULL),
+                         WARDER_ESYMLINK);
+        ck_assert_str_eq(peek(at(W, ".ssh/f")), RACE_SECRET "\n");
+        warder_free(real);
+        warder_backend_free(b);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+        Suite *s = suite_create("attacks");
+        TCase *tc = tcase_create("attacks");
+        tcase_set_timeout(tc, 120);
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_loop_test(tc, test_symlink_read, 0, ARMS);
+        tcase_add_loop_test(tc, test_symlink_write, 0, ARMS);
+        tcase_add_loop_test(tc, test_symlinked_parent, 0, ARMS);
+        tcase_add_loop_test(tc, test_dangling_write, 0, ARMS);
+        tcase_add_loop_test(tc, test_traversal_and_absolute, 0, ARMS);
+        tcase_add_loop_test(tc, test_magic_links, 0, ARMS);
+        tcase_add_loop_test(tc, test_procfs_inside, 0, ARMS);
+        tcase_add_loop_test(tc, test_fifo, 0, ARMS);
+        tcase_add_loop_test(tc, test_device, 0, ARMS);
+        tcase_add_loop_test(tc, test_cap, 0, ARMS);
+        tcase_add_loop_test(tc, test_newline_name, 0, ARMS);
+        tcase_add_loop_test(tc, test_slash_forms, 0, ARMS);
+        tcase_add_loop_test(tc, test_hardlink, 0, ARMS);
+        tcase_add_loop_test(tc, test_race, 0, ARMS);
+        tcase_add_loop_test(tc, test_swap_after_check, 0, 2);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void)
+{
+        return warder_test_run(suite());
+}

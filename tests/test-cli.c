@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: MIT */
+/* The `warder` command: exit codes, output formats, usage errors (docs/cli.md). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli-run.h"
+#include "support.h"
+
+START_TEST(help_and_version)
+{
+        struct cli_result r = cli_run("--help");
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_ptr_nonnull(strstr(r.out, "Usage: warder"));
+        cli_result_free(&r);
+        r = cli_run("--version");
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_ptr_nonnull(strstr(r.out, "warder 0."));
+        cli_result_free(&r);
+        static const char *const subs[] = {"match", "normalize", "check", "explain", "lint",
+                                           "test",  "read",      "write", "edit",    "ls",
+                                           "glob",  "grep",      "exec"};
+        for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
+                r = cli_run(subs[i], "--help");
+                ck_assert_msg(r.status == 0, "%s --help exited %d: %s", subs[i], r.status, r.err);
+                ck_assert_msg(strstr(r.out, "Usage: warder") != NULL, "%s --help: %s", subs[i],
+                              r.out);
+                cli_result_free(&r);
+        }
+}
+END_TEST
+
+START_TEST(usage_errors_exit_2_with_a_hint)
+{
+        const char *const *const cases[] = {
+            (const char *const[]){"warder", NULL},
+            (const char *const[]){"warder", "frobnicate", NULL},
+            (const char *const[]){"warder", "--bogus", NULL},
+            (const char *const[]){"warder", "normalize", NULL},
+            (const char *const[]){"warder", "normalize", "--cwd", NULL},
+            (const char *const[]){"warder", "check", "read", NULL},
+            (const char *const[]){"warder", "check", "delete", "x", NULL},
+            (const char *const[]){"warder", "--root", NULL},
+            (const char *const[]){"warder", "--rules", "a", "--preset", "b", "check", "read", "x",
+                                  NULL},
+            (const char *const[]){"warder", "read", NULL},
+            (const char *const[]){"warder", "read", "--offset", "x", "f", NULL},
+            (const char *const[]){"warder", "edit", "f", "--old", "a", NULL},
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                struct cli_result r = cli_run_in(NULL, NULL, cases[i]);
+                ck_assert_msg(r.status == 2, "case %zu exited %d: %s", i, r.status, r.err);
+                ck_assert_msg(strstr(r.err, "warder") != NULL, "case %zu: no message", i);
+                cli_result_free(&r);
+        }
+}
+END_TEST
+
+START_TEST(normalize_prints_literal_forms)
+{
+        struct cli_result r =
+            cli_run("normalize", "--root", "/ws", "--home", "/home/u", "--", ".env",
+                    "//etc/./passwd", "~/.ssh/id_rsa", "a/../../..", "/.env/");
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_str_eq(r.out, "/ws/.env\n/etc/passwd\n/home/u/.ssh/id_rsa\n/\n/.env\n");
+        cli_result_free(&r);
+        /* common options after the subcommand, --cwd, and JSON */
+        r = cli_run("normalize", "--json", "--cwd", "/ws/sub", "--root=/ws", "x", "../y");
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_str_eq(r.out, "[\"/ws/sub/x\",\"/ws/y\"]\n");
+        cli_result_free(&r);
+        /* names with control bytes are escaped, never raw */
+        r = cli_run("normalize", "--root", "/ws", "a\nb\x1b[31m");
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_str_eq(r.out, "/ws/a\\nb\\x1b[31m\n");
+        cli_result_free(&r);
+        /* a relative --home is a usage error */
+        r = cli_run("normalize", "--home", "rel", "x");
+        ck_assert_int_eq(r.status, 2);
+        cli_result_free(&r);
+}
+END_TEST
+
+/* A workspace like the tour's: a source file, a .env, a key, a symlink to the .env. */
+static char ws[256];
+
+static void write_file(const char *rel, const char *content)
+{
+        char path[512];
+        snprintf(path, sizeof(path), "%s/%s", ws, rel);
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(content, f);
+        fclose(f);
+}
+
+static void make_workspace(void)
+{
+        strcpy(ws, "/tmp/warder-cli-ws.XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(ws));
+        char path[512];
+        snprintf(path, sizeof(path), "%s/src", ws);
+        ck_assert_int_eq(mkdir(path, 0755), 0);
+        snprintf(path, sizeof(path), "%s/.ssh", ws);
+        ck_assert_int_eq(mkdir(path, 0700), 0);
+        write_file("src/main.c", "int main(void) { return 0; } /* API_KEY from env */\n");
+        write_file(".env", "API_KEY=sk-live-secret\n");
+        write_file(".ssh/id_ed25519", "PRIVATE KEY\n");
+        snprintf(path, sizeof(path), "%s/notes.txt", ws);
+        ck_assert_int_eq(symlink(".env", path), 0);
+}
+
+static void remove_workspace(void)
+{
+        char cmd[600];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", ws);
+        ck_assert_int_eq(system(cmd), 0);
+}
+
+#define ws_run(...) cli_run_in(ws, NULL, (const char *const[]){"warder", __VA_ARGS__, NULL})
+
+START_TEST(check_exit_codes_follow_the_action)
+{
+        /* §1.6 default preset: read allow + secrets deny; write ask. */
+        struct cli_result r = ws_run("check", "read", "src/main.c");
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_ptr_nonnull(strstr(r.out, "allow: read src/main.c"));
+        cli_result_free(&r);
+        r = ws_run("check", "read", ".env");
+        ck_assert_int_eq(r.status, 1);
+        ck_assert_ptr_nonnull(strstr(r.out, "'**/.env'"));
+        ck_assert_ptr_nonnull(strstr(r.out, "Protect sensitive files"));
+        cli_result_free(&r);
+        r = ws_run("check", "write", "src/main.c");
+        ck_assert_int_eq(r.status, 3);
+        cli_result_free(&r);
+        /* §3.3: the symlink's real form is resolved under the root and decides */
+        r = ws_run("check", "read", "notes.txt");
+        ck_assert_int_eq(r.status, 1);
+        ck_assert_ptr_nonnull(strstr(r.out, "real form"));
+        cli_result_free(&r);
+        /* control: an explicit --real naming an allowed file makes the symlink's literal form
+         * decide alone — the fixture's denial really came from the real form */
+        r = ws_run("check", "--real", "src/main.c", "read", "notes.txt");
+        ck_assert_int_eq(r.status, 0);
+        cli_result_free(&r);
+        r = ws_run("check", "--preset", "readonly", "write", "src/main.c");
+        ck_assert_int_eq(r.status, 1);
+        cli_result_free(&r);
+        r = ws_run("--json", "check", "read", ".env");
+        ck_assert_int_eq(r.status, 1);
+        ck_assert_ptr_nonnull(strstr(r.out, "\"action\":\"deny\""));
+        ck_assert_ptr_nonnull(strstr(r.out, "\"pattern\":\"**/.env\""));
+        cli_result_free(&r);
+}
+END_TEST
+
+START_TEST(explain_shows_both_forms_and_every_match)
+{
+        struct cli_result r = ws_run("explain", "read", "notes.txt");
+        ck_assert_int_eq(r.status, 1);
+        ck_assert_ptr_nonnull(strstr(r.out, "literal form: "));
+        ck_assert_ptr_nonnull(strstr(r.out, "/notes.txt"));
+        ck_assert_ptr_nonnull(strstr(r.out, "real form:    "));
+        ck_assert_ptr_nonnull(strstr(r.out, "/.env"));
+        ck_assert_ptr_nonnull(strstr(r.out, "read:0"));
+        ck_assert_ptr_nonnull(strstr(r.out, "decision:     deny"));
+        cli_result_free(&r);
+        r = ws_run("explain", "--json", "read", "src/main.c");
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_ptr_nonnull(strstr(r.out, "\"matches\":[]"));
+        cli_result_free(&r);
+}
+END_TEST
+
+START_TEST(guarded_operations)
+{
+        struct cli_result r = ws_run("read", "src/main.c");
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_str_eq(r.out, "int main(void) { return 0; } /* API_KEY from env */\n");
+        cli_result_free(&r);
+        /* §4.3: a denial names the rule, its reason and source, and leaks nothing */
+        static const char *const secrets[] = {".env", "notes.txt", "./src/../.env/",
+                                              ".ssh/id_ed25519"};
+        for (size_t i = 0; i < 4; i++) {
+                r = ws_run("read", secrets[i]);
+                ck_assert_msg(r.status == 1, "%s: exit %d", secrets[i], r.status);
+                ck_assert_ptr_null(strstr(r.out, "sk-live"));
+                ck_assert_ptr_null(strstr(r.out, "PRIVATE"));
+                ck_assert_ptr_nonnull(strstr(r.err, "denied by policy"));
+                ck_assert_ptr_nonnull(strstr(r.err, "reason:  Protect sensitive files"));
+                cli_result_free(&r);
+        }
+        /* control arm: the same files are readable without the secret rules */
+        char rules[600];
+        snprintf(rules, sizeof(rules), "%s/open.yaml", ws);
+        write_file("open.yaml", "warder: 1\ndefault: allow\n");
+        r = ws_run("--rules", rules, "read", "notes.txt");
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_ptr_nonnull(strstr(r.out, "sk-live"));
+        cli_result_free(&r);
+        /* §4.7: grep drops the .env hit and counts it */
+        r = ws_run("grep", "API_KEY");
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_int_eq(strncmp(r.out, "src/main.c:1:", 13), 0);
+        ck_assert_ptr_null(strstr(r.out, "sk-live"));
+        ck_assert_ptr_nonnull(strstr(r.err, "hidden by the rules"));
+        cli_result_free(&r);
+        r = ws_run("grep", "--json", "API_KEY");
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_ptr_nonnull(strstr(r.out, "\"hidden_files\":1"));
+        cli_result_free(&r);
+        /* write asks under the default preset, does nothing, and works under permissive */
+        r = cli_run_in(ws, "hello\n", (const char *const[]){"warder", "write", "new.txt", NULL});
+        ck_assert_int_eq(r.status, 3);
+        cli_result_free(&r);
+        struct stat st;
+        char path[600];
+        snprintf(path, sizeof(path), "%s/new.txt", ws);
+        ck_assert_int_ne(stat(path, &st), 0);
+        r = cli_run_in(
+            ws, "hello\n",
+            (const char *const[]){"warder", "--preset", "permissive", "write", "new.txt", NULL});
+        ck_assert_int_eq(r.status, 0);
+        cli_result_free(&r);
+        ck_assert_int_eq(stat(path, &st), 0);
+        r = ws_run("edit", "--preset", "permissive", "new.txt", "--old", "hello", "--new", "bye");
+        ck_assert_int_eq(r.status, 0);
+        cli_result_free(&r);
+        r = ws_run("read", "new.txt");
+        ck_assert_str_eq(r.out, "bye\n");
+        cli_result_free(&r);
+        r = ws_run("ls");
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_ptr_nonnull(strstr(r.out, "src/\n"));
+        ck_assert_ptr_nonnull(strstr(r.out, "notes.txt@\n"));
+        cli_result_free(&r);
+        r = ws_run("glob", "**/*.c");
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_str_eq(r.out, "src/main.c\n");
+        cli_result_free(&r);
+        /* other errors exit 4 */
+        r = ws_run("read", "missing.txt");
+        ck_assert_int_eq(r.status, 4);
+        cli_result_free(&r);
+}
+END_TEST
+
+START_TEST(audit_log_has_one_line_per_decision)
+{
+        char audit[600];
+        snprintf(audit, sizeof(audit), "%s/audit.jsonl", ws);
+        struct cli_result r = ws_run("--audit", audit, "read", ".env");
+        ck_assert_int_eq(r.status, 1);
+        cli_result_free(&r);
+        r = ws_run("read", "--audit", audit, "src/main.c");
+        ck_assert_int_eq(r.status, 0);
+        cli_result_free(&r);
+        FILE *f = fopen(audit, "r");
+        ck_assert_ptr_nonnull(f);
+        char line[4096];
+        int n = 0;
+        while (fgets(line, sizeof(line), f)) {
+                ck_assert_ptr_nonnull(strstr(line, "\"op\":\"read\""));
+                ck_assert_ptr_nonnull(
+                    strstr(line, n == 0 ? "\"action\":\"deny\"" : "\"action\":\"allow\""));
+                n++;
+        }
+        fclose(f);
+        ck_assert_int_eq(n, 2);
+}
+END_TEST
+
+START_TEST(lint_and_test)
+{
+        write_file("shadow.yaml", "warder: 1\n"
+                                  "read:\n"
+                                  "  rules:\n"
+                                  "    - allow: 'src/**'\n"
+                                  "    - deny: 'src/*.c'\n"
+                                  "execute:\n"
+                                  "  rules:\n"
+                                  "    - allow: 'git status*'\n");
+        char file[600];
+        snprintf(file, sizeof(file), "%s/shadow.yaml", ws);
+        struct cli_result r = ws_run("lint", file);
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_ptr_nonnull(strstr(r.out, "shadow.yaml:5:7: warning: read rule read:1"));
+        ck_assert_ptr_nonnull(strstr(r.out, "can never decide"));
+        ck_assert_ptr_nonnull(strstr(r.out, "'git status; rm -rf ~'"));
+        cli_result_free(&r);
+        r = ws_run("lint", "--strict", file);
+        ck_assert_int_eq(r.status, 1);
+        cli_result_free(&r);
+        /* a clean file has no warnings: the control for the warnings above */
+        write_file("clean.yaml", "warder: 1\nread:\n  rules:\n    - deny: '**/.env'\n");
+        snprintf(file, sizeof(file), "%s/clean.yaml", ws);
+        r = ws_run("lint", "--strict", file);
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_str_eq(r.out, "");
+        cli_result_free(&r);
+        /* load errors: file:line:col, exit 2 */
+        write_file("bad.yaml", "warder: 1\nread:\n  rulez: []\n");
+        snprintf(file, sizeof(file), "%s/bad.yaml", ws);
+        r = ws_run("lint", file);
+        ck_assert_int_eq(r.status, 2);
+        ck_assert_ptr_nonnull(strstr(r.err, "bad.yaml:3:3: error:"));
+        cli_result_free(&r);
+        /* inline tests: the last line is exactly "N passed, N failed" */
+        write_file("cases.yaml", "warder: 1\n"
+                                 "read:\n"
+                                 "  default: allow\n"
+                                 "  rules:\n"
+                                 "    - deny: '**/.env'\n"
+                                 "tests:\n"
+                                 "  root: /ws\n"
+                                 "  cases:\n"
+                                 "    - {op: read, target: .env, expect: deny}\n"
+                                 "    - {op: read, target: src/a.c, expect: allow}\n"
+                                 "    - {op: read, target: a/.env, expect: allow}\n");
+        snprintf(file, sizeof(file), "%s/cases.yaml", ws);
+        r = ws_run("test", file);
+        ck_assert_int_eq(r.status, 1);
+        ck_assert_ptr_nonnull(strstr(r.out, "FAIL: read a/.env: expected allow, got deny"));
+        ck_assert_ptr_nonnull(strstr(r.out, "\n2 passed, 1 failed\n"));
+        cli_result_free(&r);
+}
+END_TEST
+
+START_TEST(shipped_rulesets_pass_their_tests)
+{
+        const char *src = getenv("WARDER_SOURCE_ROOT");
+        ck_assert_ptr_nonnull(src);
+        static const char *const names[] = {"default", "permissive", "readonly", "strict"};
+        for (size_t i = 0; i < 4; i++) {
+                char file[1024];
+                snprintf(file, sizeof(file), "%s/rules/%s.yaml", src, names[i]);
+                struct cli_result r = ws_run("test", file);
+                ck_assert_msg(r.status == 0, "%s: %s%s", file, r.out, r.err);
+                ck_assert_ptr_nonnull(strstr(r.out, " passed, 0 failed\n"));
+                cli_result_free(&r);
+        }
+}
+END_TEST
+
+int main(void)
+{
+        Suite *s = suite_create("cli");
+        TCase *tc = tcase_create("basics");
+        tcase_set_timeout(tc, 120);
+        tcase_add_test(tc, help_and_version);
+        tcase_add_test(tc, usage_errors_exit_2_with_a_hint);
+        tcase_add_test(tc, normalize_prints_literal_forms);
+        suite_add_tcase(s, tc);
+        TCase *ops = tcase_create("workspace");
+        tcase_set_timeout(ops, 120);
+        tcase_add_checked_fixture(ops, make_workspace, remove_workspace);
+        tcase_add_test(ops, check_exit_codes_follow_the_action);
+        tcase_add_test(ops, explain_shows_both_forms_and_every_match);
+        tcase_add_test(ops, guarded_operations);
+        tcase_add_test(ops, audit_log_has_one_line_per_decision);
+        tcase_add_test(ops, lint_and_test);
+        tcase_add_test(ops, shipped_rulesets_pass_their_tests);
+        suite_add_tcase(s, ops);
+        return warder_test_run(s);
+}

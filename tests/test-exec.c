@@ -1,0 +1,1465 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The exec backend (§6.3): capture, environment, working directory, process group and
+ * deadline, descriptors, privilege drop, Landlock and masking. Every confinement test has a
+ * control arm that shows the same command succeeding without the confinement.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <grp.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backends/exec.h"
+#include "warder/memory.h"
+#include "warder/sys/backend.h"
+#include "support.h"
+
+extern char **environ;
+
+static char root[64];
+static char outside[64];
+
+static void write_text(const char *dir, const char *name, const char *text)
+{
+        char path[512];
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(text, f);
+        fclose(f);
+}
+
+static void make_dir(const char *dir, const char *name)
+{
+        char path[512];
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        ck_assert_int_eq(mkdir(path, 0755), 0);
+}
+
+static bool exists(const char *dir, const char *name)
+{
+        char path[512];
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        struct stat st;
+        return lstat(path, &st) == 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+        (void)st;
+        (void)flag;
+        (void)ftw;
+        return remove(path);
+}
+
+static void setup(void)
+{
+        snprintf(root, sizeof(root), "/tmp/warder-exec-root-XXXXXX");
+        snprintf(outside, sizeof(outside), "/tmp/warder-exec-out-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(root));
+        ck_assert_ptr_nonnull(mkdtemp(outside));
+        /* Readable for the dropped-privilege tests. */
+        chmod(root, 0755);
+        chmod(outside, 0755);
+        write_text(root, ".env", "API_KEY=SECRET-ROOT-ENV\n");
+        write_text(root, "main.c", "int main(void) { return 0; }\n");
+        make_dir(root, "sub");
+        write_text(root, "sub/notes.txt", "plain notes\n");
+        make_dir(root, "secrets");
+        write_text(root, "secrets/token", "SECRET-TOKEN\n");
+        write_text(outside, "secret", "SECRET-OUTSIDE\n");
+        warder__landlock_abi_override = -1;
+}
+
+static void teardown(void)
+{
+        nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        nftw(outside, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void config(struct warder__exec_config *cfg)
+{
+        *cfg = (struct warder__exec_config){0};
+        cfg->root = root;
+        cfg->root_fd = -1;
+        cfg->timeout_ms = 20000;
+}
+
+static int run_in(const struct warder__exec_config *cfg, const char *cwd, const char *command,
+                  struct warder_exec_result *out, struct warder_error *err)
+{
+        struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
+        req.command = command;
+        req.command_len = strlen(command);
+        req.cwd = cwd;
+        return warder__exec_run(cfg, &req, out, err);
+}
+
+static int run(const struct warder__exec_config *cfg, const char *command,
+               struct warder_exec_result *out)
+{
+        return run_in(cfg, NULL, command, out, NULL);
+}
+
+static void result_free(struct warder_exec_result *r)
+{
+        free(r->out.data);
+        free(r->err.data);
+        *r = (struct warder_exec_result){0};
+}
+
+/* ---- capture, status ---- */
+
+START_TEST(test_capture_and_status)
+{
+        struct warder__exec_config cfg;
+        config(&cfg);
+        struct warder_exec_result r;
+        ck_assert_int_eq(run(&cfg, "echo out; echo err >&2; exit 3", &r), 0);
+        ck_assert_str_eq(r.out.data, "out\n");
+        ck_assert_uint_eq(r.out.len, 4);
+        ck_assert_str_eq(r.err.data, "err\n");
+        ck_assert_int_eq(r.exit_status, 3);
+        ck_assert_int_eq(r.signal, 0);
+        ck_assert(!r.timed_out);
+        ck_assert(!r.out.truncated && !r.err.truncated);
+        ck_assert(!r.landlock_applied && !r.masked);
+        result_free(&r);
+
+        ck_assert_int_eq(run(&cfg, "kill -TERM $$", &r), 0);
+        ck_assert_int_eq(r.exit_status, -1);
+        ck_assert_int_eq(r.signal, SIGTERM);
+        result_free(&r);
+
+        /* Empty output is an empty, NUL-terminated string. */
+        ck_assert_int_eq(run(&cfg, "true", &r), 0);
+        ck_assert_ptr_nonnull(r.out.data);
+        ck_assert_uint_eq(r.out.len, 0);
+        ck_assert_int_eq(r.exit_status, 0);
+        result_free(&r);
+}
+END_TEST
+
+START_TEST(test_bad_requests)
+{
+        struct warder__exec_config cfg;
+        config(&cfg);
+        struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
+        struct warder_exec_result r = {.exit_status = 42};
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_int_eq(warder__exec_run(&cfg, &req, &r, &err), WARDER_EINVAL);
+        req.command = "echo a\0b";
+        req.command_len = 8;
+        ck_assert_int_eq(warder__exec_run(&cfg, &req, &r, &err), WARDER_EINVAL);
+        req.command_len = 6;
+        req.version = 99;
+        ck_assert_int_eq(warder__exec_run(&cfg, &req, &r, &err), WARDER_EINVAL);
+        ck_assert_int_eq(r.exit_status, 42); /* untouched on failure */
+        warder_error_clear(&err);
+}
+END_TEST
+
+/* The command is length-delimited: bytes after command_len are not run. */
+START_TEST(test_command_length)
+{
+        struct warder__exec_config cfg;
+        config(&cfg);
+        struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
+        req.command = "echo one; echo two";
+        req.command_len = 8;
+        struct warder_exec_result r;
+        ck_assert_int_eq(warder__exec_run(&cfg, &req, &r, NULL), 0);
+        ck_assert_str_eq(r.out.data, "one\n");
+        result_free(&r);
+}
+END_TEST
+
+START_TEST(test_output_cap_keeps_draining)
+{
+        struct warder__exec_config cfg;
+        config(&cfg);
+        cfg.max_output = 1000;
+        struct warder_exec_result r;
+        /* 4 MiB on each stream, far beyond the cap and any pipe buffer: the child must not
+         * block (or die of SIGPIPE) after the cap. */
+        ck_assert_int_eq(run(&cfg,
+                             "head -c 4194304 /dev/zero; head -c 4194304 /dev/zero >&2; echo done "
+                             ">&2; exit 7",
+                             &r),
+                         0);
+        ck_assert_int_eq(r.exit_status, 7);
+        ck_assert(!r.timed_out);
+        ck_assert_uint_eq(r.out.len, 1000);
+        ck_assert(r.out.truncated);
+        ck_assert_uint_eq(r.err.len, 1000);
+        ck_assert(r.err.truncated);
+        result_free(&r);
+
+        /* Exactly at the cap is not truncated. */
+        ck_assert_int_eq(run(&cfg, "head -c 1000 /dev/zero", &r), 0);
+        ck_assert_uint_eq(r.out.len, 1000);
+        ck_assert(!r.out.truncated);
+        result_free(&r);
+}
+END_TEST
+
+struct stream_log {
+        size_t bytes[3];
+        size_t calls;
+        char first[64];
+};
+
+static void on_stream(void *ud, int stream, const char *data, size_t len)
+{
+        struct stream_log *log = ud;
+        ck_assert(stream == 1 || stream == 2);
+        if (log->bytes[1] + log->bytes[2] == 0)
+                snprintf(log->first, sizeof(log->first), "%.*s", (int)len, data);
+        log->bytes[stream] += len;
+        log->calls++;
+}
+
+START_TEST(test_streaming)
+{
+        struct warder__exec_config cfg;
+        config(&cfg);
+        cfg.max_output = 10;
+        struct stream_log log = {0};
+        struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
+        req.command = "echo first; sleep 0.1; head -c 100000 /dev/zero; echo e >&2";
+        req.command_len = strlen(req.command);
+        req.stream = on_stream;
+        req.stream_ud = &log;
+        struct warder_exec_result r;
+        ck_assert_int_eq(warder__exec_run(&cfg, &req, &r, NULL), 0);
+        /* The first chunk arrived on its own, before the rest was produced. */
+        ck_assert_str_eq(log.first, "first\n");
+        ck_assert_uint_ge(log.calls, 2);
+        /* The stream sees everything; the capture stops at the cap. */
+        ck_assert_uint_eq(log.bytes[1], 6 + 100000);
+        ck_assert_uint_eq(log.bytes[2], 2);
+        ck_assert_uint_eq(r.out.len, 10);
+        ck_assert(r.out.truncated);
+        result_free(&r);
+}
+END_TEST
+
+/* ---- environment ---- */
+
+START_TEST(test_environment_is_fresh)
+{
+        /* Control arm: the variable is in the host's environment. */
+        ck_assert_int_eq(setenv("WARDER_HOST_ONLY", "host-value-leak", 1), 0);
+        ck_assert_str_eq(getenv("WARDER_HOST_ONLY"), "host-value-leak");
+
+        struct warder__exec_config cfg;
+        config(&cfg);
+        struct warder_exec_result r;
+        /* Default: only PATH. */
+        ck_assert_int_eq(run(&cfg, "env", &r), 0);
+        ck_assert_ptr_null(strstr(r.out.data, "host-value-leak"));
+        ck_assert_ptr_nonnull(strstr(r.out.data, "PATH=/usr/local/bin:/usr/bin:/bin"));
+        result_free(&r);
+
+        /* The backend's list. */
+        static const char *const backend_env[] = {"PATH=/usr/bin:/bin", "FROM_BACKEND=1", NULL};
+        cfg.env = backend_env;
+        ck_assert_int_eq(run(&cfg, "env", &r), 0);
+        ck_assert_ptr_nonnull(strstr(r.out.data, "FROM_BACKEND=1"));
+        ck_assert_ptr_null(strstr(r.out.data, "host-value-leak"));
+        result_free(&r);
+
+        /* The request's list replaces the backend's. */
+        static const char *const req_env[] = {"PATH=/usr/bin:/bin", "FROM_REQUEST=2", NULL};
+        struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
+        req.command = "env";
+        req.command_len = 3;
+        req.env = req_env;
+        ck_assert_int_eq(warder__exec_run(&cfg, &req, &r, NULL), 0);
+        ck_assert_ptr_nonnull(strstr(r.out.data, "FROM_REQUEST=2"));
+        ck_assert_ptr_null(strstr(r.out.data, "FROM_BACKEND"));
+        ck_assert_ptr_null(strstr(r.out.data, "host-value-leak"));
+        result_free(&r);
+        unsetenv("WARDER_HOST_ONLY");
+}
+END_TEST
+
+/* ---- working directory ---- */
+
+START_TEST(test_cwd)
+{
+        struct warder__exec_config cfg;
+        config(&cfg);
+        struct warder_exec_result r;
+        char expect[256], cwd[256];
+        ck_assert_int_eq(run(&cfg, "pwd", &r), 0);
+        snprintf(expect, sizeof(expect), "%s\n", root);
+        ck_assert_str_eq(r.out.data, expect);
+        result_free(&r);
+
+        snprintf(cwd, sizeof(cwd), "%s/sub", root);
+        ck_assert_int_eq(run_in(&cfg, cwd, "pwd; cat notes.txt", &r, NULL), 0);
+        snprintf(expect, sizeof(expect), "%s/sub\nplain notes\n", root);
+        ck_assert_str_eq(r.out.data, expect);
+        result_free(&r);
+
+        /* `..` normalises lexically and stays inside. */
+        snprintf(cwd, sizeof(cwd), "%s/sub/../sub/.", root);
+        ck_assert_int_eq(run_in(&cfg, cwd, "pwd", &r, NULL), 0);
+        snprintf(expect, sizeof(expect), "%s/sub\n", root);
+        ck_assert_str_eq(r.out.data, expect);
+        result_free(&r);
+}
+END_TEST
+
+START_TEST(test_cwd_outside)
+{
+        struct warder__exec_config cfg;
+        config(&cfg);
+        struct warder_exec_result r = {.exit_status = 42};
+        struct warder_error err = WARDER_ERROR_INIT;
+        char cwd[256];
+
+        ck_assert_int_eq(run_in(&cfg, outside, "touch ran", &r, &err), WARDER_EOUTSIDE);
+        ck_assert_ptr_nonnull(strstr(err.message, "outside"));
+        snprintf(cwd, sizeof(cwd), "%s/..", root);
+        ck_assert_int_eq(run_in(&cfg, cwd, "touch ran", &r, &err), WARDER_EOUTSIDE);
+        /* A sibling whose name extends the root's is outside too. */
+        snprintf(cwd, sizeof(cwd), "%sx", root);
+        ck_assert_int_eq(run_in(&cfg, cwd, "touch ran", &r, &err), WARDER_EOUTSIDE);
+        /* A symlink inside the root that leads out. Control arm: it does lead to a
+         * directory. */
+        char link[256];
+        snprintf(link, sizeof(link), "%s/escape", root);
+        ck_assert_int_eq(symlink(outside, link), 0);
+        struct stat st;
+        ck_assert_int_eq(stat(link, &st), 0);
+        ck_assert(S_ISDIR(st.st_mode));
+        ck_assert_int_eq(run_in(&cfg, link, "touch ran", &r, &err), WARDER_EOUTSIDE);
+        ck_assert_int_eq(run_in(&cfg, "relative", "touch ran", &r, &err), WARDER_EINVAL);
+        snprintf(cwd, sizeof(cwd), "%s/missing", root);
+        ck_assert_int_eq(run_in(&cfg, cwd, "touch ran", &r, &err), WARDER_ENOENT);
+        snprintf(cwd, sizeof(cwd), "%s/main.c", root);
+        ck_assert_int_eq(run_in(&cfg, cwd, "touch ran", &r, &err), WARDER_ENOTDIR);
+        ck_assert_int_eq(r.exit_status, 42);
+        ck_assert(!exists(outside, "ran"));
+        ck_assert(!exists(root, "ran"));
+        warder_error_clear(&err);
+}
+END_TEST
+
+/* ---- descriptors ---- */
+
+START_TEST(test_no_descriptor_leaks)
+{
+        /* A descriptor the host left inheritable. Control arm: a plain spawn inherits it. */
+        int fd = open("/dev/null", O_RDONLY);
+        ck_assert_int_ge(fd, 3);
+        ck_assert_int_eq(fcntl(fd, F_GETFD) & FD_CLOEXEC, 0);
+        char needle[16];
+        snprintf(needle, sizeof(needle), "\n%d\n", fd);
+
+        int pfd[2];
+        ck_assert_int_eq(pipe2(pfd, O_CLOEXEC), 0);
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
+        char a0[] = "sh", a1[] = "-c", a2[] = "ls /proc/$$/fd";
+        char *argv[] = {a0, a1, a2, NULL};
+        pid_t pid;
+        ck_assert_int_eq(posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, environ), 0);
+        posix_spawn_file_actions_destroy(&fa);
+        close(pfd[1]);
+        char buf[512] = {0};
+        size_t got = 0;
+        ssize_t n;
+        while ((n = read(pfd[0], buf + got, sizeof(buf) - 1 - got)) > 0)
+                got += (size_t)n;
+        close(pfd[0]);
+        waitpid(pid, NULL, 0);
+        ck_assert_msg(strstr(buf, needle) != NULL, "control arm: fd %d not inherited: %s", fd, buf);
+
+        struct warder__exec_config cfg;
+        config(&cfg);
+        struct warder_exec_result r;
+        /* `ls` is a child of the shell: the listing is the shell's descriptors. */
+        ck_assert_int_eq(run(&cfg, "ls /proc/$$/fd", &r), 0);
+        ck_assert_str_eq(r.out.data, "0\n1\n2\n");
+        result_free(&r);
+        close(fd);
+}
+END_TEST
+
+/* A host without descriptors 0-2: nothing the child needs may land on them. */
+START_TEST(test_host_without_stdio)
+{
+        struct warder__exec_config cfg;
+        config(&cfg);
+        if (warder__landlock_abi() > 0)
+                cfg.landlock = WARDER_LANDLOCK_REQUIRED;
+        char cwd[256], expect[256], cmd[512];
+        snprintf(cwd, sizeof(cwd), "%s/sub", root);
+        snprintf(cmd, sizeof(cmd), "pwd; ls /proc/$$/fd; cat %s/secret 2>/dev/null", outside);
+        int saved = fcntl(2, F_DUPFD_CLOEXEC, 10);
+        close(0);
+        close(1);
+        close(2);
+        struct warder_exec_result r;
+        struct warder_error err = WARDER_ERROR_INIT;
+        int rc = run_in(&cfg, cwd, cmd, &r, &err);
+        dup2(saved, 2);
+        ck_assert_msg(rc == 0, "%s", err.message);
+        snprintf(expect, sizeof(expect), "%s/sub\n0\n1\n2\n", root);
+        ck_assert_str_eq(r.out.data, expect);
+        ck_assert_int_eq(r.landlock_applied, cfg.landlock == WARDER_LANDLOCK_REQUIRED);
+        result_free(&r);
+        warder_error_clear(&err);
+}
+END_TEST
+
+/* ---- process group and deadline ---- */
+
+static pid_t parse_pid(const char *s)
+{
+        long v = strtol(s, NULL, 10);
+        ck_assert_int_gt(v, 1);
+        return (pid_t)v;
+}
+
+static void assert_killed(pid_t pid)
+{
+        int st = 0;
+        /*
+         * This process is a subreaper: the orphaned grandchild became our child, unless the
+         * shell reaped it in the instant between the two deaths; then it is simply gone.
+         */
+        pid_t w = waitpid(pid, &st, 0);
+        if (w == pid) {
+                ck_assert(WIFSIGNALED(st));
+                ck_assert_int_eq(WTERMSIG(st), SIGKILL);
+        } else {
+                ck_assert_int_eq(errno, ECHILD);
+                ck_assert_int_eq(kill(pid, 0), -1);
+                ck_assert_int_eq(errno, ESRCH);
+        }
+}
+
+START_TEST(test_deadline_kills_group)
+{
+        ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
+        struct warder__exec_config cfg;
+        config(&cfg);
+        cfg.timeout_ms = 300;
+        struct warder_exec_result r;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        ck_assert_int_eq(run(&cfg, "sleep 100 & echo $!; sleep 100", &r), 0);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        ck_assert(r.timed_out);
+        ck_assert_int_eq(r.signal, SIGKILL);
+        ck_assert_int_eq(r.exit_status, -1);
+        /* Not the 100 s the command asked for (a bound on correctness, not a benchmark). */
+        ck_assert_int_lt(t1.tv_sec - t0.tv_sec, 50);
+        assert_killed(parse_pid(r.out.data));
+        result_free(&r);
+}
+END_TEST
+
+/* An endless producer still meets its deadline (the capture never starves the clock). */
+START_TEST(test_deadline_endless_output)
+{
+        struct warder__exec_config cfg;
+        config(&cfg);
+        cfg.timeout_ms = 300;
+        cfg.max_output = 4096;
+        struct warder_exec_result r;
+        ck_assert_int_eq(run(&cfg, "cat /dev/zero", &r), 0);
+        ck_assert(r.timed_out);
+        ck_assert_int_eq(r.signal, SIGKILL);
+        ck_assert_uint_eq(r.out.len, 4096);
+        ck_assert(r.out.truncated);
+        result_free(&r);
+}
+END_TEST
+
+START_TEST(test_stragglers_die_with_the_shell)
+{
+        ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
+        struct warder__exec_config cfg;
+        config(&cfg);
+        cfg.timeout_ms = 20000;
+        struct warder_exec_result r;
+        /* The shell exits at once; a background job holding stdout would keep it open. */
+        ck_assert_int_eq(run(&cfg, "sleep 100 & echo $!", &r), 0);
+        ck_assert(!r.timed_out);
+        ck_assert_int_eq(r.exit_status, 0);
+        assert_killed(parse_pid(r.out.data));
+        result_free(&r);
+}
+END_TEST
+
+START_TEST(test_own_process_group)
+{
+        struct warder__exec_config cfg;
+        config(&cfg);
+        struct warder_exec_result r;
+        ck_assert_int_eq(run(&cfg,
+                             "echo $$ $(ps -o pgid= -p $$ 2>/dev/null || "
+                             "cut -d' ' -f5 /proc/$$/stat)",
+                             &r),
+                         0);
+        long pid = 0, pgid = 0;
+        ck_assert_int_eq(sscanf(r.out.data, "%ld %ld", &pid, &pgid), 2);
+        ck_assert_int_eq(pid, pgid);
+        ck_assert_int_ne(pgid, getpgrp());
+        result_free(&r);
+}
+END_TEST
+
+/* ---- privilege drop ---- */
+
+START_TEST(test_privilege_drop)
+{
+        if (geteuid() != 0)
+                return; /* needs root; CI runs as root */
+        struct warder__exec_config cfg;
+        config(&cfg);
+        struct warder_exec_result r;
+        /* Control arm: without the drop the child is root with root's groups. */
+        ck_assert_int_eq(run(&cfg, "id -u; id -g", &r), 0);
+        ck_assert_str_eq(r.out.data, "0\n0\n");
+        result_free(&r);
+
+        cfg.drop_privileges = true;
+        cfg.uid = 65534;
+        cfg.gid = 65534;
+        ck_assert_int_eq(run(&cfg, "id -u; id -g; id -G; grep NoNewPrivs /proc/self/status", &r),
+                         0);
+        ck_assert_str_eq(r.out.data, "65534\n65534\n65534\nNoNewPrivs:\t1\n");
+        result_free(&r);
+
+        /* The dropped child cannot read a root-only file. Control arm: root can. */
+        write_text(root, "private", "ROOT-ONLY\n");
+        char path[256];
+        snprintf(path, sizeof(path), "%s/private", root);
+        ck_assert_int_eq(chmod(path, 0600), 0);
+        ck_assert_int_eq(run(&cfg, "cat private", &r), 0);
+        ck_assert_ptr_null(strstr(r.out.data, "ROOT-ONLY"));
+        ck_assert_int_ne(r.exit_status, 0);
+        result_free(&r);
+        cfg.drop_privileges = false;
+        ck_assert_int_eq(run(&cfg, "cat private", &r), 0);
+        ck_assert_str_eq(r.out.data, "ROOT-ONLY\n");
+        result_free(&r);
+}
+END_TEST
+
+static void *idle_thread(void *arg)
+{
+        int *fd = arg;
+        char c;
+        (void)read(*fd, &c, 1);
+        return NULL;
+}
+
+/* A multi-threaded host: the drop changes the child's ids only, never the host's. */
+START_TEST(test_privilege_drop_threaded_host)
+{
+        if (geteuid() != 0)
+                return;
+        int p[2];
+        ck_assert_int_eq(pipe(p), 0);
+        pthread_t t;
+        ck_assert_int_eq(pthread_create(&t, NULL, idle_thread, &p[0]), 0);
+        struct warder__exec_config cfg;
+        config(&cfg);
+        cfg.drop_privileges = true;
+        cfg.uid = 65534;
+        cfg.gid = 65534;
+        cfg.timeout_ms = 10000;
+        struct warder_exec_result r;
+        ck_assert_int_eq(run(&cfg, "id -u", &r), 0);
+        ck_assert_str_eq(r.out.data, "65534\n");
+        ck_assert(!r.timed_out);
+        result_free(&r);
+        ck_assert_int_eq(geteuid(), 0);
+        ck_assert_int_eq(getegid(), 0);
+        ck_assert_int_eq(write(p[1], "x", 1), 1);
+        ck_assert_int_eq(pthread_join(t, NULL), 0);
+        close(p[0]);
+        close(p[1]);
+}
+END_TEST
+
+/* ---- Landlock ---- */
+
+static bool landlock_available(void)
+{
+        return warder__landlock_abi() > 0;
+}
+
+START_TEST(test_landlock_confines)
+{
+        if (!landlock_available())
+                return;
+        struct warder__exec_config cfg;
+        config(&cfg);
+        struct warder_exec_result r;
+        char cmd[512];
+
+        /* Control arm: without Landlock the child reads and writes outside the root. */
+        snprintf(cmd, sizeof(cmd), "cat %s/secret", outside);
+        ck_assert_int_eq(run(&cfg, cmd, &r), 0);
+        ck_assert_str_eq(r.out.data, "SECRET-OUTSIDE\n");
+        ck_assert(!r.landlock_applied);
+        result_free(&r);
+        snprintf(cmd, sizeof(cmd), "echo x > %s/control", outside);
+        ck_assert_int_eq(run(&cfg, cmd, &r), 0);
+        ck_assert_int_eq(r.exit_status, 0);
+        ck_assert(exists(outside, "control"));
+        result_free(&r);
+
+        cfg.landlock = WARDER_LANDLOCK_REQUIRED;
+        snprintf(cmd, sizeof(cmd), "cat %s/secret", outside);
+        ck_assert_int_eq(run(&cfg, cmd, &r), 0);
+        ck_assert(r.landlock_applied);
+        ck_assert_ptr_null(strstr(r.out.data, "SECRET-OUTSIDE"));
+        ck_assert_int_ne(r.exit_status, 0);
+        result_free(&r);
+        snprintf(cmd, sizeof(cmd), "echo x > %s/file", outside);
+        ck_assert_int_eq(run(&cfg, cmd, &r), 0);
+        ck_assert_int_ne(r.exit_status, 0);
+        ck_assert(!exists(outside, "file"));
+        result_free(&r);
+
+        /* Inside the root everything works, and the system a shell needs is readable. */
+        ck_assert_int_eq(run(&cfg,
+                             "echo y > sub/new && cat sub/new && mkdir d && mv sub/new d/ && "
+                             "ls d && rm -r d && cat main.c >/dev/null && id -u >/dev/null",
+                             &r),
+                         0);
+        ck_assert_str_eq(r.out.data, "y\nnew\n");
+        ck_assert_int_eq(r.exit_status, 0);
+        result_free(&r);
+
+        /* Declared trees: readable, or writable. */
+        static const char *read_list[] = {"/bin", "/usr", "/lib", "/lib64", NULL};
+        const char *write_list[] = {outside, NULL};
+        cfg.landlock_read = read_list;
+        cfg.landlock_write = write_list;
+        snprintf(cmd, sizeof(cmd), "echo x > %s/file && cat %s/secret", outside, outside);
+        ck_assert_int_eq(run(&cfg, cmd, &r), 0);
+        ck_assert_str_eq(r.out.data, "SECRET-OUTSIDE\n");
+        ck_assert(exists(outside, "file"));
+        result_free(&r);
+        /* /etc/passwd is in the defaults, not in the declared list. */
+        ck_assert_int_eq(run(&cfg, "cat /etc/passwd", &r), 0);
+        ck_assert_int_ne(r.exit_status, 0);
+        ck_assert_uint_eq(r.out.len, 0);
+        result_free(&r);
+}
+END_TEST
+
+/* Every ABI version's rights are accepted by this kernel and still confine. */
+START_TEST(test_landlock_abi_versions)
+{
+        int kernel = warder__landlock_abi();
+        if (kernel <= 0)
+                return;
+        struct warder__exec_config cfg;
+        config(&cfg);
+        cfg.landlock = WARDER_LANDLOCK_REQUIRED;
+        char cmd[512];
+        snprintf(cmd, sizeof(cmd), "cat main.c >/dev/null && cat %s/secret", outside);
+        for (int abi = 1; abi <= kernel; abi++) {
+                warder__landlock_abi_override = abi;
+                struct warder_exec_result r;
+                struct warder_error err = WARDER_ERROR_INIT;
+                ck_assert_msg(run_in(&cfg, NULL, cmd, &r, &err) == 0, "abi %d: %s", abi,
+                              err.message);
+                ck_assert_msg(r.landlock_applied, "abi %d", abi);
+                ck_assert_ptr_null(strstr(r.out.data, "SECRET-OUTSIDE"));
+                ck_assert_int_ne(r.exit_status, 0);
+                result_free(&r);
+                warder_error_clear(&err);
+        }
+        warder__landlock_abi_override = -1;
+}
+END_TEST
+
+START_TEST(test_landlock_unavailable)
+{
+        warder__landlock_abi_override = 0;
+        struct warder__exec_config cfg;
+        config(&cfg);
+        struct warder_exec_result r = {.exit_status = 42};
+        struct warder_error err = WARDER_ERROR_INIT;
+
+        /* required: fails closed, nothing runs. */
+        cfg.landlock = WARDER_LANDLOCK_REQUIRED;
+        ck_assert_int_eq(run_in(&cfg, NULL, "touch ran", &r, &err), WARDER_ENOTSUP);
+        ck_assert_ptr_nonnull(strstr(err.message, "not run"));
+        ck_assert_int_eq(r.exit_status, 42);
+        ck_assert(!exists(root, "ran"));
+
+        /* best-effort: runs, and says Landlock was not applied. */
+        cfg.landlock = WARDER_LANDLOCK_BEST_EFFORT;
+        ck_assert_int_eq(run_in(&cfg, NULL, "touch ran", &r, &err), 0);
+        ck_assert(!r.landlock_applied);
+        ck_assert_int_eq(r.exit_status, 0);
+        ck_assert(exists(root, "ran"));
+        result_free(&r);
+        warder_error_clear(&err);
+        warder__landlock_abi_override = -1;
+
+        /* best-effort where it is available: applied. */
+        if (landlock_available()) {
+                ck_assert_int_eq(run(&cfg, "true", &r), 0);
+                ck_assert(r.landlock_applied);
+                result_free(&r);
+        }
+}
+END_TEST
+
+/* ---- masking ---- */
+
+struct fake_rules {
+        size_t calls;
+        unsigned sleep_us;
+        bool fail;
+};
+
+/* Denies reading `.env`, anything named `*.key` and the directory `secrets`. */
+static int fake_mask(void *ud, const char *literal, const char *real, bool *mask)
+{
+        struct fake_rules *fr = ud;
+        if (fr) {
+                fr->calls++;
+                if (fr->sleep_us)
+                        usleep(fr->sleep_us);
+                if (fr->fail)
+                        return -1;
+        }
+        const char *paths[] = {literal, real};
+        *mask = false;
+        for (int i = 0; i < 2; i++) {
+                if (!paths[i])
+                        continue;
+                const char *base = strrchr(paths[i], '/');
+                base = base ? base + 1 : paths[i];
+                size_t n = strlen(base);
+                if (strcmp(base, ".env") == 0 || strcmp(base, "secrets") == 0 ||
+                    (n > 4 && strcmp(base + n - 4, ".key") == 0))
+                        *mask = true;
+        }
+        return 0;
+}
+
+static bool python3_available(void)
+{
+        return access("/usr/bin/python3", X_OK) == 0;
+}
+
+START_TEST(test_mask_control_and_effect)
+{
+        struct warder__exec_config cfg;
+        config(&cfg);
+        struct warder_exec_result r;
+        const char *cmd = "cat .env; grep -r SECRET . ; ls secrets; cat secrets/token; "
+                          "find . -name .env -exec cat {} \\;";
+
+        /* Control arm: without masking the secrets are there. */
+        ck_assert_int_eq(run(&cfg, cmd, &r), 0);
+        ck_assert_ptr_nonnull(strstr(r.out.data, "SECRET-ROOT-ENV"));
+        ck_assert_ptr_nonnull(strstr(r.out.data, "SECRET-TOKEN"));
+        ck_assert(!r.masked);
+        result_free(&r);
+
+        cfg.mask = fake_mask;
+        ck_assert_int_eq(run(&cfg, cmd, &r), 0);
+        ck_assert(r.masked);
+        ck_assert_ptr_null(strstr(r.out.data, "SECRET"));
+        ck_assert_ptr_null(strstr(r.err.data, "SECRET"));
+        result_free(&r);
+
+        if (python3_available()) {
+                const char *py = "python3 -c 'print(open(\".env\").read())'";
+                cfg.mask = NULL;
+                ck_assert_int_eq(run(&cfg, py, &r), 0);
+                ck_assert_ptr_nonnull(strstr(r.out.data, "SECRET-ROOT-ENV"));
+                result_free(&r);
+                cfg.mask = fake_mask;
+                ck_assert_int_eq(run(&cfg, py, &r), 0);
+                ck_assert_ptr_null(strstr(r.out.data, "SECRET"));
+                result_free(&r);
+        }
+
+        /* Only in the child's namespace: the host still sees the file, and no mount of ours
+         * is left in the host's table. */
+        FILE *f;
+        char path[256], line[4096];
+        snprintf(path, sizeof(path), "%s/.env", root);
+        f = fopen(path, "r");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+        fclose(f);
+        ck_assert_str_eq(line, "API_KEY=SECRET-ROOT-ENV\n");
+        f = fopen("/proc/self/mountinfo", "r");
+        ck_assert_ptr_nonnull(f);
+        while (fgets(line, sizeof(line), f))
+                ck_assert_msg(strstr(line, root) == NULL, "mount left behind: %s", line);
+        fclose(f);
+}
+END_TEST
+
+/* The ruleset decides (§6.3): the `default` preset's secrets rules, anchored at the root. */
+START_TEST(test_mask_with_ruleset)
+{
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = root;
+        warder_ruleset *rs = NULL;
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_msg(warder_ruleset_load_preset(&rs, "default", &ro, &err) == 0, "%s",
+                      err.message);
+        write_text(root, "sub/server.key", "SECRET-KEY\n");
+        char link[256];
+        snprintf(link, sizeof(link), "%s/sub/innocent.txt", root);
+        ck_assert_int_eq(symlink("../.env", link), 0);
+
+        struct warder__exec_config cfg;
+        config(&cfg);
+        struct warder_exec_result r;
+        const char *cmd = "cat .env sub/server.key sub/innocent.txt secrets/token; grep -r "
+                          "SECRET . ; cat main.c sub/notes.txt";
+        /* Control arm. */
+        ck_assert_int_eq(run(&cfg, cmd, &r), 0);
+        ck_assert_ptr_nonnull(strstr(r.out.data, "SECRET-ROOT-ENV"));
+        ck_assert_ptr_nonnull(strstr(r.out.data, "SECRET-KEY"));
+        ck_assert_ptr_nonnull(strstr(r.out.data, "SECRET-TOKEN"));
+        result_free(&r);
+
+        cfg.mask_ruleset = rs;
+        ck_assert_msg(run_in(&cfg, NULL, cmd, &r, &err) == 0, "%s", err.message);
+        ck_assert(r.masked);
+        ck_assert_ptr_null(strstr(r.out.data, "SECRET"));
+        /* What the ruleset allows stays readable. */
+        ck_assert_ptr_nonnull(strstr(r.out.data, "int main(void)"));
+        ck_assert_ptr_nonnull(strstr(r.out.data, "plain notes"));
+        result_free(&r);
+        warder_ruleset_free(rs);
+        warder_error_clear(&err);
+}
+END_TEST
+
+START_TEST(test_mask_symlink_and_nested)
+{
+        struct warder__exec_config cfg;
+        config(&cfg);
+        make_dir(root, "sub/deep");
+        write_text(root, "sub/deep/server.key", "SECRET-KEY\n");
+        char link[256];
+        snprintf(link, sizeof(link), "%s/sub/link-to-env", root);
+        ck_assert_int_eq(symlink("../.env", link), 0);
+        struct warder_exec_result r;
+        const char *cmd = "cat sub/link-to-env sub/deep/server.key; ls sub/deep";
+
+        ck_assert_int_eq(run(&cfg, cmd, &r), 0);
+        ck_assert_ptr_nonnull(strstr(r.out.data, "SECRET-ROOT-ENV"));
+        ck_assert_ptr_nonnull(strstr(r.out.data, "SECRET-KEY"));
+        result_free(&r);
+
+        cfg.mask = fake_mask;
+        ck_assert_int_eq(run(&cfg, cmd, &r), 0);
+        ck_assert_ptr_null(strstr(r.out.data, "SECRET"));
+        /* The name stays (ls is governed by its own rules), the contents are gone. */
+        ck_assert_ptr_nonnull(strstr(r.out.data, "server.key"));
+        result_free(&r);
+}
+END_TEST
+
+/* Special files are covered too (a FIFO named like a key). */
+START_TEST(test_mask_special_files)
+{
+        struct warder__exec_config cfg;
+        config(&cfg);
+        char path[256];
+        snprintf(path, sizeof(path), "%s/sub/agent.key", root);
+        ck_assert_int_eq(mkfifo(path, 0644), 0);
+        struct warder_exec_result r;
+        /* Control arm: a FIFO. */
+        ck_assert_int_eq(run(&cfg, "test -p sub/agent.key && echo fifo", &r), 0);
+        ck_assert_str_eq(r.out.data, "fifo\n");
+        result_free(&r);
+        cfg.mask = fake_mask;
+        ck_assert_int_eq(run(&cfg, "test -p sub/agent.key || echo covered; cat sub/agent.key", &r),
+                         0);
+        ck_assert_str_eq(r.out.data, "covered\n");
+        ck_assert_int_eq(r.exit_status, 0); /* an empty read, not a blocked one */
+        result_free(&r);
+}
+END_TEST
+
+START_TEST(test_mask_budget_fails_closed)
+{
+        struct warder__exec_config cfg;
+        config(&cfg);
+        for (int i = 0; i < 40; i++) {
+                char name[32];
+                snprintf(name, sizeof(name), "f%02d", i);
+                write_text(root, name, "x\n");
+        }
+        struct fake_rules fr = {0};
+        cfg.mask = fake_mask;
+        cfg.mask_ud = &fr;
+        cfg.mask_budget_entries = 10;
+        struct warder_exec_result r = {.exit_status = 42};
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_int_eq(run_in(&cfg, NULL, "touch ran", &r, &err), WARDER_ELIMIT);
+        ck_assert_ptr_nonnull(strstr(err.message, "10 entries"));
+        ck_assert_ptr_nonnull(strstr(err.message, "not run"));
+        ck_assert(!exists(root, "ran"));
+        ck_assert_int_eq(r.exit_status, 42);
+
+        /* Time: 2 ms per entry against a 20 ms budget. */
+        cfg.mask_budget_entries = 0;
+        cfg.mask_budget_ms = 20;
+        fr.sleep_us = 2000;
+        ck_assert_int_eq(run_in(&cfg, NULL, "touch ran", &r, &err), WARDER_ELIMIT);
+        ck_assert_ptr_nonnull(strstr(err.message, "ms"));
+        ck_assert(!exists(root, "ran"));
+
+        /* Control arm: the same walk within budget runs the command. */
+        cfg.mask_budget_ms = 0;
+        fr.sleep_us = 0;
+        ck_assert_int_eq(run_in(&cfg, NULL, "touch ran", &r, &err), 0);
+        ck_assert(exists(root, "ran"));
+        result_free(&r);
+        warder_error_clear(&err);
+}
+END_TEST
+
+START_TEST(test_mask_predicate_error_masks)
+{
+        struct warder__exec_config cfg;
+        config(&cfg);
+        struct fake_rules fr = {.fail = true};
+        cfg.mask = fake_mask;
+        cfg.mask_ud = &fr;
+        struct warder_exec_result r = {.exit_status = 42};
+        struct warder_error err = WARDER_ERROR_INIT;
+        /* Every decision fails: the root itself is masked, so nothing can run in it. */
+        ck_assert_int_eq(run_in(&cfg, NULL, "cat .env", &r, &err), WARDER_EACCES);
+        ck_assert_ptr_nonnull(strstr(err.message, "masked"));
+        ck_assert_int_eq(r.exit_status, 42);
+        ck_assert_uint_ge(fr.calls, 1);
+        warder_error_clear(&err);
+
+        /* A working directory inside a masked directory is refused, not entered. */
+        char cwd[256];
+        snprintf(cwd, sizeof(cwd), "%s/secrets", root);
+        fr.fail = false;
+        ck_assert_int_eq(run_in(&cfg, cwd, "cat token", &r, &err), WARDER_EACCES);
+        ck_assert_int_eq(r.exit_status, 42);
+        warder_error_clear(&err);
+}
+END_TEST
+
+/*
+ * A child that keeps CAP_SYS_ADMIN can unmount a mask (control arm, the documented limit);
+ * after a privilege drop, or under Landlock, it cannot.
+ */
+START_TEST(test_mask_cannot_be_undone)
+{
+        if (geteuid() != 0)
+                return;
+        struct warder__exec_config cfg;
+        config(&cfg);
+        cfg.mask = fake_mask;
+        struct warder_exec_result r;
+        const char *cmd = "umount .env 2>/dev/null; cat .env";
+
+        ck_assert_int_eq(run(&cfg, cmd, &r), 0);
+        ck_assert_ptr_nonnull(strstr(r.out.data, "SECRET-ROOT-ENV"));
+        result_free(&r);
+
+        cfg.drop_privileges = true;
+        cfg.uid = 65534;
+        cfg.gid = 65534;
+        ck_assert_int_eq(run(&cfg, cmd, &r), 0);
+        ck_assert_ptr_null(strstr(r.out.data, "SECRET"));
+        result_free(&r);
+
+        if (landlock_available()) {
+                cfg.drop_privileges = false;
+                cfg.landlock = WARDER_LANDLOCK_REQUIRED;
+                ck_assert_int_eq(run(&cfg, cmd, &r), 0);
+                ck_assert(r.landlock_applied);
+                ck_assert_ptr_null(strstr(r.out.data, "SECRET"));
+                result_free(&r);
+        }
+}
+END_TEST
+
+/*
+ * The host's view of the root is reachable through /proc/<host pid>/root for a child with
+ * the host's credentials (control arm); Landlock forbids that.
+ */
+START_TEST(test_mask_proc_root_bypass)
+{
+        if (!landlock_available())
+                return;
+        struct warder__exec_config cfg;
+        config(&cfg);
+        cfg.mask = fake_mask;
+        char cmd[512];
+        snprintf(cmd, sizeof(cmd), "cat /proc/%ld/root%s/.env", (long)getpid(), root);
+        struct warder_exec_result r;
+        ck_assert_int_eq(run(&cfg, cmd, &r), 0);
+        ck_assert_ptr_nonnull(strstr(r.out.data, "SECRET-ROOT-ENV"));
+        result_free(&r);
+
+        cfg.landlock = WARDER_LANDLOCK_REQUIRED;
+        ck_assert_int_eq(run(&cfg, cmd, &r), 0);
+        ck_assert_ptr_null(strstr(r.out.data, "SECRET"));
+        result_free(&r);
+}
+END_TEST
+
+/*
+ * A host that is not root: the mount namespace needs a user namespace of its own; the
+ * command runs with the host's uid and no capabilities, so it cannot unmount a mask. A
+ * directory the host cannot list is masked whole (the command could chmod it open).
+ * The unprivileged host is a child process; it reports what it saw through a pipe.
+ */
+enum {
+        UNPRIV_CONTROL_ENV = 1 << 0,
+        UNPRIV_CONTROL_LOCKED = 1 << 1,
+        UNPRIV_RAN = 1 << 2,
+        UNPRIV_MASKED = 1 << 3,
+        UNPRIV_LEAK = 1 << 4,
+        UNPRIV_NO_USERNS = 1 << 5,
+};
+
+static int unprivileged_host(void)
+{
+        if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+                return -1;
+        struct warder__exec_config cfg;
+        config(&cfg);
+        struct warder_exec_result r;
+        const char *cmd = "umount .env 2>/dev/null; cat .env; chmod 755 locked 2>/dev/null && "
+                          "cat locked/data";
+        int seen = 0;
+        char path[256];
+        snprintf(path, sizeof(path), "%s/locked", root);
+        if (run(&cfg, cmd, &r) == 0) {
+                if (strstr(r.out.data, "SECRET-ROOT-ENV"))
+                        seen |= UNPRIV_CONTROL_ENV;
+                if (strstr(r.out.data, "SECRET-LOCKED"))
+                        seen |= UNPRIV_CONTROL_LOCKED;
+                result_free(&r);
+        }
+        if (chmod(path, 0) != 0)
+                return -1;
+        cfg.mask = fake_mask;
+        struct warder_error err = WARDER_ERROR_INIT;
+        int rc = run_in(&cfg, NULL, cmd, &r, &err);
+        if (rc == 0) {
+                seen |= UNPRIV_RAN;
+                if (r.masked)
+                        seen |= UNPRIV_MASKED;
+                if (strstr(r.out.data, "SECRET"))
+                        seen |= UNPRIV_LEAK;
+                result_free(&r);
+        } else if (strstr(err.message, "user namespace")) {
+                /* Only a skip if this user really cannot create one. */
+                pid_t probe = fork();
+                if (probe == 0)
+                        _exit(unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
+                int st = 0;
+                if (probe > 0 && waitpid(probe, &st, 0) == probe && WIFEXITED(st) &&
+                    WEXITSTATUS(st) == 1)
+                        seen |= UNPRIV_NO_USERNS;
+        }
+        warder_error_clear(&err);
+        return seen;
+}
+
+START_TEST(test_mask_unprivileged_host)
+{
+        if (geteuid() != 0)
+                return; /* needs root to become another user; CI runs as root */
+        make_dir(root, "locked");
+        write_text(root, "locked/data", "SECRET-LOCKED\n");
+        char path[256];
+        snprintf(path, sizeof(path), "%s/locked/data", root);
+        ck_assert_int_eq(chown(path, 65534, 65534), 0);
+        snprintf(path, sizeof(path), "%s/locked", root);
+        ck_assert_int_eq(chown(path, 65534, 65534), 0);
+        ck_assert_int_eq(chmod(path, 0), 0);
+
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0)
+                _exit(unprivileged_host() & 0x7f);
+        int st;
+        ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+        ck_assert(WIFEXITED(st));
+        int seen = WEXITSTATUS(st);
+        if (seen & UNPRIV_NO_USERNS)
+                return; /* unprivileged user namespaces are disabled on this system */
+        ck_assert_msg(seen & UNPRIV_CONTROL_ENV, "control arm: .env unreadable (%#x)", seen);
+        ck_assert_msg(seen & UNPRIV_CONTROL_LOCKED, "control arm: locked/ unreadable (%#x)", seen);
+        ck_assert_msg(seen & UNPRIV_RAN, "masked run failed (%#x)", seen);
+        ck_assert_msg(seen & UNPRIV_MASKED, "%#x", seen);
+        ck_assert_msg(!(seen & UNPRIV_LEAK), "a secret leaked (%#x)", seen);
+        ck_assert_int_eq(chmod(path, 0755), 0);
+}
+END_TEST
+
+/* ---- through the local backend (the public API) ---- */
+
+START_TEST(test_local_backend_execute)
+{
+        struct warder_error err = WARDER_ERROR_INIT;
+        warder_backend *b = NULL;
+        struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
+        struct warder_exec_result r;
+
+        /* Without opts.exec there is no execute operation at all (§4.8). */
+        struct warder_local_options opts = WARDER_LOCAL_OPTIONS_INIT;
+        ck_assert_int_eq(warder_local_new(&b, root, &opts, &err), 0);
+        ck_assert(!warder_backend_can_execute(b));
+        req.command = "touch ran";
+        req.command_len = strlen(req.command);
+        ck_assert_int_eq(warder_backend_execute(b, &req, &r, &err), WARDER_ENOTSUP);
+        ck_assert(!exists(root, "ran"));
+        warder_backend_free(b);
+        /* Neither has the memory backend. */
+        ck_assert_int_eq(warder_memory_new(&b, &err), 0);
+        ck_assert(!warder_backend_can_execute(b));
+        warder_backend_free(b);
+
+        /* With it: the options reach the run. */
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = root;
+        warder_ruleset *rs = NULL;
+        ck_assert_int_eq(warder_ruleset_load_preset(&rs, "default", &ro, &err), 0);
+        static const char *const env[] = {"PATH=/usr/bin:/bin", "GREETING=hello", NULL};
+        opts.exec = true;
+        opts.exec_env = env;
+        opts.exec_max_output = 64;
+        opts.mask_ruleset = rs;
+        opts.landlock = warder__landlock_abi() > 0 ? WARDER_LANDLOCK_REQUIRED : WARDER_LANDLOCK_OFF;
+        ck_assert_msg(warder_local_new(&b, root, &opts, &err) == 0, "%s", err.message);
+        ck_assert(warder_backend_can_execute(b));
+        char cmd[512];
+        snprintf(cmd, sizeof(cmd),
+                 "echo $GREETING; pwd; cat .env; head -c 1000 /dev/zero >&2; cat %s/secret",
+                 outside);
+        req.command = cmd;
+        req.command_len = strlen(cmd);
+        char cwd[256];
+        snprintf(cwd, sizeof(cwd), "%s/sub", root);
+        req.cwd = cwd;
+        ck_assert_msg(warder_backend_execute(b, &req, &r, &err) == 0, "%s", err.message);
+        char expect[512];
+        snprintf(expect, sizeof(expect), "hello\n%s/sub\n", root);
+        ck_assert(r.masked);
+        ck_assert(r.err.truncated);
+        ck_assert_uint_eq(r.err.len, 64);
+        if (opts.landlock == WARDER_LANDLOCK_REQUIRED) {
+                /* No .env (relative to sub anyway), no secret from outside. */
+                ck_assert_str_eq(r.out.data, expect);
+                ck_assert(r.landlock_applied);
+                ck_assert_int_ne(r.exit_status, 0);
+        }
+        warder_exec_result_free(&r);
+
+        /* .env in the root, through the mask. Control arm: the host reads it. */
+        req.cwd = NULL;
+        req.command = "cat .env";
+        req.command_len = strlen(req.command);
+        ck_assert_int_eq(warder_backend_execute(b, &req, &r, &err), 0);
+        ck_assert_ptr_null(strstr(r.out.data, "SECRET"));
+        warder_exec_result_free(&r);
+        ck_assert(exists(root, ".env"));
+
+        /* The working directory goes through the backend's confinement. */
+        char link[256];
+        snprintf(link, sizeof(link), "%s/escape", root);
+        ck_assert_int_eq(symlink(outside, link), 0);
+        req.cwd = link;
+        r.exit_status = 42;
+        int rc = warder_backend_execute(b, &req, &r, &err);
+        ck_assert_msg(rc == WARDER_EOUTSIDE || rc == WARDER_ESYMLINK, "%d %s", rc, err.message);
+        req.cwd = outside;
+        ck_assert_int_eq(warder_backend_execute(b, &req, &r, &err), WARDER_EOUTSIDE);
+        ck_assert_int_eq(r.exit_status, 42);
+        warder_backend_free(b);
+        warder_ruleset_free(rs); /* kept alive while the backend used it */
+        warder_error_clear(&err);
+}
+END_TEST
+
+/* ---- hooks and docs ---- */
+
+struct open_dir_log {
+        int calls;
+        char path[256];
+};
+
+static int fake_open_dir(void *ud, const char *path, int *fd_out, struct warder_error *err)
+{
+        struct open_dir_log *log = ud;
+        log->calls++;
+        snprintf(log->path, sizeof(log->path), "%s", path);
+        if (strstr(path, "refuse"))
+                return warder_error_set(err, WARDER_ESYMLINK, "refused by the backend");
+        *fd_out = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        return *fd_out >= 0 ? 0 : WARDER_ENOENT;
+}
+
+/* The local backend opens the working directory through its own confinement. */
+START_TEST(test_open_dir_hook)
+{
+        struct warder__exec_config cfg;
+        config(&cfg);
+        struct open_dir_log log = {0};
+        cfg.open_dir = fake_open_dir;
+        cfg.open_dir_ud = &log;
+        struct warder_exec_result r = {.exit_status = 42};
+        struct warder_error err = WARDER_ERROR_INIT;
+        char cwd[256], expect[256];
+
+        snprintf(cwd, sizeof(cwd), "%s/sub/./", root);
+        ck_assert_int_eq(run_in(&cfg, cwd, "pwd", &r, &err), 0);
+        snprintf(expect, sizeof(expect), "%s/sub", root);
+        ck_assert_str_eq(log.path, expect); /* normalised before the hook sees it */
+        ck_assert_int_eq(log.calls, 1);
+        result_free(&r);
+
+        /* Outside the root: refused before the hook is asked. */
+        r.exit_status = 42;
+        ck_assert_int_eq(run_in(&cfg, outside, "touch ran", &r, &err), WARDER_EOUTSIDE);
+        ck_assert_int_eq(log.calls, 1);
+        /* The hook's refusal is the answer. */
+        snprintf(cwd, sizeof(cwd), "%s/refuse", root);
+        ck_assert_int_eq(run_in(&cfg, cwd, "touch ran", &r, &err), WARDER_ESYMLINK);
+        ck_assert_int_eq(r.exit_status, 42);
+        ck_assert(!exists(outside, "ran"));
+        warder_error_clear(&err);
+}
+END_TEST
+
+/*
+ * The configuration example of the docs, compiled here; the test below checks that the
+ * text in the docs is this code (comments and blanks aside).
+ */
+static const char *doc_example_text;
+#define DOC_EXAMPLE(...)                                                                           \
+        __VA_ARGS__                                                                                \
+        doc_example_text = #__VA_ARGS__;
+
+static int doc_example(warder_ruleset *rules, warder_backend **out)
+{
+        struct warder_error err = WARDER_ERROR_INIT;
+        /* clang-format off */
+        DOC_EXAMPLE(
+static const char *const env[] = {"PATH=/usr/bin:/bin", "LANG=C.UTF-8", NULL};
+static const char *const tmp[] = {"/tmp", NULL};
+
+struct warder_local_options opts = WARDER_LOCAL_OPTIONS_INIT;
+opts.exec = true;
+opts.exec_env = env;                        /* the child's whole environment */
+opts.exec_timeout_ms = 30000;               /* default deadline per command */
+opts.exec_max_output = 256 * 1024;          /* per stream */
+opts.drop_privileges = true;                /* run as nobody:nogroup */
+opts.uid = 65534;
+opts.gid = 65534;
+opts.landlock = WARDER_LANDLOCK_REQUIRED;   /* refuse to run without it */
+opts.landlock_write = tmp;                  /* writable besides the root */
+opts.mask_ruleset = rules;                  /* mask what `rules` denies for read */
+
+warder_backend *local;
+int rc = warder_local_new(&local, root, &opts, &err);
+        )
+        /* clang-format on */
+        *out = rc == 0 ? local : NULL;
+        warder_error_clear(&err);
+        return rc;
+}
+
+/* Removes comments and every blank, so layout does not matter. */
+static void squeeze(const char *in, char *out, size_t cap)
+{
+        size_t n = 0;
+        for (const char *p = in; *p && n + 1 < cap; p++) {
+                if (p[0] == '/' && p[1] == '*') {
+                        const char *end = strstr(p + 2, "*/");
+                        if (!end)
+                                break;
+                        p = end + 1;
+                        continue;
+                }
+                if (*p != ' ' && *p != '\n' && *p != '\t')
+                        out[n++] = *p;
+        }
+        out[n] = '\0';
+}
+
+static FILE *open_doc(void)
+{
+        const char *src = getenv("WARDER_SOURCE_ROOT");
+        if (!src)
+                return NULL;
+        const char *names[] = {"docs/execute.md", "docs/exec-backend.md"};
+        char path[1024];
+        for (size_t i = 0; i < 2; i++) {
+                snprintf(path, sizeof(path), "%s/%s", src, names[i]);
+                FILE *f = fopen(path, "r");
+                if (f)
+                        return f;
+        }
+        return NULL;
+}
+
+START_TEST(test_docs_configuration_example)
+{
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = root;
+        warder_ruleset *rs = NULL;
+        ck_assert_int_eq(warder_ruleset_load_preset(&rs, "default", &ro, NULL), 0);
+        warder_backend *b = NULL;
+        ck_assert_int_eq(doc_example(rs, &b), 0);
+        ck_assert(warder_backend_can_execute(b));
+        if (geteuid() == 0 && warder__landlock_abi() > 0) {
+                struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
+                req.command = "id -u; cat .env";
+                req.command_len = strlen(req.command);
+                struct warder_exec_result r;
+                struct warder_error err = WARDER_ERROR_INIT;
+                ck_assert_msg(warder_backend_execute(b, &req, &r, &err) == 0, "%s", err.message);
+                ck_assert_str_eq(r.out.data, "65534\n");
+                ck_assert(r.landlock_applied && r.masked);
+                warder_exec_result_free(&r);
+                warder_error_clear(&err);
+        }
+        warder_backend_free(b);
+        warder_ruleset_free(rs);
+
+        /* The docs show exactly this code. */
+        FILE *f = open_doc();
+        if (!f)
+                return;
+        static char doc[8192], block[8192], want[8192], got[8192];
+        size_t n = fread(doc, 1, sizeof(doc) - 1, f);
+        doc[n] = '\0';
+        fclose(f);
+        const char *start = strstr(doc, "```c\n");
+        ck_assert_ptr_nonnull(start);
+        start += 5;
+        const char *end = strstr(start, "```");
+        ck_assert_ptr_nonnull(end);
+        snprintf(block, sizeof(block), "%.*s", (int)(end - start), start);
+        squeeze(block, want, sizeof(want));
+        squeeze(doc_example_text, got, sizeof(got));
+        ck_assert_str_eq(want, got);
+}
+END_TEST
+
+/* The documented system list of readable trees is the one the code uses. */
+START_TEST(test_docs_default_read_list)
+{
+        if (!getenv("WARDER_SOURCE_ROOT"))
+                return;
+        FILE *f = open_doc();
+        char line[1024];
+        ck_assert_ptr_nonnull(f);
+        bool in = false, found = false;
+        size_t n = 0;
+        while (fgets(line, sizeof(line), f)) {
+                line[strcspn(line, "\n")] = '\0';
+                if (!in && strcmp(line, "```text landlock-default-read") == 0) {
+                        in = found = true;
+                        continue;
+                }
+                if (in && strcmp(line, "```") == 0)
+                        break;
+                if (in) {
+                        ck_assert_ptr_nonnull(warder__landlock_default_read[n]);
+                        ck_assert_str_eq(line, warder__landlock_default_read[n]);
+                        n++;
+                }
+        }
+        fclose(f);
+        ck_assert(found);
+        ck_assert_ptr_null(warder__landlock_default_read[n]);
+}
+END_TEST
+
+static Suite *exec_suite(void)
+{
+        Suite *s = suite_create("exec");
+        TCase *tc = tcase_create("run");
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_test(tc, test_capture_and_status);
+        tcase_add_test(tc, test_bad_requests);
+        tcase_add_test(tc, test_command_length);
+        tcase_add_test(tc, test_output_cap_keeps_draining);
+        tcase_add_test(tc, test_streaming);
+        tcase_add_test(tc, test_environment_is_fresh);
+        tcase_add_test(tc, test_cwd);
+        tcase_add_test(tc, test_cwd_outside);
+        tcase_add_test(tc, test_no_descriptor_leaks);
+        tcase_add_test(tc, test_host_without_stdio);
+        tcase_add_test(tc, test_deadline_kills_group);
+        tcase_add_test(tc, test_deadline_endless_output);
+        tcase_add_test(tc, test_stragglers_die_with_the_shell);
+        tcase_add_test(tc, test_own_process_group);
+        tcase_add_test(tc, test_privilege_drop);
+        tcase_add_test(tc, test_privilege_drop_threaded_host);
+        tcase_add_test(tc, test_open_dir_hook);
+        tcase_add_test(tc, test_local_backend_execute);
+        tcase_add_test(tc, test_docs_default_read_list);
+        tcase_add_test(tc, test_docs_configuration_example);
+        suite_add_tcase(s, tc);
+
+        TCase *ll = tcase_create("landlock");
+        tcase_add_checked_fixture(ll, setup, teardown);
+        tcase_add_test(ll, test_landlock_confines);
+        tcase_add_test(ll, test_landlock_abi_versions);
+        tcase_add_test(ll, test_landlock_unavailable);
+        suite_add_tcase(s, ll);
+
+        TCase *mk = tcase_create("mask");
+        tcase_add_checked_fixture(mk, setup, teardown);
+        tcase_add_test(mk, test_mask_control_and_effect);
+        tcase_add_test(mk, test_mask_with_ruleset);
+        tcase_add_test(mk, test_mask_symlink_and_nested);
+        tcase_add_test(mk, test_mask_special_files);
+        tcase_add_test(mk, test_mask_budget_fails_closed);
+        tcase_add_test(mk, test_mask_predicate_error_masks);
+        tcase_add_test(mk, test_mask_cannot_be_undone);
+        tcase_add_test(mk, test_mask_proc_root_bypass);
+        tcase_add_test(mk, test_mask_unprivileged_host);
+        suite_add_tcase(s, mk);
+        return s;
+}
+
+int main(void)
+{
+        return warder_test_run(exec_suite());
+}

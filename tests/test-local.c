@@ -1,0 +1,909 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The local backend (§6.2, §3.2) against the real kernel. Every test that opens files runs
+ * twice: with openat2 and with the forced component-by-component fallback.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include "backends/local-internal.h"
+#include "contract.h"
+#include "support.h"
+#include "warder/backend.h"
+#include "warder/guard.h"
+#include "warder/local.h"
+#include "warder/ruleset.h"
+
+static char root[256];
+static char outside[256];
+
+static void rm_rf(const char *dir)
+{
+        char cmd[PATH_MAX + 32];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        if (system(cmd) != 0)
+                fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+/* Path under the root (rel "" is the root itself). */
+static const char *P(const char *rel)
+{
+        static char buf[8][PATH_MAX];
+        static int n;
+        char *b = buf[n++ % 8];
+        snprintf(b, PATH_MAX, "%s%s%s", root, rel[0] ? "/" : "", rel);
+        return b;
+}
+
+static void put(const char *rel, const char *content)
+{
+        FILE *f = fopen(P(rel), "w");
+        ck_assert_msg(f != NULL, "cannot create %s", rel);
+        fputs(content, f);
+        fclose(f);
+}
+
+static void dir(const char *rel)
+{
+        ck_assert_int_eq(mkdir(P(rel), 0755), 0);
+}
+
+static void link_(const char *target, const char *rel)
+{
+        ck_assert_int_eq(symlink(target, P(rel)), 0);
+}
+
+static void setup(void)
+{
+        strcpy(root, "/tmp/warder-local-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(root));
+        chmod(root, 0755);
+        strcpy(outside, "/tmp/warder-outside-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(outside));
+        char p[PATH_MAX];
+        snprintf(p, sizeof(p), "%s/secret", outside);
+        FILE *f = fopen(p, "w");
+        fputs("OUTSIDE-SECRET\n", f);
+        fclose(f);
+        put("a.txt", "hello\nworld\n");
+        dir("src");
+        put("src/main.c", "int main(void)\n{\n\treturn 0;\n}\n");
+        put("src/util.c", "/* util */\nint util;\n");
+        dir("src/deep");
+        put("src/deep/x.c", "int x; /* main */\n");
+}
+
+static void teardown(void)
+{
+        rm_rf(root);
+        rm_rf(outside);
+}
+
+static warder_backend *backend(int fallback, bool follow)
+{
+        struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
+        o.force_fallback = fallback;
+        o.follow_symlinks = follow;
+        warder_backend *b = NULL;
+        struct warder_error e = WARDER_ERROR_INIT;
+        int rc = warder_local_new(&b, root, &o, &e);
+        ck_assert_msg(rc == 0, "warder_local_new: %s", e.message);
+        return b;
+}
+
+static warder_backend *backend_opts(int fallback, struct warder_local_options *o)
+{
+        o->force_fallback = fallback;
+        warder_backend *b = NULL;
+        struct warder_error e = WARDER_ERROR_INIT;
+        int rc = warder_local_new(&b, root, o, &e);
+        ck_assert_msg(rc == 0, "warder_local_new: %s", e.message);
+        return b;
+}
+
+static int rd(warder_backend *b, const char *path, unsigned flags, struct warder_bytes *out)
+{
+        struct warder_error e = WARDER_ERROR_INIT;
+        int rc = warder_backend_read(b, path, strlen(path), 0, 0, flags, out, &e);
+        if (rc)
+                ck_assert_int_eq(e.code, rc);
+        return rc;
+}
+
+static int wr(warder_backend *b, const char *path, const char *data, unsigned flags)
+{
+        return warder_backend_write(b, path, strlen(path), data, strlen(data), flags, NULL);
+}
+
+static char *slurp(const char *path)
+{
+        static char buf[4096];
+        int fd = open(path, O_RDONLY | O_NOFOLLOW);
+        if (fd < 0)
+                return NULL;
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        buf[n < 0 ? 0 : n] = '\0';
+        return buf;
+}
+
+/* §6.2: constructor */
+START_TEST(test_new_errors)
+{
+        warder_backend *b = NULL;
+        struct warder_error e = WARDER_ERROR_INIT;
+        ck_assert_int_eq(warder_local_new(&b, "relative", NULL, &e), WARDER_EINVAL);
+        ck_assert_int_eq(warder_local_new(&b, "/nonexistent/warder/root", NULL, &e), WARDER_ENOENT);
+        ck_assert_int_eq(warder_local_new(&b, P("a.txt"), NULL, &e), WARDER_ENOTDIR);
+        struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
+        o.version = 99;
+        ck_assert_int_eq(warder_local_new(&b, root, &o, &e), WARDER_EINVAL);
+        ck_assert_ptr_null(b);
+        b = backend(0, true);
+        ck_assert(warder__local_is(b));
+        ck_assert(!warder_backend_can_execute(b));
+        warder_backend_free(b);
+        warder_backend_free(NULL);
+}
+END_TEST
+
+/* Options with pointers are copied (string arrays) or referenced (the mask ruleset): the host
+ * may drop its own right after construction. The ASan build catches a missing copy or ref. */
+START_TEST(test_options_copied)
+{
+        warder_ruleset *rs = NULL;
+        ck_assert_int_eq(warder_ruleset_load_preset(&rs, "default", NULL, NULL), 0);
+        char env0[] = "PATH=/usr/bin";
+        const char *env[] = {env0, NULL};
+        struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
+        o.exec_env = env;
+        o.landlock_write = env;
+        o.mask_ruleset = rs;
+        warder_backend *b = NULL;
+        ck_assert_int_eq(warder_local_new(&b, root, &o, NULL), 0);
+        warder_ruleset_free(rs);
+        memset(env0, 'X', sizeof(env0) - 1);
+        struct warder_bytes out = {0};
+        ck_assert_int_eq(rd(b, P("a.txt"), 0, &out), 0);
+        warder_bytes_free(&out);
+        warder_backend_free(b);
+}
+END_TEST
+
+/* The fallback is really taken when forced, and openat2 otherwise (on this kernel). */
+START_TEST(test_mode_selected)
+{
+        warder_backend *b = backend(_i, true);
+        if (_i)
+                ck_assert(!warder__local_uses_openat2(b));
+        else if (!warder__local_uses_openat2(b))
+                fprintf(stderr, "note: openat2 unavailable; both runs use the fallback\n");
+        warder_backend_free(b);
+}
+END_TEST
+
+#if defined(__x86_64__)
+#define NATIVE_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define NATIVE_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+/* Where openat2 answers ENOSYS (a seccomp filter here, as in some container runtimes), the
+ * backend notices on its own and walks with O_NOFOLLOW instead. */
+START_TEST(test_enosys_detected)
+{
+#ifdef NATIVE_AUDIT_ARCH
+        link_("a.txt", "link");
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                struct sock_filter f[] = {
+                    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+                    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_AUDIT_ARCH, 1, 0),
+                    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+                    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+                    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 0, 1),
+                    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+                    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+                };
+                struct sock_fprog prog = {sizeof(f) / sizeof(f[0]), f};
+                if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+                    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+                        _exit(77);
+                if (syscall(SYS_openat2, AT_FDCWD, "/", NULL, 0) != -1 || errno != ENOSYS)
+                        _exit(10);
+                warder_backend *b = NULL;
+                if (warder_local_new(&b, root, NULL, NULL) != 0)
+                        _exit(11);
+                if (warder__local_uses_openat2(b))
+                        _exit(12);
+                struct warder_bytes out = {0};
+                if (rd(b, P("link"), 0, &out) != 0 || strcmp(out.data, "hello\nworld\n") != 0)
+                        _exit(13);
+                warder_bytes_free(&out);
+                if (rd(b, P("link"), WARDER_NOFOLLOW, &out) != WARDER_ESYMLINK)
+                        _exit(14);
+                warder_backend_free(b);
+                _exit(0);
+        }
+        int status = 0;
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        ck_assert(WIFEXITED(status));
+        if (WEXITSTATUS(status) == 77)
+                fprintf(stderr, "note: cannot install a seccomp filter here\n");
+        else
+                ck_assert_msg(WEXITSTATUS(status) == 0, "child exit %d", WEXITSTATUS(status));
+#endif
+}
+END_TEST
+
+/* §6.2 read: contents, offset/limit, truncated */
+START_TEST(test_read_basic)
+{
+        warder_backend *b = backend(_i, true);
+        struct warder_bytes out = {0};
+        ck_assert_int_eq(rd(b, P("a.txt"), 0, &out), 0);
+        ck_assert_str_eq(out.data, "hello\nworld\n");
+        ck_assert_uint_eq(out.len, 12);
+        ck_assert(!out.truncated);
+        warder_bytes_free(&out);
+        ck_assert_int_eq(
+            warder_backend_read(b, P("a.txt"), strlen(P("a.txt")), 6, 3, 0, &out, NULL), 0);
+        ck_assert_str_eq(out.data, "wor");
+        ck_assert(out.truncated);
+        warder_bytes_free(&out);
+        ck_assert_int_eq(
+            warder_backend_read(b, P("a.txt"), strlen(P("a.txt")), 100, 0, 0, &out, NULL), 0);
+        ck_assert_uint_eq(out.len, 0);
+        warder_bytes_free(&out);
+        /* A non-normalised path inside the root. */
+        ck_assert_int_eq(rd(b, P("src/../a.txt"), 0, &out), 0);
+        ck_assert_str_eq(out.data, "hello\nworld\n");
+        warder_bytes_free(&out);
+        warder_backend_free(b);
+}
+END_TEST
+
+/* §6.2 distinct errors */
+START_TEST(test_read_errors)
+{
+        warder_backend *b = backend(_i, true);
+        struct warder_bytes out = {0};
+        ck_assert_int_eq(rd(b, P("missing"), 0, &out), WARDER_ENOENT);
+        ck_assert_int_eq(rd(b, P("missing/x"), 0, &out), WARDER_ENOENT);
+        ck_assert_int_eq(rd(b, P("src"), 0, &out), WARDER_EISDIR);
+        ck_assert_int_eq(rd(b, P("a.txt/x"), 0, &out), WARDER_ENOTDIR);
+        ck_assert_int_eq(rd(b, "/etc/passwd", 0, &out), WARDER_EOUTSIDE);
+        ck_assert_int_eq(rd(b, P("../etc/passwd"), 0, &out), WARDER_EOUTSIDE);
+        ck_assert_int_eq(rd(b, "relative", 0, &out), WARDER_EINVAL);
+        /* FIFO: answers at once with ENOTREG (a blocking open would hang the test). */
+        ck_assert_int_eq(mkfifo(P("fifo"), 0644), 0);
+        alarm(10);
+        ck_assert_int_eq(rd(b, P("fifo"), 0, &out), WARDER_ENOTREG);
+        alarm(0);
+        ck_assert_ptr_null(out.data);
+        warder_backend_free(b);
+}
+END_TEST
+
+/* §6.2 byte cap → ETOOBIG (a limit under the cap is fine) */
+START_TEST(test_read_cap)
+{
+        struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
+        o.max_read = 8;
+        warder_backend *b = backend_opts(_i, &o);
+        struct warder_bytes out = {0};
+        ck_assert_int_eq(rd(b, P("a.txt"), 0, &out), WARDER_ETOOBIG);
+        ck_assert_int_eq(
+            warder_backend_read(b, P("a.txt"), strlen(P("a.txt")), 0, 5, 0, &out, NULL), 0);
+        ck_assert_str_eq(out.data, "hello");
+        warder_bytes_free(&out);
+        put("small", "12345678");
+        ck_assert_int_eq(rd(b, P("small"), 0, &out), 0);
+        warder_bytes_free(&out);
+        warder_backend_free(b);
+}
+END_TEST
+
+/* §6.2 symlinks: followed inside the root, refused when disabled or for real forms. */
+START_TEST(test_read_symlinks)
+{
+        link_("a.txt", "rel-link");
+        link_("src", "src-link");
+        link_("../a.txt", "src/up-link");
+        char abs[PATH_MAX];
+        snprintf(abs, sizeof(abs), "%s/a.txt", root);
+        link_(abs, "abs-link");
+        char out_target[PATH_MAX];
+        snprintf(out_target, sizeof(out_target), "%s/secret", outside);
+        link_(out_target, "out-link");
+        link_("../../../../../../../../../..", "dotdot-link");
+        link_("loop-b", "loop-a");
+        link_("loop-a", "loop-b");
+
+        warder_backend *b = backend(_i, true);
+        struct warder_bytes out = {0};
+        const char *ok[] = {"rel-link", "src/up-link", "abs-link", "src-link/../a.txt"};
+        for (size_t k = 0; k < 4; k++) {
+                ck_assert_msg(rd(b, P(ok[k]), 0, &out) == 0, "%s", ok[k]);
+                ck_assert_str_eq(out.data, "hello\nworld\n");
+                warder_bytes_free(&out);
+        }
+        ck_assert_int_eq(rd(b, P("src-link/main.c"), 0, &out), 0);
+        warder_bytes_free(&out);
+        ck_assert_int_eq(rd(b, P("out-link"), 0, &out), WARDER_EOUTSIDE);
+        ck_assert_int_eq(rd(b, P("dotdot-link/etc/passwd"), 0, &out), WARDER_EOUTSIDE);
+        ck_assert_int_eq(rd(b, P("loop-a"), 0, &out), WARDER_ESYMLINK);
+        /* A real form is opened without following: any symlink is refused. */
+        ck_assert_int_eq(rd(b, P("rel-link"), WARDER_NOFOLLOW, &out), WARDER_ESYMLINK);
+        ck_assert_int_eq(rd(b, P("src-link/main.c"), WARDER_NOFOLLOW, &out), WARDER_ESYMLINK);
+        warder_backend_free(b);
+
+        b = backend(_i, false);
+        ck_assert_int_eq(rd(b, P("rel-link"), 0, &out), WARDER_ESYMLINK);
+        ck_assert_int_eq(rd(b, P("src-link/main.c"), 0, &out), WARDER_ESYMLINK);
+        ck_assert_int_eq(rd(b, P("out-link"), 0, &out), WARDER_ESYMLINK);
+        ck_assert_int_eq(rd(b, P("a.txt"), 0, &out), 0);
+        warder_bytes_free(&out);
+        warder_backend_free(b);
+}
+END_TEST
+
+/* §3.2 realpath: inside, missing tail, outside, loops, `..` in link targets */
+START_TEST(test_realpath)
+{
+        link_("src/deep", "d");
+        link_("../a.txt", "src/up");
+        link_("d/../../a.txt", "chain");
+        char out_target[PATH_MAX];
+        snprintf(out_target, sizeof(out_target), "%s/secret", outside);
+        link_(out_target, "out");
+        link_("nowhere/new.txt", "dangling");
+        link_("/etc", "etc");
+        link_("self", "self");
+        char abs[PATH_MAX];
+        snprintf(abs, sizeof(abs), "%s/src", root);
+        link_(abs, "abs-src");
+
+        warder_backend *b = backend(_i, true);
+        struct {
+                const char *in, *want;
+                int rc;
+        } v[] = {
+            {"a.txt", "a.txt", 0},
+            {"", "", 0},
+            {"d/x.c", "src/deep/x.c", 0},
+            {"d", "src/deep", 0},
+            {"src/up", "a.txt", 0},
+            {"chain", "a.txt", 0},
+            {"d/missing/more", "src/deep/missing/more", 0},
+            {"dangling", "nowhere/new.txt", 0},
+            {"abs-src/main.c", "src/main.c", 0},
+            {"a.txt/below", "a.txt/below", 0},
+            {"out", NULL, WARDER_EOUTSIDE},
+            {"etc/passwd", NULL, WARDER_EOUTSIDE},
+            {"self", NULL, WARDER_ESYMLINK},
+        };
+        for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+                char *res = NULL;
+                struct warder_error e = WARDER_ERROR_INIT;
+                const char *in = P(v[k].in);
+                int rc = warder_backend_realpath(b, in, strlen(in), &res, &e);
+                ck_assert_msg(rc == v[k].rc, "%s: %d (%s)", v[k].in, rc, e.message);
+                if (v[k].want)
+                        ck_assert_str_eq(res, P(v[k].want));
+                else
+                        ck_assert_ptr_null(res);
+                warder_free(res);
+        }
+        char *res = NULL;
+        ck_assert_int_eq(warder_backend_realpath(b, "/etc/passwd", 11, &res, NULL),
+                         WARDER_EOUTSIDE);
+        warder_backend_free(b);
+
+        /* Symlinks refused: nothing is followed, the real form is the literal form. */
+        b = backend(_i, false);
+        ck_assert_int_eq(warder_backend_realpath(b, P("d/x.c"), strlen(P("d/x.c")), &res, NULL), 0);
+        ck_assert_str_eq(res, P("d/x.c"));
+        warder_free(res);
+        warder_backend_free(b);
+}
+END_TEST
+
+/* §6.2 write: atomic replace, mode kept, planted links replaced or refused, caps. */
+START_TEST(test_write)
+{
+        warder_backend *b = backend(_i, true);
+        struct stat st;
+        ck_assert_int_eq(wr(b, P("new.txt"), "fresh", 0), 0);
+        ck_assert_str_eq(slurp(P("new.txt")), "fresh");
+        ck_assert_int_eq(chmod(P("a.txt"), 0640), 0);
+        ck_assert_int_eq(wr(b, P("a.txt"), "replaced", 0), 0);
+        ck_assert_str_eq(slurp(P("a.txt")), "replaced");
+        ck_assert_int_eq(stat(P("a.txt"), &st), 0);
+        ck_assert_uint_eq(st.st_mode & 07777, 0640);
+        ck_assert_int_eq(wr(b, P("src"), "x", 0), WARDER_EISDIR);
+        ck_assert_int_eq(wr(b, P(""), "x", 0), WARDER_EISDIR);
+        /* Missing parents are created beneath the root, never through a symlink. */
+        ck_assert_int_eq(wr(b, P("new/dir/x"), "x", 0), 0);
+        ck_assert_str_eq(slurp(P("new/dir/x")), "x");
+        ck_assert_int_eq(wr(b, P("a.txt/below"), "x", 0), WARDER_ENOTDIR);
+        ck_assert_int_eq(wr(b, "/tmp/warder-never", "x", 0), WARDER_EOUTSIDE);
+        ck_assert_int_eq(mkfifo(P("fifo"), 0644), 0);
+        ck_assert_int_eq(wr(b, P("fifo"), "x", 0), WARDER_ENOTREG);
+
+        /* A symlink at the destination: followed inside the root (the link stays a link)... */
+        link_("src/main.c", "to-main");
+        ck_assert_int_eq(wr(b, P("to-main"), "via link", 0), 0);
+        ck_assert_int_eq(lstat(P("to-main"), &st), 0);
+        ck_assert(S_ISLNK(st.st_mode));
+        ck_assert_str_eq(slurp(P("src/main.c")), "via link");
+        /* ...never out of it, dangling or not... */
+        char target[PATH_MAX];
+        snprintf(target, sizeof(target), "%s/planted", outside);
+        link_(target, "dangling-out");
+        ck_assert_int_eq(wr(b, P("dangling-out"), "x", 0), WARDER_EOUTSIDE);
+        ck_assert_int_eq(access(target, F_OK), -1);
+        /* ...and refused for a real form; the link is left alone. */
+        ck_assert_int_eq(wr(b, P("to-main"), "no", WARDER_NOFOLLOW), WARDER_ESYMLINK);
+        ck_assert_str_eq(slurp(P("src/main.c")), "via link");
+        link_("src", "src-link");
+        ck_assert_int_eq(wr(b, P("src-link/util.c"), "no", WARDER_NOFOLLOW), WARDER_ESYMLINK);
+        ck_assert_int_eq(wr(b, P("src-link/made/x"), "no", WARDER_NOFOLLOW), WARDER_ESYMLINK);
+        ck_assert_int_eq(access(P("src/made"), F_OK), -1);
+        ck_assert_int_eq(wr(b, P("src-link/made/x"), "yes", 0), 0);
+        ck_assert_str_eq(slurp(P("src/made/x")), "yes");
+        char odir[PATH_MAX];
+        snprintf(odir, sizeof(odir), "%s/sub", outside);
+        link_(odir, "out-dir");
+        ck_assert_int_eq(wr(b, P("out-dir/x/y"), "no", 0), WARDER_EOUTSIDE);
+        ck_assert_int_eq(access(odir, F_OK), -1);
+        ck_assert_int_eq(wr(b, P("src-link/util.c"), "yes", 0), 0);
+        ck_assert_str_eq(slurp(P("src/util.c")), "yes");
+
+        /* No temporary file is left behind. */
+        struct warder_entries ents = {0};
+        ck_assert_int_eq(warder_backend_ls(b, root, strlen(root), 0, &ents, NULL), 0);
+        for (size_t k = 0; k < ents.count; k++)
+                ck_assert_msg(strncmp(ents.items[k].name, ".warder-", 8) != 0, "%s",
+                              ents.items[k].name);
+        warder_entries_free(&ents);
+        warder_backend_free(b);
+
+        struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
+        o.max_write = 4;
+        b = backend_opts(_i, &o);
+        ck_assert_int_eq(wr(b, P("capped"), "12345", 0), WARDER_ETOOBIG);
+        ck_assert_int_eq(access(P("capped"), F_OK), -1);
+        ck_assert_int_eq(wr(b, P("capped"), "1234", 0), 0);
+        warder_backend_free(b);
+
+        b = backend(_i, false);
+        ck_assert_int_eq(wr(b, P("to-main"), "no", 0), WARDER_ESYMLINK);
+        warder_backend_free(b);
+}
+END_TEST
+
+/* §6.2 edit */
+START_TEST(test_edit)
+{
+        warder_backend *b = backend(_i, true);
+        size_t n = 0;
+        const char *p = P("a.txt");
+        ck_assert_int_eq(chmod(p, 0600), 0);
+        ck_assert_int_eq(warder_backend_edit(b, p, strlen(p), "world", 5, "there", 5, 0, &n, NULL),
+                         0);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_str_eq(slurp(p), "hello\nthere\n");
+        struct stat st;
+        ck_assert_int_eq(stat(p, &st), 0);
+        ck_assert_uint_eq(st.st_mode & 07777, 0600);
+        ck_assert_int_eq(warder_backend_edit(b, p, strlen(p), "nope", 4, "x", 1, 0, &n, NULL),
+                         WARDER_ENOMATCH);
+        ck_assert_int_eq(warder_backend_edit(b, p, strlen(p), "e", 1, "E", 1, 0, &n, NULL),
+                         WARDER_EAMBIGUOUS);
+        ck_assert_str_eq(slurp(p), "hello\nthere\n");
+        ck_assert_int_eq(
+            warder_backend_edit(b, p, strlen(p), "e", 1, "E", 1, WARDER_EDIT_ALL, &n, NULL), 0);
+        ck_assert_uint_eq(n, 3);
+        ck_assert_str_eq(slurp(p), "hEllo\nthErE\n");
+        link_("a.txt", "link");
+        const char *lp = P("link");
+        ck_assert_int_eq(warder_backend_edit(b, lp, strlen(lp), "hEl", 3, "HEl", 3, 0, &n, NULL),
+                         0);
+        ck_assert_str_eq(slurp(p), "HEllo\nthErE\n");
+        ck_assert_int_eq(
+            warder_backend_edit(b, lp, strlen(lp), "HEl", 3, "x", 1, WARDER_NOFOLLOW, &n, NULL),
+            WARDER_ESYMLINK);
+        warder_backend_free(b);
+}
+END_TEST
+
+static const struct warder_entry *find(const struct warder_entries *e, const char *name)
+{
+        for (size_t k = 0; k < e->count; k++)
+                if (strcmp(e->items[k].name, name) == 0)
+                        return &e->items[k];
+        return NULL;
+}
+
+/* ls: lstat semantics, raw names, sorted */
+START_TEST(test_ls)
+{
+        link_("src", "src-link");
+        put("odd\nname ", "x");
+        warder_backend *b = backend(_i, true);
+        struct warder_entries e = {0};
+        ck_assert_int_eq(warder_backend_ls(b, root, strlen(root), 0, &e, NULL), 0);
+        ck_assert_uint_eq(e.count, 4);
+        ck_assert_str_eq(e.items[0].name, "a.txt");
+        ck_assert_str_eq(e.items[1].name, "odd\nname ");
+        ck_assert_str_eq(e.items[1].path, P("odd\nname "));
+        ck_assert_int_eq(find(&e, "a.txt")->type, WARDER_ENTRY_FILE);
+        ck_assert_uint_eq(find(&e, "a.txt")->size, 12);
+        ck_assert(find(&e, "a.txt")->mtime > 0);
+        ck_assert_int_eq(find(&e, "src")->type, WARDER_ENTRY_DIR);
+        ck_assert_int_eq(find(&e, "src-link")->type, WARDER_ENTRY_SYMLINK);
+        warder_entries_free(&e);
+        ck_assert_int_eq(warder_backend_ls(b, P("a.txt"), strlen(P("a.txt")), 0, &e, NULL),
+                         WARDER_ENOTDIR);
+        ck_assert_int_eq(warder_backend_ls(b, P("nope"), strlen(P("nope")), 0, &e, NULL),
+                         WARDER_ENOENT);
+        ck_assert_int_eq(warder_backend_ls(b, "/", 1, 0, &e, NULL), WARDER_EOUTSIDE);
+        ck_assert_int_eq(warder_backend_ls(b, P("src-link"), strlen(P("src-link")), 0, &e, NULL),
+                         0);
+        ck_assert_ptr_nonnull(find(&e, "main.c"));
+        warder_entries_free(&e);
+        ck_assert_int_eq(
+            warder_backend_ls(b, P("src-link"), strlen(P("src-link")), WARDER_NOFOLLOW, &e, NULL),
+            WARDER_ESYMLINK);
+        warder_backend_free(b);
+}
+END_TEST
+
+/* glob: a walk that never follows a symlinked directory */
+START_TEST(test_glob)
+{
+        link_("src", "src-link");
+        warder_backend *b = backend(_i, true);
+        struct warder_entries e = {0};
+        ck_assert_int_eq(warder_backend_glob(b, "**/*.c", root, strlen(root), 0, &e, NULL), 0);
+        ck_assert_uint_eq(e.count, 3);
+        ck_assert_str_eq(e.items[0].path, P("src/deep/x.c"));
+        ck_assert_str_eq(e.items[1].path, P("src/main.c"));
+        ck_assert_str_eq(e.items[2].path, P("src/util.c"));
+        warder_entries_free(&e);
+        ck_assert_int_eq(warder_backend_glob(b, "src*", root, strlen(root), 0, &e, NULL), 0);
+        ck_assert_uint_eq(e.count, 2);
+        ck_assert_int_eq(find(&e, "src-link")->type, WARDER_ENTRY_SYMLINK);
+        warder_entries_free(&e);
+        char pat[PATH_MAX];
+        snprintf(pat, sizeof(pat), "%s/src/*.c", root);
+        ck_assert_int_eq(warder_backend_glob(b, pat, root, strlen(root), 0, &e, NULL), 0);
+        ck_assert_uint_eq(e.count, 2);
+        warder_entries_free(&e);
+        ck_assert_int_eq(warder_backend_glob(b, "*.c", P("src"), strlen(P("src")), 0, &e, NULL), 0);
+        ck_assert_uint_eq(e.count, 2);
+        warder_entries_free(&e);
+        /* Literal leading directories and a bounded depth narrow the walk, not the result. */
+        ck_assert_int_eq(warder_backend_glob(b, "src/deep/*.c", root, strlen(root), 0, &e, NULL),
+                         0);
+        ck_assert_uint_eq(e.count, 1);
+        ck_assert_str_eq(e.items[0].path, P("src/deep/x.c"));
+        warder_entries_free(&e);
+        ck_assert_int_eq(warder_backend_glob(b, "*/*.c", root, strlen(root), 0, &e, NULL), 0);
+        ck_assert_uint_eq(e.count, 2);
+        warder_entries_free(&e);
+        ck_assert_int_eq(warder_backend_glob(b, "{src,x}/*/*.c", root, strlen(root), 0, &e, NULL),
+                         0);
+        ck_assert_uint_eq(e.count, 1);
+        warder_entries_free(&e);
+        ck_assert_int_eq(warder_backend_glob(b, "src-link/*.c", root, strlen(root), 0, &e, NULL),
+                         0);
+        ck_assert_uint_eq(e.count, 0); /* a symlinked directory is not entered */
+        warder_entries_free(&e);
+        ck_assert_int_eq(warder_backend_glob(b, "nope/*.c", root, strlen(root), 0, &e, NULL), 0);
+        ck_assert_uint_eq(e.count, 0);
+        warder_entries_free(&e);
+        ck_assert_int_eq(warder_backend_glob(b, "*", "/etc", 4, 0, &e, NULL), WARDER_EOUTSIDE);
+        warder_backend_free(b);
+}
+END_TEST
+
+/* grep: PCRE2 over lines, binary skipped, symlinks not followed, caps */
+START_TEST(test_grep)
+{
+        link_("src", "src-link");
+        link_("a.txt", "a-link");
+        FILE *f = fopen(P("bin"), "w");
+        fwrite("main\0main\n", 1, 10, f);
+        fclose(f);
+        put("odd\nname ", "int main;\n");
+        warder_backend *b = backend(_i, true);
+        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+        struct warder_grep_result r = {0};
+        req.pattern = "main";
+        req.path = root;
+        req.path_len = strlen(root);
+        ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+        ck_assert_uint_eq(r.count, 3);
+        ck_assert_str_eq(r.items[0].path, P("odd\nname "));
+        ck_assert_str_eq(r.items[1].path, P("src/deep/x.c"));
+        ck_assert_str_eq(r.items[1].text, "int x; /* main */");
+        ck_assert_uint_eq(r.items[1].line, 1);
+        ck_assert_str_eq(r.items[2].path, P("src/main.c"));
+        ck_assert_uint_eq(r.items[2].line, 1);
+        ck_assert(!r.truncated);
+        warder_grep_result_free(&r);
+
+        /* A regex (no literal fast path), line numbers past the first line. */
+        req.pattern = "^\\s+return [0-9]+;$";
+        ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+        ck_assert_uint_eq(r.count, 1);
+        ck_assert_uint_eq(r.items[0].line, 3);
+        ck_assert_str_eq(r.items[0].text, "\treturn 0;");
+        warder_grep_result_free(&r);
+        req.pattern = "[wr][oe]";
+        ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+        ck_assert_uint_eq(r.count, 2); /* a.txt:2 "world", main.c:3 "return" */
+        ck_assert_uint_eq(r.items[0].line, 2);
+        warder_grep_result_free(&r);
+
+        req.pattern = "HELLO";
+        req.flags = WARDER_GREP_CASELESS;
+        ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+        ck_assert_uint_eq(r.count, 1);
+        ck_assert_str_eq(r.items[0].path, P("a.txt"));
+        warder_grep_result_free(&r);
+        req.flags = 0;
+
+        req.pattern = "int";
+        req.glob = "src/**/*.c";
+        ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+        ck_assert_uint_eq(r.count, 3);
+        warder_grep_result_free(&r);
+        req.glob = "*.c"; /* no '/': file names at any depth */
+        ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+        ck_assert_uint_eq(r.count, 3);
+        warder_grep_result_free(&r);
+        req.glob = "src/*.c";
+        ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+        ck_assert_uint_eq(r.count, 2);
+        warder_grep_result_free(&r);
+        req.glob = NULL;
+        req.max_matches = 2;
+        ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+        ck_assert_uint_eq(r.count, 2);
+        ck_assert(r.truncated);
+        warder_grep_result_free(&r);
+        req.max_matches = 0;
+
+        /* A file base. */
+        req.pattern = "o";
+        req.path = P("a.txt");
+        req.path_len = strlen(req.path);
+        ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+        ck_assert_uint_eq(r.count, 2);
+        warder_grep_result_free(&r);
+
+        struct warder_error e = WARDER_ERROR_INIT;
+        req.pattern = "(unclosed";
+        ck_assert_int_eq(warder_backend_grep(b, &req, &r, &e), WARDER_EPARSE);
+        req.pattern = "x";
+        req.path = "/etc";
+        req.path_len = 4;
+        ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), WARDER_EOUTSIDE);
+        warder_backend_free(b);
+
+        /* Binary files searched when asked; per-file byte cap marks the result truncated. */
+        struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
+        o.grep_skip_binary = false;
+        o.grep_max_file = 4;
+        b = backend_opts(_i, &o);
+        req.pattern = "main";
+        req.path = root;
+        req.path_len = strlen(root);
+        ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+        ck_assert_uint_eq(r.count, 1); /* only "bin" has "main" in its first 4 bytes */
+        ck_assert_str_eq(r.items[0].path, P("bin"));
+        ck_assert(r.truncated);
+        warder_grep_result_free(&r);
+        warder_backend_free(b);
+}
+END_TEST
+
+/* Reference: every line matched on its own with the plain PCRE2 interpreter. */
+static size_t ref_grep(const char *pattern, bool caseless, const char *data, size_t len,
+                       uint64_t *lines, size_t max)
+{
+        int ec;
+        PCRE2_SIZE eo;
+        pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
+                                       caseless ? PCRE2_CASELESS : 0, &ec, &eo, NULL);
+        ck_assert_ptr_nonnull(re);
+        pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+        size_t n = 0;
+        uint64_t line = 0;
+        for (const char *p = data, *end = data + len; p < end;) {
+                const char *nl = memchr(p, '\n', (size_t)(end - p));
+                const char *eol = nl ? nl : end;
+                line++;
+                if (pcre2_match(re, (PCRE2_SPTR)p, (size_t)(eol - p), 0, 0, md, NULL) >= 0 &&
+                    n < max)
+                        lines[n++] = line;
+                p = eol + 1;
+        }
+        pcre2_match_data_free(md);
+        pcre2_code_free(re);
+        return n;
+}
+
+/* The grep fast paths (a literal found with memmem, a required byte found with memchr) give
+ * exactly the lines a per-line match gives, whatever the pattern. */
+START_TEST(test_grep_fast_paths_exact)
+{
+        static const char *patterns[] = {
+            "ab",    "a",        "",       "b$",     "^a",    "a\\z", "x(?!\\n)",
+            "a\\sb", "\\bab\\b", "(?i)AB", "b+a",    "[ab]x", "a.b",  "ba|xa",
+            "a\\n",  "^$",       "a b",    "(?=b)b", "x\\Z",  "a{2}",
+        };
+        warder_backend *b = backend(_i, true);
+        unsigned seed = 12345;
+        char data[600];
+        uint64_t want[700];
+        for (int round = 0; round < 40; round++) {
+                size_t len = 50 + (size_t)(rand_r(&seed) % 500);
+                for (size_t k = 0; k < len; k++)
+                        data[k] = "abAx \n"[rand_r(&seed) % 6];
+                FILE *f = fopen(P("g.txt"), "w");
+                fwrite(data, 1, len, f);
+                fclose(f);
+                for (size_t p = 0; p < sizeof(patterns) / sizeof(patterns[0]); p++) {
+                        for (int cl = 0; cl < 2; cl++) {
+                                size_t n = ref_grep(patterns[p], cl, data, len, want, 700);
+                                struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+                                req.pattern = patterns[p];
+                                req.path = P("g.txt");
+                                req.path_len = strlen(req.path);
+                                req.flags = cl ? WARDER_GREP_CASELESS : 0;
+                                struct warder_grep_result r = {0};
+                                ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+                                ck_assert_msg(r.count == n,
+                                              "'%s' (caseless %d): %zu lines, want %zu",
+                                              patterns[p], cl, r.count, n);
+                                for (size_t k = 0; k < n; k++)
+                                        ck_assert_uint_eq(r.items[k].line, want[k]);
+                                warder_grep_result_free(&r);
+                        }
+                }
+        }
+        warder_backend_free(b);
+}
+END_TEST
+
+/* §6.2 permission denied by the file system is its own error. */
+START_TEST(test_eacces)
+{
+        put("locked", "x");
+        ck_assert_int_eq(chmod(P("locked"), 0), 0);
+        dir("closed");
+        put("closed/f", "x");
+        ck_assert_int_eq(chmod(P("closed"), 0), 0);
+        warder_backend *b = backend(_i, true);
+        /* As root, drop to another user in a child so the file modes apply. */
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                if (geteuid() == 0 && setresuid(65534, 65534, 65534) != 0)
+                        _exit(10);
+                struct warder_bytes out = {0};
+                if (rd(b, P("locked"), 0, &out) != WARDER_EACCES)
+                        _exit(11);
+                if (rd(b, P("closed/f"), 0, &out) != WARDER_EACCES)
+                        _exit(12);
+                if (wr(b, P("closed/g"), "x", 0) != WARDER_EACCES)
+                        _exit(13);
+                _exit(0);
+        }
+        int status = 0;
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d",
+                      WEXITSTATUS(status));
+        chmod(P("closed"), 0755);
+        warder_backend_free(b);
+}
+END_TEST
+
+/* The backend contract (tests/contract.h), with openat2 and with the fallback. */
+static int contract_setup(struct contract_fixture *f, void *ud)
+{
+        char *tmp = strdup("/tmp/warder-contract-XXXXXX");
+        if (!tmp || !mkdtemp(tmp)) {
+                free(tmp);
+                return WARDER_EIO;
+        }
+        f->state = tmp;
+        snprintf(f->root, sizeof(f->root), "%s", tmp);
+        struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
+        o.force_fallback = (intptr_t)ud & 1;
+        int rc = warder_local_new(&f->b, f->root, &o, NULL);
+        if (rc || !((intptr_t)ud & 2))
+                return rc;
+        /* A guard that allows everything is indistinguishable from the backend it wraps. */
+        const char *yaml = "warder: 1\ndefault: allow\n";
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = f->root;
+        warder_ruleset *rs = NULL;
+        warder_backend *g = NULL;
+        rc = warder_ruleset_load_string(&rs, yaml, strlen(yaml), "allow.yaml", &ro, NULL);
+        if (!rc)
+                rc = warder_guard_new(&g, f->b, rs, NULL, NULL);
+        warder_ruleset_free(rs);
+        if (!rc)
+                f->b = g;
+        return rc;
+}
+
+static void contract_teardown(struct contract_fixture *f, void *ud)
+{
+        (void)ud;
+        warder_backend_free(f->b);
+        if (f->state)
+                rm_rf(f->state);
+        free(f->state);
+}
+
+static const struct contract_target targets[] = {
+    {"local (openat2)", contract_setup, contract_teardown, (void *)0, NULL},
+    {"local (fallback)", contract_setup, contract_teardown, (void *)1, NULL},
+    {"guard over local (openat2)", contract_setup, contract_teardown, (void *)2, NULL},
+    {"guard over local (fallback)", contract_setup, contract_teardown, (void *)3, NULL},
+};
+
+static Suite *suite(void)
+{
+        Suite *s = suite_create("local");
+        TCase *tc = tcase_create("local");
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_test(tc, test_new_errors);
+        tcase_add_test(tc, test_options_copied);
+        tcase_add_loop_test(tc, test_mode_selected, 0, 2);
+        tcase_add_test(tc, test_enosys_detected);
+        tcase_add_loop_test(tc, test_read_basic, 0, 2);
+        tcase_add_loop_test(tc, test_read_errors, 0, 2);
+        tcase_add_loop_test(tc, test_read_cap, 0, 2);
+        tcase_add_loop_test(tc, test_read_symlinks, 0, 2);
+        tcase_add_loop_test(tc, test_realpath, 0, 2);
+        tcase_add_loop_test(tc, test_write, 0, 2);
+        tcase_add_loop_test(tc, test_edit, 0, 2);
+        tcase_add_loop_test(tc, test_ls, 0, 2);
+        tcase_add_loop_test(tc, test_glob, 0, 2);
+        tcase_add_loop_test(tc, test_grep, 0, 2);
+        tcase_add_loop_test(tc, test_grep_fast_paths_exact, 0, 2);
+        tcase_add_loop_test(tc, test_eacces, 0, 2);
+        suite_add_tcase(s, tc);
+        suite_add_tcase(s, contract_tcase(targets, sizeof(targets) / sizeof(targets[0])));
+        return s;
+}
+
+int main(void)
+{
+        return warder_test_run(suite());
+}

@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: MIT */
+/* Presets (§1.6): the embedded text equals rules/<name>.yaml, every YAML file in rules/ loads and
+ * passes its own inline tests, and each preset makes its documented decisions. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ruleset/ruleset-internal.h"
+#include "support.h"
+#include "warder/ruleset.h"
+
+static const char *source_root(void)
+{
+        const char *s = getenv("WARDER_SOURCE_ROOT");
+        ck_assert_msg(s != NULL, "WARDER_SOURCE_ROOT is not set");
+        return s;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+        FILE *f = fopen(path, "rb");
+        ck_assert_msg(f != NULL, "cannot open %s", path);
+        struct warder__buf b = WARDER__BUF_INIT;
+        char chunk[4096];
+        size_t n;
+        while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+                warder__buf_append(&b, chunk, n);
+        fclose(f);
+        *len = b.len;
+        return warder__buf_steal(&b);
+}
+
+START_TEST(test_embedded_equals_shipped)
+{
+        const char *const *names = warder_preset_names();
+        size_t count = 0;
+        for (; names[count]; count++) {
+                char path[1024];
+                snprintf(path, sizeof(path), "%s/rules/%s.yaml", source_root(), names[count]);
+                size_t flen, elen = 0;
+                char *file = slurp(path, &flen);
+                const char *emb = warder_preset_source(names[count], &elen);
+                ck_assert_ptr_nonnull(emb);
+                ck_assert_uint_eq(flen, elen);
+                ck_assert_msg(memcmp(file, emb, flen) == 0, "%s differs from the embedded copy",
+                              path);
+                free(file);
+        }
+        ck_assert_uint_eq(count, 4);
+        ck_assert_ptr_null(warder_preset_source("nosuch", NULL));
+        warder_ruleset *rs = NULL;
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_int_eq(warder_ruleset_load_preset(&rs, "strcit", NULL, &err), WARDER_ENOENT);
+        ck_assert_msg(strstr(err.message, "did you mean 'strict'?"), "%s", err.message);
+        ck_assert_ptr_null(rs);
+}
+END_TEST
+
+struct tally {
+        int failed;
+        char msg[512];
+};
+
+static void on_case(void *ud, const struct warder_test_result *r)
+{
+        struct tally *t = ud;
+        if (r->passed)
+                return;
+        t->failed++;
+        snprintf(t->msg, sizeof(t->msg), "%s:%u: %s %s: expected %s, got %s", r->file, r->line,
+                 warder_op_name(r->op), r->target, warder_action_name(r->expect),
+                 r->decision ? warder_action_name(r->decision->action) : "error");
+}
+
+START_TEST(test_every_rules_file_passes_its_tests)
+{
+        char dir[1024];
+        snprintf(dir, sizeof(dir), "%s/rules", source_root());
+        DIR *d = opendir(dir);
+        ck_assert_ptr_nonnull(d);
+        struct dirent *e;
+        int files = 0;
+        while ((e = readdir(d))) {
+                size_t n = strlen(e->d_name);
+                if (n < 6 || strcmp(e->d_name + n - 5, ".yaml") != 0)
+                        continue;
+                char path[2048];
+                snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+                warder_ruleset *rs = NULL;
+                struct warder_error err = WARDER_ERROR_INIT;
+                struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+                o.root = "/";
+                ck_assert_msg(warder_ruleset_load_file(&rs, path, &o, &err) == 0, "%s:%u:%u: %s",
+                              err.file, err.line, err.column, err.message);
+                ck_assert_msg(warder_ruleset_test_count(rs) > 0, "%s has no tests", path);
+                struct tally t = {0, ""};
+                size_t passed = 0, failed = 0;
+                ck_assert_int_eq(warder_ruleset_run_tests(rs, on_case, &t, &passed, &failed, &err),
+                                 0);
+                ck_assert_msg(failed == 0, "%s", t.msg);
+                ck_assert_uint_eq(passed, warder_ruleset_test_count(rs));
+                /* every operation states its default explicitly (§1.6) */
+                for (int op = 0; op < WARDER_OP_COUNT; op++)
+                        ck_assert_msg(warder_ruleset_operation_has_default(rs, (enum warder_op)op),
+                                      "%s: '%s' has no explicit default", path,
+                                      warder_op_name((enum warder_op)op));
+                warder_ruleset_free(rs);
+                files++;
+        }
+        closedir(d);
+        ck_assert_int_ge(files, 4);
+}
+END_TEST
+
+/* Table tests per preset: the decisions §1.6 documents. */
+struct expect {
+        const char *preset;
+        enum warder_op op;
+        const char *target;
+        enum warder_action action;
+        const char *reason; /* NULL: decided by the default */
+};
+
+#define S  "Protect sensitive files"
+#define SS "Protect sensitive and system files"
+#define D  "Block dangerous commands"
+
+static const struct expect table[] = {
+    /* default: global ask; read allow + secrets; write/edit ask + secrets; execute ask +
+     * dangerous; glob/grep/ls allow */
+    {"default", WARDER_OP_READ, "/p/src/main.c", WARDER_ALLOW, NULL},
+    {"default", WARDER_OP_READ, "/p/.env", WARDER_DENY, S},
+    {"default", WARDER_OP_READ, "/p/.env.local", WARDER_DENY, S},
+    {"default", WARDER_OP_READ, "/p/tls/server.crt", WARDER_DENY, S},
+    {"default", WARDER_OP_READ, "/p/credentials.json", WARDER_DENY, S},
+    {"default", WARDER_OP_READ, "/p/secrets.yaml", WARDER_DENY, S},
+    {"default", WARDER_OP_READ, "/p/my-secret-notes", WARDER_DENY, S},
+    {"default", WARDER_OP_READ, "/p/password.txt", WARDER_DENY, S},
+    {"default", WARDER_OP_READ, "/u/.aws/config", WARDER_DENY, S},
+    {"default", WARDER_OP_READ, "/u/.ssh", WARDER_DENY, S},
+    {"default", WARDER_OP_READ, "/u/.gnupg/pubring.kbx", WARDER_DENY, S},
+    {"default", WARDER_OP_READ, "/p/.hidden.key", WARDER_DENY, S},
+    {"default", WARDER_OP_READ, "/etc/hosts", WARDER_ALLOW, NULL},
+    {"default", WARDER_OP_WRITE, "/p/a.c", WARDER_ASK, NULL},
+    {"default", WARDER_OP_WRITE, "/p/a.pem", WARDER_DENY, S},
+    {"default", WARDER_OP_EDIT, "/p/a.c", WARDER_ASK, NULL},
+    {"default", WARDER_OP_EDIT, "/p/x/.env", WARDER_DENY, S},
+    {"default", WARDER_OP_LS, "/p/.ssh", WARDER_ALLOW, NULL},
+    {"default", WARDER_OP_GLOB, "/p", WARDER_ALLOW, NULL},
+    {"default", WARDER_OP_GREP, "/p/.env", WARDER_ALLOW, NULL},
+    {"default", WARDER_OP_EXECUTE, "ls -la", WARDER_ASK, NULL},
+    {"default", WARDER_OP_EXECUTE, "rm -rf /", WARDER_DENY, D},
+    {"default", WARDER_OP_EXECUTE, ":(){:|:&};:", WARDER_DENY, D},
+    {"default", WARDER_OP_EXECUTE, "> /dev/sda", WARDER_DENY, D},
+    {"default", WARDER_OP_EXECUTE, "chmod -R 777 /", WARDER_DENY, D},
+    {"default", WARDER_OP_EXECUTE, "dd if=/dev/zero of=/dev/sda", WARDER_DENY, D},
+    {"default", WARDER_OP_EXECUTE, "mkfs.ext4 /dev/sda1", WARDER_DENY, D},
+    /* permissive: allow; secrets for read; secrets + system for write/edit */
+    {"permissive", WARDER_OP_READ, "/etc/shadow", WARDER_ALLOW, NULL},
+    {"permissive", WARDER_OP_READ, "/p/.env", WARDER_DENY, S},
+    {"permissive", WARDER_OP_WRITE, "/p/a.c", WARDER_ALLOW, NULL},
+    {"permissive", WARDER_OP_WRITE, "/etc/passwd", WARDER_DENY, SS},
+    {"permissive", WARDER_OP_WRITE, "/var/log/x", WARDER_DENY, SS},
+    {"permissive", WARDER_OP_WRITE, "/usr", WARDER_DENY, SS},
+    {"permissive", WARDER_OP_EDIT, "/boot/grub/grub.cfg", WARDER_DENY, SS},
+    {"permissive", WARDER_OP_EDIT, "/proc/sys/kernel/x", WARDER_DENY, SS},
+    {"permissive", WARDER_OP_EDIT, "/p/id.key", WARDER_DENY, SS},
+    {"permissive", WARDER_OP_EDIT, "/p/etc/x", WARDER_ALLOW, NULL},
+    {"permissive", WARDER_OP_EXECUTE, "make", WARDER_ALLOW, NULL},
+    {"permissive", WARDER_OP_EXECUTE, "rm -rf /", WARDER_DENY, D},
+    {"permissive", WARDER_OP_LS, "/etc", WARDER_ALLOW, NULL},
+    /* readonly: deny; read allow + secrets; write/edit/execute deny; glob/grep/ls allow */
+    {"readonly", WARDER_OP_READ, "/p/a.c", WARDER_ALLOW, NULL},
+    {"readonly", WARDER_OP_READ, "/p/.env", WARDER_DENY, S},
+    {"readonly", WARDER_OP_WRITE, "/p/a.c", WARDER_DENY, NULL},
+    {"readonly", WARDER_OP_EDIT, "/p/a.c", WARDER_DENY, NULL},
+    {"readonly", WARDER_OP_EXECUTE, "ls", WARDER_DENY, NULL},
+    {"readonly", WARDER_OP_LS, "/p", WARDER_ALLOW, NULL},
+    {"readonly", WARDER_OP_GLOB, "/p", WARDER_ALLOW, NULL},
+    {"readonly", WARDER_OP_GREP, "/p", WARDER_ALLOW, NULL},
+    /* strict: ask; read/write/edit ask + secrets; execute ask + dangerous; ls/glob/grep ask */
+    {"strict", WARDER_OP_READ, "/p/a.c", WARDER_ASK, NULL},
+    {"strict", WARDER_OP_READ, "/p/.env", WARDER_DENY, S},
+    {"strict", WARDER_OP_WRITE, "/p/a.c", WARDER_ASK, NULL},
+    {"strict", WARDER_OP_WRITE, "/p/b.key", WARDER_DENY, S},
+    {"strict", WARDER_OP_EDIT, "/p/.aws/credentials", WARDER_DENY, S},
+    {"strict", WARDER_OP_LS, "/p", WARDER_ASK, NULL},
+    {"strict", WARDER_OP_GLOB, "/p", WARDER_ASK, NULL},
+    {"strict", WARDER_OP_GREP, "/p", WARDER_ASK, NULL},
+    {"strict", WARDER_OP_EXECUTE, "git status", WARDER_ASK, NULL},
+    {"strict", WARDER_OP_EXECUTE, "rm -rf /", WARDER_DENY, D},
+};
+
+START_TEST(test_preset_table)
+{
+        const struct expect *x = &table[_i];
+        warder_ruleset *rs = NULL;
+        struct warder_error err = WARDER_ERROR_INIT;
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        o.root = "/p";
+        o.home = "/u";
+        ck_assert_int_eq(warder_ruleset_load_preset(&rs, x->preset, &o, &err), 0);
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert_int_eq(warder_ruleset_check(rs, x->op, x->target, NULL, &d, &err), 0);
+        ck_assert_msg(d.action == x->action, "%s %s %s: got %s", x->preset, warder_op_name(x->op),
+                      x->target, warder_action_name(d.action));
+        if (x->reason) {
+                ck_assert_ptr_nonnull(d.reason);
+                ck_assert_str_eq(d.reason, x->reason);
+                ck_assert(!d.by_default);
+                char file[64];
+                snprintf(file, sizeof(file), "preset:%s", x->preset);
+                ck_assert_str_eq(d.file, file);
+        } else {
+                ck_assert_msg(d.by_default, "%s %s: decided by %s", x->preset, x->target,
+                              d.rule_id);
+        }
+        warder_decision_clear(&d);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(test_preset_lists)
+{
+        /* the exact pattern lists of §1.6 */
+        static const char *const secrets[] = {"**/.env",     "**/.env.*",   "**/*.pem",
+                                              "**/*.key",    "**/*.crt",    "**/credentials*",
+                                              "**/secrets*", "**/*secret*", "**/*password*",
+                                              "**/.aws/**",  "**/.ssh/**",  "**/.gnupg/**"};
+        static const char *const dangerous[] = {
+            "rm -rf /*", "rm -rf /",   ":(){:|:&};:",   "dd if=*of=/dev/*",
+            "mkfs*",     "> /dev/sda", "chmod -R 777 /"};
+        warder_ruleset *rs = NULL;
+        ck_assert_int_eq(warder_ruleset_load_preset(&rs, "default", NULL, NULL), 0);
+        ck_assert_uint_eq(warder_ruleset_rule_count(rs, WARDER_OP_READ), 12);
+        ck_assert_uint_eq(warder_ruleset_rule_count(rs, WARDER_OP_EXECUTE), 7);
+        for (size_t i = 0; i < 12; i++) {
+                struct warder_rule_info r;
+                ck_assert_int_eq(warder_ruleset_rule(rs, WARDER_OP_WRITE, i, &r), 0);
+                ck_assert_str_eq(r.pattern, secrets[i]);
+                ck_assert_int_eq(r.action, WARDER_DENY);
+        }
+        for (size_t i = 0; i < 7; i++) {
+                struct warder_rule_info r;
+                ck_assert_int_eq(warder_ruleset_rule(rs, WARDER_OP_EXECUTE, i, &r), 0);
+                ck_assert_str_eq(r.pattern, dangerous[i]);
+        }
+        warder_ruleset_free(rs);
+        ck_assert_int_eq(warder_ruleset_load_preset(&rs, "permissive", NULL, NULL), 0);
+        ck_assert_uint_eq(warder_ruleset_rule_count(rs, WARDER_OP_WRITE), 20);
+        ck_assert_uint_eq(warder_ruleset_rule_count(rs, WARDER_OP_READ), 12);
+        warder_ruleset_free(rs);
+        ck_assert_int_eq(warder_ruleset_load_preset(&rs, "readonly", NULL, NULL), 0);
+        ck_assert_uint_eq(warder_ruleset_rule_count(rs, WARDER_OP_WRITE), 0);
+        ck_assert_int_eq(warder_ruleset_default(rs, WARDER_OP_WRITE), WARDER_DENY);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+        Suite *s = suite_create("presets");
+        TCase *tc = tcase_create("presets");
+        tcase_add_test(tc, test_embedded_equals_shipped);
+        tcase_add_test(tc, test_every_rules_file_passes_its_tests);
+        tcase_add_test(tc, test_preset_lists);
+        tcase_add_loop_test(tc, test_preset_table, 0, (int)WARDER__ARRAY_SIZE(table));
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void)
+{
+        return warder_test_run(suite());
+}

@@ -1,0 +1,1003 @@
+/* SPDX-License-Identifier: MIT */
+/* Rulesets: the YAML format (§1.8), loading errors, anchoring (§2.11), decisions (§1.5,
+ * §3.3), fold_case (§2.12), extends (§1.7), explanations, inline tests, and docs/rules.md. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "command/command.h"
+#include "ruleset/ruleset-internal.h"
+#include "support.h"
+#include "warder/ruleset.h"
+
+static int load_opts(warder_ruleset **rs, const char *yaml, const char *root, const char *home,
+                     struct warder_error *err)
+{
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        o.root = root;
+        o.home = home;
+        return warder_ruleset_load_string(rs, yaml, strlen(yaml), "t.yaml", &o, err);
+}
+
+static warder_ruleset *load_ok(const char *yaml)
+{
+        warder_ruleset *rs = NULL;
+        struct warder_error err = WARDER_ERROR_INIT;
+        int rc = load_opts(&rs, yaml, "/r", "/h", &err);
+        ck_assert_msg(rc == 0, "load failed: %s:%u:%u: %s", err.file, err.line, err.column,
+                      err.message);
+        return rs;
+}
+
+/* Loads a document that must fail; returns the error (message, line, column). */
+static struct warder_error load_bad(const char *yaml, int code)
+{
+        warder_ruleset *rs = (warder_ruleset *)(uintptr_t)0x1; /* must stay untouched */
+        struct warder_error err = WARDER_ERROR_INIT;
+        int rc = load_opts(&rs, yaml, "/r", "/h", &err);
+        ck_assert_msg(rc == code, "expected %d, got %d (%s) for:\n%s", code, rc, err.message, yaml);
+        ck_assert_msg(rs == (warder_ruleset *)(uintptr_t)0x1, "output touched on failure");
+        ck_assert_int_eq(err.code, code);
+        return err;
+}
+
+static enum warder_action act(const warder_ruleset *rs, enum warder_op op, const char *t,
+                              const char *real)
+{
+        struct warder_decision d = WARDER_DECISION_INIT;
+        struct warder_error err = WARDER_ERROR_INIT;
+        int rc = warder_ruleset_check(rs, op, t, real, &d, &err);
+        ck_assert_msg(rc == 0, "check %s failed: %s", t, err.message);
+        enum warder_action a = d.action;
+        warder_decision_clear(&d);
+        return a;
+}
+
+/* ---- format and errors (§1.8) --------------------------------------------------------- */
+
+struct bad_case {
+        const char *yaml;
+        int code;
+        unsigned line, column;
+        const char *needle;
+};
+
+static const struct bad_case bad_cases[] = {
+    {"", WARDER_EPARSE, 1, 1, "missing 'warder: 1'"},
+    {"default: deny\n", WARDER_EPARSE, 1, 1, "missing 'warder: 1'"},
+    {"warder: 2\n", WARDER_EPARSE, 1, 9, "unsupported format version 2"},
+    {"warder: \"1\"\n", WARDER_EPARSE, 1, 9, "integer format version"},
+    {"- warder: 1\n", WARDER_EPARSE, 1, 1, "mapping"},
+    {"warder: 1\ndefualt: deny\n", WARDER_EPARSE, 2, 1, "did you mean 'default'?"},
+    {"warder: 1\nbanana: deny\n", WARDER_EPARSE, 2, 1, "unknown key 'banana'"},
+    {"warder: 1\ndefault: deny\ndefault: allow\n", WARDER_EPARSE, 3, 1, "duplicate key"},
+    {"warder: 1\ndefault: 1\n", WARDER_EPARSE, 2, 10, "must be a string, not an integer"},
+    {"warder: 1\ndefault: dney\n", WARDER_EPARSE, 2, 10, "did you mean 'deny'?"},
+    {"warder: 1\ndefault: maybe\n", WARDER_EPARSE, 2, 10, "unknown action 'maybe'"},
+    {"warder: 1\nprecedence: first\n", WARDER_EPARSE, 2, 13, "unknown precedence"},
+    {"warder: 1\nfold_case: yes\n", WARDER_EPARSE, 2, 12, "yes/no/on/off are strings"},
+    {"warder: 1\nread:\n", WARDER_EPARSE, 2, 6, "'read' must be a mapping, not null"},
+    {"warder: 1\nread: {rules: [{deny: ~}]}\n", WARDER_EPARSE, 2, 23, "not null"},
+    {"warder: 1\nread: {rules: [{deny: 12}]}\n", WARDER_EPARSE, 2, 23, "(quote it)"},
+    {"warder: 1\nread: {rules: [{deny: a, allow: b}]}\n", WARDER_EPARSE, 2, 26, "exactly one of"},
+    {"warder: 1\nread: {rules: [{pattern: a}]}\n", WARDER_EPARSE, 2, 16, "needs 'action:'"},
+    {"warder: 1\nread: {rules: [{reason: x}]}\n", WARDER_EPARSE, 2, 16, "needs a pattern"},
+    {"warder: 1\nread: {rules: [{pattern: a, deny: b}]}\n", WARDER_EPARSE, 2, 17, "not both"},
+    {"warder: 1\nread: {rules: [{deny: a, reasn: x}]}\n", WARDER_EPARSE, 2, 26,
+     "did you mean 'reason'?"},
+    {"warder: 1\nread: {rules: [{pattern: a, action: nope}]}\n", WARDER_EPARSE, 2, 37,
+     "unknown action"},
+    {"warder: 1\nread: {defaults: deny}\n", WARDER_EPARSE, 2, 8, "did you mean 'default'?"},
+    {"warder: 1\nreed: {default: deny}\n", WARDER_EPARSE, 2, 1, "did you mean 'read'?"},
+    {"warder: 1\nread: {rules: [{deny: a, id: 'read:3'}]}\n", WARDER_EPARSE, 2, 30,
+     "reserved for generated ids"},
+    {"warder: 1\nread: {rules: [{deny: a, id: x}]}\nwrite: {rules: [{deny: b, id: x}]}\n",
+     WARDER_EPARSE, 3, 31, "duplicate rule id 'x' (first at line 2)"},
+    {"warder: 1\nread: {rules: [{deny: ''}]}\n", WARDER_EPARSE, 2, 23, "empty pattern"},
+    {"warder: 1\nread:\n  rules:\n    - deny: 'src/[a'\n", WARDER_EPARSE, 4, 18, "invalid"},
+    {"warder: 1\nread:\n  rules:\n    - deny: 'src/{a,b'\n", WARDER_EPARSE, 4, 18, "invalid"},
+    {"warder: 1\nread:\n  rules:\n    - deny: '{,*.c}'\n", WARDER_EPARSE, 4, 13,
+     "empty alternative"},
+    {"warder: 1\nread:\n  rules:\n    - deny: 'src//a.c'\n", WARDER_EPARSE, 4, 13,
+     "empty path component"},
+    {"warder: 1\nread:\n  rules:\n    - deny: 'a/../b'\n", WARDER_EPARSE, 4, 13, "'..'"},
+    {"warder: 1\nread:\n  rules:\n    - deny: '/a/./b'\n", WARDER_EPARSE, 4, 13, "'.'"},
+    {"warder: 1\nread:\n  rules:\n    - deny: '!secret'\n", WARDER_EPARSE, 4, 13, "leading '!'"},
+    {"warder: 1\nread:\n  rules:\n    - deny: '~bob/x'\n", WARDER_EPARSE, 4, 13, "'~user'"},
+    {"warder: 1\nread:\n  rules:\n    - deny: **/.env\n", WARDER_EPARSE, 4, 14, "quote a pattern"},
+    {"warder: 1\nexecute:\n  rules:\n    - deny: '   '\n", WARDER_EPARSE, 4, 13,
+     "empty command pattern"},
+    {"warder: 1\ntests: {cases: [{op: raed, target: x, expect: deny}]}\n", WARDER_EPARSE, 2, 22,
+     "did you mean 'read'?"},
+    {"warder: 1\ntests: {cases: [{op: read, target: x}]}\n", WARDER_EPARSE, 2, 17,
+     "needs 'op', 'target' and 'expect'"},
+    {"warder: 1\ntests: {root: relative}\n", WARDER_EPARSE, 2, 15, "absolute"},
+    {"warder: 1\nextends: nosuch\n", WARDER_EPARSE, 2, 10, "unknown preset 'nosuch'"},
+    {"warder: 1\nextends: defualt\n", WARDER_EPARSE, 2, 10, "did you mean 'default'?"},
+    {"warder: 1\n---\nwarder: 1\n", WARDER_EPARSE, 2, 1, "one YAML document"},
+    {"warder: 1\nread: !!binary abc\n", WARDER_EPARSE, 2, 7, "unsupported tag"},
+    {"warder: 1\nread: [\n", WARDER_EPARSE, 3, 1, "invalid YAML"},
+    {"warder: 1\na: &x [*x]\n", WARDER_EPARSE, 2, 8, "recursive alias"},
+    {"warder: 1\na: *nothing\n", WARDER_EPARSE, 2, 4, "unknown alias"},
+};
+
+START_TEST(test_load_errors)
+{
+        const struct bad_case *c = &bad_cases[_i];
+        struct warder_error err = load_bad(c->yaml, c->code);
+        ck_assert_msg(strstr(err.message, c->needle), "message '%s' lacks '%s'", err.message,
+                      c->needle);
+        ck_assert_str_eq(err.file, "t.yaml");
+        ck_assert_msg(err.line == c->line && err.column == c->column,
+                      "'%s': at %u:%u, expected %u:%u", err.message, err.line, err.column, c->line,
+                      c->column);
+        ck_assert_msg(!strchr(err.message, '\n'), "message is one line");
+}
+END_TEST
+
+START_TEST(test_pattern_error_points_into_pattern)
+{
+        /* the caret points at the offending byte of the pattern (§1.8, issue: caret) */
+        struct warder_error err =
+            load_bad("warder: 1\nread:\n  rules:\n    - deny: \"abc/[z-a]\"\n", WARDER_EPARSE);
+        ck_assert_uint_eq(err.line, 4);
+        ck_assert_uint_gt(err.column, 13);
+        ck_assert_uint_le(err.column, 13 + 9);
+}
+END_TEST
+
+START_TEST(test_core_schema)
+{
+        /* §1.8: True/TRUE are booleans; a quoted "1" is a string; yes is a string */
+        warder_ruleset *rs = load_ok("warder: 1\nfold_case: TRUE\nread: {rules: [{deny: '1'}]}\n");
+        ck_assert(warder_ruleset_fold_case(rs));
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/r/x/1", NULL), WARDER_DENY);
+        warder_ruleset_free(rs);
+        rs = load_ok("warder: 1\nfold_case: False\nread: {rules: [{deny: yes}, {deny: 'on'}]}\n");
+        ck_assert(!warder_ruleset_fold_case(rs));
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/r/yes", NULL), WARDER_DENY);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/r/on", NULL), WARDER_DENY);
+        warder_ruleset_free(rs);
+        /* an explicitly tagged string is a string; an alias to a string is fine */
+        rs = load_ok("warder: 1\nread: {rules: [{deny: !!str 12}, {deny: &p '*.pem'}, "
+                     "{ask: *p}]}\n");
+        ck_assert_uint_eq(warder_ruleset_rule_count(rs, WARDER_OP_READ), 3);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/r/12", NULL), WARDER_DENY);
+        warder_ruleset_free(rs);
+        load_bad("warder: 1\nfold_case: 1\n", WARDER_EPARSE);
+        load_bad("warder: 1\nfold_case: 'true'\n", WARDER_EPARSE);
+        load_bad("warder: 1\nread: {rules: [{deny: true}]}\n", WARDER_EPARSE);
+        load_bad("warder: 1\nread: {rules: [{deny: 1.5}]}\n", WARDER_EPARSE);
+        load_bad("warder: 1\nread: {rules: [{deny: null}]}\n", WARDER_EPARSE);
+        load_bad("warder: 1\nwarder: 1\n", WARDER_EPARSE);
+}
+END_TEST
+
+START_TEST(test_limits)
+{
+        /* billion laughs: refused in bounded time, before any expansion is materialised */
+        struct warder__buf b = WARDER__BUF_INIT;
+        warder__buf_puts(&b, "warder: 1\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for (int i = 1; i < 12; i++)
+                warder__buf_printf(&b,
+                                   "a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, "
+                                   "*a%d, *a%d]\n",
+                                   i, i, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1,
+                                   i - 1, i - 1);
+        clock_t t0 = clock();
+        struct warder_error err = load_bad(b.data, WARDER_ETOOBIG);
+        double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+        ck_assert_msg(strstr(err.message, "nodes"), "%s", err.message);
+        ck_assert_msg(secs < 5.0, "took %.2fs", secs); /* a generous bound, not a benchmark */
+        warder__buf_free(&b);
+        /* nesting depth 64 */
+        warder__buf_puts(&b, "warder: 1\nx: ");
+        for (int i = 0; i < 70; i++)
+                warder__buf_putc(&b, '[');
+        for (int i = 0; i < 70; i++)
+                warder__buf_putc(&b, ']');
+        err = load_bad(b.data, WARDER_ETOOBIG);
+        ck_assert_msg(strstr(err.message, "deeper than 64"), "%s", err.message);
+        warder__buf_free(&b);
+        /* depth after alias expansion */
+        warder__buf_puts(&b, "warder: 1\na: &a ");
+        for (int i = 0; i < 40; i++)
+                warder__buf_putc(&b, '[');
+        for (int i = 0; i < 40; i++)
+                warder__buf_putc(&b, ']');
+        warder__buf_puts(&b, "\nb: [[[[[[[[[[[[[[[[[[[[[[[[[[[[*a]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n");
+        err = load_bad(b.data, WARDER_ETOOBIG);
+        ck_assert_msg(strstr(err.message, "after alias expansion"), "%s", err.message);
+        warder__buf_free(&b);
+        /* file size, node count and rule count are host-adjustable */
+        const char *doc = "warder: 1\nread: {rules: [{deny: a}, {deny: b}, {deny: c}]}\n";
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        warder_ruleset *rs = NULL;
+        o.root = "/r";
+        o.max_file_size = 20;
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, doc, strlen(doc), NULL, &o, &err),
+                         WARDER_ETOOBIG);
+        ck_assert_ptr_null(rs);
+        o.max_file_size = 0;
+        o.max_rules = 2;
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, doc, strlen(doc), NULL, &o, &err),
+                         WARDER_ETOOBIG);
+        ck_assert_msg(strstr(err.message, "more than 2 rules"), "%s", err.message);
+        ck_assert_str_eq(err.file, "<string>");
+        o.max_rules = 0;
+        o.max_nodes = 5;
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, doc, strlen(doc), NULL, &o, &err),
+                         WARDER_ETOOBIG);
+        o.max_nodes = 0;
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, doc, strlen(doc), NULL, &o, &err), 0);
+        warder_ruleset_free(rs);
+        /* an embedded NUL is refused, never truncated */
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, "warder: 1\n\0x", 12, NULL, &o, &err),
+                         WARDER_EPARSE);
+        /* a pattern over the §2.13 length limit */
+        warder__buf_puts(&b, "warder: 1\nread: {rules: [{deny: '");
+        for (int i = 0; i < 5000; i++)
+                warder__buf_putc(&b, 'a');
+        warder__buf_puts(&b, "'}]}\n");
+        err = load_bad(b.data, WARDER_ETOOBIG);
+        warder__buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_mutated_documents)
+{
+        /* malformed input of every kind either loads or fails with a located error; never a
+         * crash, a leak (ASan build) or a partial ruleset */
+        size_t len = 0;
+        const char *base = warder_preset_source("permissive", &len);
+        ck_assert_ptr_nonnull(base);
+        static const char junk[] = "*&!{}[]:,-?|>'\"#%@`~\n\t \\0";
+        char *doc = malloc(len + 64);
+        unsigned long long st = 12345;
+        int loaded = 0, failed = 0;
+        for (int iter = 0; iter < 1500; iter++) {
+                memcpy(doc, base, len);
+                size_t n = len;
+                int edits = 1 + iter % 4;
+                for (int e = 0; e < edits; e++) {
+                        st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+                        size_t at = (size_t)(st >> 33) % n;
+                        char ch = junk[(st >> 20) % (sizeof(junk) - 1)];
+                        switch ((st >> 10) % 3) {
+                        case 0:
+                                doc[at] = ch;
+                                break;
+                        case 1:
+                                memmove(doc + at, doc + at + 1, n - at - 1);
+                                n--;
+                                break;
+                        default:
+                                memmove(doc + at + 1, doc + at, n - at);
+                                doc[at] = ch;
+                                n++;
+                                break;
+                        }
+                }
+                warder_ruleset *rs = NULL;
+                struct warder_error err = WARDER_ERROR_INIT;
+                struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+                o.root = "/r";
+                o.home = "/h";
+                int rc = warder_ruleset_load_string(&rs, doc, n, "m.yaml", &o, &err);
+                if (rc == 0) {
+                        loaded++;
+                        ck_assert_ptr_nonnull(rs);
+                        struct warder_decision d = WARDER_DECISION_INIT;
+                        ck_assert_int_eq(
+                            warder_ruleset_check(rs, WARDER_OP_WRITE, "/etc/x", NULL, &d, NULL), 0);
+                        warder_decision_clear(&d);
+                        warder_ruleset_free(rs);
+                } else {
+                        failed++;
+                        ck_assert_ptr_null(rs);
+                        ck_assert_msg(err.message[0], "error without a message");
+                        if (rc == WARDER_EPARSE)
+                                ck_assert_msg(err.line > 0 && err.column > 0 &&
+                                                  !strcmp(err.file, "m.yaml"),
+                                              "unlocated error: %s", err.message);
+                }
+        }
+        free(doc);
+        ck_assert_int_gt(loaded, 10);
+        ck_assert_int_gt(failed, 100);
+}
+END_TEST
+
+/* ---- anchoring (§2.11) ---------------------------------------------------------------- */
+
+struct anchor_case {
+        const char *pattern;
+        const char *target;
+        bool match;
+};
+
+static const struct anchor_case anchor_cases[] = {
+    /* absolute */
+    {"/etc/passwd", "/etc/passwd", true},
+    {"/etc/passwd", "/r/etc/passwd", false},
+    /* trailing slash-star-star also covers the directory itself */
+    {"/etc/**", "/etc", true},
+    {"/etc/**", "/etc/a/b", true},
+    {"/etc/**", "/etcx", false},
+    {"/etc/**", "/", false},
+    /* trailing slash: the directory and everything below */
+    {"build/", "/r/build", true},
+    {"build/", "/r/x/build/y/z", true},
+    {"build/", "/r/buildx", false},
+    {"build/", "/elsewhere/build", false},
+    /* relative without inner slash: any depth under the root */
+    {"*.log", "/r/a.log", true},
+    {"*.log", "/r/x/y/a.log", true},
+    {"*.log", "/var/a.log", false},
+    {".env", "/r/.env", true},
+    {".env", "/r/sub/.env", true},
+    {".env", "/r/sub/.envx", false},
+    /* relative with inner slash: anchored at the root */
+    {"src/**/*.c", "/r/src/a.c", true},
+    {"src/**/*.c", "/r/src/x/y/a.c", true},
+    {"src/**/*.c", "/r/lib/src/a.c", false},
+    {"src/*.c", "/r/src/a.c", true},
+    {"src/*.c", "/r/src/x/a.c", false},
+    /* ./ anchors at the root */
+    {"./.env", "/r/.env", true},
+    {"./.env", "/r/sub/.env", false},
+    {"./src/*.c", "/r/src/a.c", true},
+    /* ~ is the home given at load */
+    {"~/.ssh/**", "/h/.ssh/id_rsa", true},
+    {"~/.ssh/**", "/h/.ssh", true},
+    {"~/.ssh/**", "/r/.ssh/id_rsa", false},
+    {"~", "/h", true},
+    {"~", "/h/x", false},
+    /* ** anywhere */
+    {"**/.git/**", "/a/.git/config", true},
+    {"**/.git/**", "/.git", true},
+    {"**/.git/**", "/a/.gitx/config", false},
+    {"**/*.pem", "/x.pem", true},
+    {"**/*.pem", "/a/b/.pem", true},
+    {"**/*.pem", "/a/b/x.pem.bak", false},
+    {"**", "/", true},
+    {"**", "/anything/at/all", true},
+    {"/**", "/", true},
+    {"/", "/", true},
+    {"/", "/x/y", true},
+    /* braces: each alternative anchors on its own */
+    {"{/etc,/var}/**", "/var/log/x", true},
+    {"{/etc,/var}/**", "/etc", true},
+    {"{a,b/c}", "/r/x/a", true},
+    {"{a,b/c}", "/r/b/c", true},
+    {"{a,b/c}", "/r/x/b/c", false},
+    {"a{,bc}", "/r/x/abc", true},
+    /* an escaped slash is a slash */
+    {"\\/etc/**", "/etc/x", true},
+    {"src\\/a.c", "/r/src/a.c", true},
+    {"src\\/a.c", "/r/x/src/a.c", false},
+    /* root and home are escaped before they are spliced in: see test_escaped_root */
+    {"[ab].txt", "/r/q/a.txt", true},
+    {"*", "/r/a", true},
+    {"*", "/r/a/b", true},
+    {"*", "/other", false},
+};
+
+START_TEST(test_anchoring)
+{
+        const struct anchor_case *c = &anchor_cases[_i];
+        struct warder__buf b = WARDER__BUF_INIT;
+        warder__buf_printf(&b, "warder: 1\ndefault: allow\nread: {rules: [{deny: '%s'}]}\n",
+                           c->pattern);
+        warder_ruleset *rs = load_ok(b.data);
+        enum warder_action a = act(rs, WARDER_OP_READ, c->target, NULL);
+        ck_assert_msg((a == WARDER_DENY) == c->match, "'%s' vs '%s': expected %s", c->pattern,
+                      c->target, c->match ? "match" : "no match");
+        warder_ruleset_free(rs);
+        warder__buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_escaped_root)
+{
+        /* glob bytes in the root and home are literal (§2.11) */
+        warder_ruleset *rs = NULL;
+        struct warder_error err = WARDER_ERROR_INIT;
+        const char *doc = "warder: 1\ndefault: allow\nread: {rules: [{deny: '*.c'}, "
+                          "{deny: '~/k'}]}\n";
+        ck_assert_int_eq(load_opts(&rs, doc, "/w[x]*", "/h?{a,b}", &err), 0);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/w[x]*/d/a.c", NULL), WARDER_DENY);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/wx/d/a.c", NULL), WARDER_ALLOW);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/wxyz/a.c", NULL), WARDER_ALLOW);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/h?{a,b}/k", NULL), WARDER_DENY);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/hx{a,b}/k", NULL), WARDER_ALLOW);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/hxa/k", NULL), WARDER_ALLOW);
+        warder_ruleset_free(rs);
+        /* without a home, '~' is a load error */
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        o.root = "/r";
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, doc, strlen(doc), NULL, &o, &err),
+                         WARDER_EPARSE);
+        ck_assert_msg(strstr(err.message, "home"), "%s", err.message);
+        /* root must be absolute */
+        o.root = "rel";
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, doc, strlen(doc), NULL, &o, &err),
+                         WARDER_EINVAL);
+}
+END_TEST
+
+START_TEST(test_execute_patterns_are_commands)
+{
+        /* §2.11 last item: no anchoring, no ~, '!' ordinary; braces literal (§5.1) */
+        warder_ruleset *rs = load_ok("warder: 1\ndefault: allow\nexecute:\n  rules:\n"
+                                     "    - deny: '!ls'\n    - ask: 'echo {a,b}'\n"
+                                     "    - allow: 'git status*'\n");
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert(warder__ruleset_match_execute(rs, "!ls", 3, false, &d));
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        ck_assert(warder__ruleset_match_execute(rs, "echo {a,b}", 10, false, &d));
+        ck_assert_int_eq(d.action, WARDER_ASK);
+        ck_assert(!warder__ruleset_match_execute(rs, "echo a", 6, false, &d));
+        /* the whole line consults deny and ask rules only (§5.2) */
+        ck_assert(warder__ruleset_match_execute(rs, "git status -s", 13, false, &d));
+        ck_assert_int_eq(d.action, WARDER_ALLOW);
+        ck_assert_str_eq(d.rule_id, "execute:2");
+        d = (struct warder_decision)WARDER_DECISION_INIT;
+        ck_assert(!warder__ruleset_match_execute(rs, "git status -s", 13, true, &d));
+        ck_assert_ptr_null(d.rule_id);
+        warder_ruleset_free(rs);
+        /* the strictest matching rule wins whatever the order */
+        rs = load_ok("warder: 1\nexecute:\n  rules:\n    - allow: 'git *'\n"
+                     "    - deny: 'git push*'\n");
+        ck_assert(warder__ruleset_match_execute(rs, "git push origin", 15, false, &d));
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        ck_assert_uint_eq(d.rule_index, 1);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* ---- decisions ------------------------------------------------------------------------ */
+
+START_TEST(test_decision_fields)
+{
+        warder_ruleset *rs = load_ok("warder: 1\n"
+                                     "read:\n"
+                                     "  rules:\n"
+                                     "    - allow: 'src/**'\n"
+                                     "    - pattern: '**/*.key'\n"
+                                     "      action: deny\n"
+                                     "      reason: keys stay private\n"
+                                     "      id: no-keys\n");
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert_int_eq(warder_ruleset_check(rs, WARDER_OP_READ, "x/id.key", NULL, &d, NULL), 0);
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        ck_assert_int_eq(d.op, WARDER_OP_READ);
+        ck_assert(!d.by_default);
+        ck_assert_int_eq(d.form, WARDER_FORM_BOTH);
+        ck_assert_str_eq(d.rule_id, "no-keys");
+        ck_assert_uint_eq(d.rule_index, 1);
+        ck_assert_str_eq(d.pattern, "**/*.key");
+        ck_assert_str_eq(d.reason, "keys stay private");
+        ck_assert_str_eq(d.file, "t.yaml");
+        ck_assert_uint_eq(d.line, 5);
+        ck_assert_uint_eq(d.column, 7);
+        /* a copy outlives the ruleset */
+        struct warder_decision copy;
+        ck_assert_int_eq(warder_decision_copy(&copy, &d), 0);
+        warder_decision_clear(&d);
+        /* generated id; first-match: the src rule decides before the key rule */
+        ck_assert_int_eq(warder_ruleset_check(rs, WARDER_OP_READ, "src/id.key", NULL, &d, NULL), 0);
+        ck_assert_int_eq(d.action, WARDER_ALLOW);
+        ck_assert_str_eq(d.rule_id, "read:0");
+        ck_assert_ptr_null(d.reason);
+        warder_decision_clear(&d);
+        /* nothing matches: the default decides (global default absent → ask, §1.3) */
+        ck_assert_int_eq(warder_ruleset_check(rs, WARDER_OP_READ, "/x", NULL, &d, NULL), 0);
+        ck_assert(d.by_default);
+        ck_assert_int_eq(d.action, WARDER_ASK);
+        ck_assert_int_eq(d.form, WARDER_FORM_NONE);
+        ck_assert_ptr_null(d.rule_id);
+        warder_decision_clear(&d);
+        warder_ruleset_free(rs);
+        ck_assert_str_eq(copy.rule_id, "no-keys");
+        ck_assert_str_eq(copy.file, "t.yaml");
+        warder_decision_clear(&copy);
+}
+END_TEST
+
+START_TEST(test_precedence)
+{
+        const char *rules = "read:\n  rules:\n    - allow: 'src/**'\n    - deny: '**/*.key'\n"
+                            "    - ask: 'src/gen/**'\n";
+        char doc[512];
+        snprintf(doc, sizeof(doc), "warder: 1\n%s", rules);
+        warder_ruleset *rs = load_ok(doc);
+        ck_assert_int_eq(warder_ruleset_precedence(rs), WARDER_FIRST_MATCH);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "src/a.key", NULL), WARDER_ALLOW);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "src/gen/a.c", NULL), WARDER_ALLOW);
+        warder_ruleset_free(rs);
+        snprintf(doc, sizeof(doc), "warder: 1\nprecedence: strictest\n%s", rules);
+        rs = load_ok(doc);
+        ck_assert_int_eq(warder_ruleset_precedence(rs), WARDER_STRICTEST);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "src/a.key", NULL), WARDER_DENY);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "src/gen/a.c", NULL), WARDER_ASK);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "src/a.c", NULL), WARDER_ALLOW);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "lib/a.c", NULL), WARDER_ASK);
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert_int_eq(warder_ruleset_check(rs, WARDER_OP_READ, "src/gen/x.key", NULL, &d, NULL),
+                         0);
+        ck_assert_str_eq(d.rule_id, "read:1");
+        warder_decision_clear(&d);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(test_defaults)
+{
+        /* §1.3: a block without default inherits the global default; no global → ask */
+        warder_ruleset *rs = load_ok("warder: 1\ndefault: deny\nread: {rules: []}\n"
+                                     "write: {default: allow}\n");
+        ck_assert_int_eq(warder_ruleset_default(rs, WARDER_OP_READ), WARDER_DENY);
+        ck_assert_int_eq(warder_ruleset_default(rs, WARDER_OP_WRITE), WARDER_ALLOW);
+        ck_assert_int_eq(warder_ruleset_default(rs, WARDER_OP_GREP), WARDER_DENY);
+        ck_assert(warder_ruleset_operation_has_default(rs, WARDER_OP_WRITE));
+        ck_assert(!warder_ruleset_operation_has_default(rs, WARDER_OP_READ));
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/a", NULL), WARDER_DENY);
+        ck_assert_int_eq(act(rs, WARDER_OP_EXECUTE, "ls", NULL), WARDER_DENY);
+        warder_ruleset_free(rs);
+        rs = load_ok("warder: 1\nls: {}\n");
+        for (int op = 0; op < WARDER_OP_COUNT; op++)
+                ck_assert_int_eq(warder_ruleset_default(rs, (enum warder_op)op), WARDER_ASK);
+        ck_assert_str_eq(warder_ruleset_root(rs), "/r");
+        ck_assert_str_eq(warder_ruleset_home(rs), "/h");
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(test_two_forms)
+{
+        /* §3.3: the stricter of the literal and the real form wins; form says which */
+        warder_ruleset *rs = load_ok("warder: 1\ndefault: allow\nread:\n  rules:\n"
+                                     "    - deny: '~/.ssh/**'\n    - ask: '/tmp/**'\n"
+                                     "    - allow: '/safe/**'\n");
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert_int_eq(
+            warder_ruleset_check(rs, WARDER_OP_READ, "link", "/h/.ssh/id_rsa", &d, NULL), 0);
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        ck_assert_int_eq(d.form, WARDER_FORM_REAL);
+        warder_decision_clear(&d);
+        ck_assert_int_eq(warder_ruleset_check(rs, WARDER_OP_READ, "~/.ssh/x", "/safe/x", &d, NULL),
+                         0);
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        ck_assert_int_eq(d.form, WARDER_FORM_LITERAL);
+        warder_decision_clear(&d);
+        ck_assert_int_eq(warder_ruleset_check(rs, WARDER_OP_READ, "/safe/a", "/tmp/a", &d, NULL),
+                         0);
+        ck_assert_int_eq(d.action, WARDER_ASK);
+        ck_assert_int_eq(d.form, WARDER_FORM_REAL);
+        warder_decision_clear(&d);
+        /* allow needs both forms allowed; a real form equal to the literal one is "both" */
+        ck_assert_int_eq(warder_ruleset_check(rs, WARDER_OP_READ, "/safe/a", "/safe/./a", &d, NULL),
+                         0);
+        ck_assert_int_eq(d.action, WARDER_ALLOW);
+        ck_assert_int_eq(d.form, WARDER_FORM_BOTH);
+        warder_decision_clear(&d);
+        /* `..` is lexical (§3.1): /safe/../h/.ssh/k is ~/.ssh/k */
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/safe/../h/.ssh/k", NULL), WARDER_DENY);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "//h//.ssh/k/", NULL), WARDER_DENY);
+        /* bad targets */
+        ck_assert_int_eq(warder_ruleset_check(rs, WARDER_OP_READ, "", NULL, &d, NULL),
+                         WARDER_EINVAL);
+        ck_assert_int_eq(warder_ruleset_check(rs, WARDER_OP_EXECUTE, "ls", "/x", &d, NULL),
+                         WARDER_EINVAL);
+        ck_assert_int_eq(warder_ruleset_check(rs, (enum warder_op)9, "/x", NULL, &d, NULL),
+                         WARDER_EINVAL);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(test_fold_case)
+{
+        /* §2.12: deny/ask match exact OR folded; allow stays exact */
+        const char *rules = "read:\n  rules:\n    - allow: 'Public/**'\n"
+                            "    - deny: '**/.env'\n    - deny: '**/[!s]*.txt'\n"
+                            "    - ask: '/Data/*.CSV'\n";
+        char doc[512];
+        snprintf(doc, sizeof(doc), "warder: 1\ndefault: allow\nfold_case: true\n%s", rules);
+        warder_ruleset *rs = load_ok(doc);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/x/.ENV", NULL), WARDER_DENY);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/x/.Env", NULL), WARDER_DENY);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/data/a.csv", NULL), WARDER_ASK);
+        /* the negated class keeps denying Secret.txt through its exact match */
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/q/Secret.txt", NULL), WARDER_DENY);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/q/secret.txt", NULL), WARDER_ALLOW);
+        /* allow rules never widen: public/.env is not allowed by the Public rule */
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/r/public/.env", NULL), WARDER_DENY);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/r/Public/.env", NULL), WARDER_ALLOW);
+        warder_ruleset_free(rs);
+        snprintf(doc, sizeof(doc), "warder: 1\ndefault: allow\n%s", rules);
+        rs = load_ok(doc);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/x/.ENV", NULL), WARDER_ALLOW);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/x/.env", NULL), WARDER_DENY);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* ---- extends (§1.7) ------------------------------------------------------------------- */
+
+static char tmpdir[64];
+
+static void write_file(const char *name, const char *text)
+{
+        char path[256];
+        snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(text, f);
+        fclose(f);
+}
+
+static void make_tmp(void)
+{
+        strcpy(tmpdir, "/tmp/warder-rs-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+START_TEST(test_extends_preset)
+{
+        /* a file that says default: deny keeps the preset's rules but denies what none decides */
+        warder_ruleset *rs = load_ok("warder: 1\ndefault: deny\nextends: default\n"
+                                     "read:\n  rules:\n    - allow: '**/.env.example'\n");
+        ck_assert_uint_eq(warder_ruleset_rule_count(rs, WARDER_OP_READ), 13);
+        struct warder_rule_info info;
+        ck_assert_int_eq(warder_ruleset_rule(rs, WARDER_OP_READ, 1, &info), 0);
+        ck_assert_str_eq(info.file, "preset:default");
+        ck_assert_str_eq(info.id, "read:0");
+        ck_assert_str_eq(info.pattern, "**/.env");
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "a/.env.example", NULL), WARDER_ALLOW);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "a/.env.local", NULL), WARDER_DENY);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "a/b.c", NULL), WARDER_DENY);
+        ck_assert_int_eq(warder_ruleset_default(rs, WARDER_OP_LS), WARDER_DENY);
+        warder_ruleset_free(rs);
+        /* without its own default, the preset's operation defaults stay */
+        rs = load_ok("warder: 1\nextends: default\nprecedence: strictest\n");
+        ck_assert_int_eq(warder_ruleset_default(rs, WARDER_OP_READ), WARDER_ALLOW);
+        ck_assert_int_eq(warder_ruleset_default(rs, WARDER_OP_WRITE), WARDER_ASK);
+        ck_assert_int_eq(warder_ruleset_precedence(rs), WARDER_STRICTEST);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "a/b.c", NULL), WARDER_ALLOW);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(test_extends_files)
+{
+        make_tmp();
+        write_file("base.yaml", "warder: 1\ndefault: allow\nfold_case: true\n"
+                                "read:\n  default: ask\n  rules:\n    - deny: '*.key'\n");
+        write_file("mid.yaml", "warder: 1\nextends: ./base.yaml\nread:\n  rules:\n"
+                               "    - allow: 'pub/**'\n");
+        write_file("top.yaml", "warder: 1\nextends: mid.yaml\n");
+        char path[256];
+        snprintf(path, sizeof(path), "%s/top.yaml", tmpdir);
+        warder_ruleset *rs = NULL;
+        struct warder_error err = WARDER_ERROR_INIT;
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        o.root = "/r";
+        ck_assert_int_eq(warder_ruleset_load_file(&rs, path, &o, &err), 0);
+        ck_assert(warder_ruleset_fold_case(rs));
+        ck_assert_int_eq(warder_ruleset_default(rs, WARDER_OP_READ), WARDER_ASK);
+        ck_assert_int_eq(warder_ruleset_default(rs, WARDER_OP_WRITE), WARDER_ALLOW);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "pub/a.key", NULL), WARDER_ALLOW);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "x/A.KEY", NULL), WARDER_DENY);
+        struct warder_rule_info info;
+        ck_assert_int_eq(warder_ruleset_rule(rs, WARDER_OP_READ, 1, &info), 0);
+        ck_assert_msg(strstr(info.file, "base.yaml"), "%s", info.file);
+        ck_assert_uint_eq(info.line, 7);
+        warder_ruleset_free(rs);
+        /* a cycle is reported at the extends line that closes it */
+        write_file("c1.yaml", "warder: 1\nextends: c2.yaml\n");
+        write_file("c2.yaml", "warder: 1\n\nextends: ./c1.yaml\n");
+        snprintf(path, sizeof(path), "%s/c1.yaml", tmpdir);
+        rs = NULL;
+        ck_assert_int_eq(warder_ruleset_load_file(&rs, path, &o, &err), WARDER_EPARSE);
+        ck_assert_ptr_null(rs);
+        ck_assert_msg(strstr(err.message, "cycle"), "%s", err.message);
+        ck_assert_msg(strstr(err.file, "c2.yaml"), "%s", err.file);
+        ck_assert_uint_eq(err.line, 3);
+        ck_assert_uint_eq(err.column, 10);
+        /* a ninth extends is an error */
+        for (int i = 0; i < 10; i++) {
+                char name[32], text[96];
+                snprintf(name, sizeof(name), "d%d.yaml", i);
+                if (i < 9)
+                        snprintf(text, sizeof(text), "warder: 1\nextends: d%d.yaml\n", i + 1);
+                else
+                        snprintf(text, sizeof(text), "warder: 1\n");
+                write_file(name, text);
+        }
+        snprintf(path, sizeof(path), "%s/d1.yaml", tmpdir);
+        ck_assert_int_eq(warder_ruleset_load_file(&rs, path, &o, &err), 0); /* 8 extends */
+        warder_ruleset_free(rs);
+        snprintf(path, sizeof(path), "%s/d0.yaml", tmpdir);
+        rs = NULL;
+        ck_assert_int_ne(warder_ruleset_load_file(&rs, path, &o, &err), 0); /* 9 extends */
+        ck_assert_ptr_null(rs);
+        ck_assert_msg(strstr(err.message, "more than 8"), "%s", err.message);
+        /* an error in a base file names the base file */
+        write_file("broken.yaml", "warder: 1\nread: {rules: [{deny: 'a//b'}]}\n");
+        write_file("user.yaml", "warder: 1\nextends: broken.yaml\n");
+        snprintf(path, sizeof(path), "%s/user.yaml", tmpdir);
+        ck_assert_int_eq(warder_ruleset_load_file(&rs, path, &o, &err), WARDER_EPARSE);
+        ck_assert_msg(strstr(err.file, "broken.yaml"), "%s", err.file);
+        /* a missing file */
+        snprintf(path, sizeof(path), "%s/none.yaml", tmpdir);
+        ck_assert_int_eq(warder_ruleset_load_file(&rs, path, &o, &err), WARDER_ENOENT);
+        write_file("missing.yaml", "warder: 1\nextends: nowhere.yaml\n");
+        snprintf(path, sizeof(path), "%s/missing.yaml", tmpdir);
+        ck_assert_int_eq(warder_ruleset_load_file(&rs, path, &o, &err), WARDER_ENOENT);
+        ck_assert_uint_eq(err.line, 2);
+        /* a string extends relative to base_dir */
+        const char *s = "warder: 1\nextends: base.yaml\n";
+        o.base_dir = tmpdir;
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, s, strlen(s), NULL, &o, &err), 0);
+        ck_assert_uint_eq(warder_ruleset_rule_count(rs, WARDER_OP_READ), 1);
+        warder_ruleset_free(rs);
+        char cmd[128];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+        ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* ---- explain and inline tests -------------------------------------------------------- */
+
+START_TEST(test_explain)
+{
+        warder_ruleset *rs = load_ok("warder: 1\nread:\n  rules:\n    - allow: 'src/**'\n"
+                                     "    - deny: '**/*.key'\n    - ask: '/h/**'\n");
+        struct warder_explanation *ex = NULL;
+        ck_assert_int_eq(
+            warder_ruleset_explain(rs, WARDER_OP_READ, "src/a.key", "/h/a.key", &ex, NULL), 0);
+        ck_assert_str_eq(ex->literal, "/r/src/a.key");
+        ck_assert_str_eq(ex->real, "/h/a.key");
+        ck_assert_uint_eq(ex->count, 3);
+        ck_assert_uint_eq(ex->matches[0].rule.index, 0);
+        ck_assert_int_eq(ex->matches[0].form, WARDER_FORM_LITERAL);
+        ck_assert_int_eq(ex->matches[1].form, WARDER_FORM_BOTH);
+        ck_assert_int_eq(ex->matches[2].form, WARDER_FORM_REAL);
+        /* first-match per form: literal → allow (rule 0), real → deny (rule 1); deny wins */
+        ck_assert_int_eq(ex->decision.action, WARDER_DENY);
+        ck_assert_int_eq(ex->decision.form, WARDER_FORM_REAL);
+        ck_assert_str_eq(ex->decision.rule_id, "read:1");
+        warder_explanation_free(ex);
+        warder_explanation_free(NULL);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(test_lint_accessors)
+{
+        warder_ruleset *rs = load_ok("warder: 1\nread:\n  rules:\n    - deny: '{*.key,/etc/**}'\n"
+                                     "    - deny: 'build/'\nexecute: {rules: [{deny: 'rm *'}]}\n");
+        char **v = NULL;
+        size_t n = 0;
+        ck_assert_int_eq(warder_ruleset_rule_alternatives(rs, WARDER_OP_READ, 0, &v, &n, NULL), 0);
+        ck_assert_uint_eq(n, 3);
+        ck_assert_str_eq(v[0], "/r/**/*.key");
+        ck_assert_str_eq(v[1], "/etc/**");
+        ck_assert_str_eq(v[2], "/etc");
+        warder_ruleset_strv_free(v, n);
+        ck_assert_int_eq(warder_ruleset_rule_alternatives(rs, WARDER_OP_READ, 1, &v, &n, NULL), 0);
+        ck_assert_uint_eq(n, 2);
+        ck_assert_str_eq(v[0], "/r/**/build");
+        ck_assert_str_eq(v[1], "/r/**/build/**");
+        warder_ruleset_strv_free(v, n);
+        ck_assert_int_eq(warder_ruleset_rule_alternatives(rs, WARDER_OP_EXECUTE, 0, &v, &n, NULL),
+                         0);
+        ck_assert_str_eq(v[0], "rm *");
+        warder_ruleset_strv_free(v, n);
+        ck_assert_int_eq(warder_ruleset_rule_alternatives(rs, WARDER_OP_READ, 2, &v, &n, NULL),
+                         WARDER_EINVAL);
+        bool m = false;
+        ck_assert_int_eq(warder_ruleset_rule_match(rs, WARDER_OP_READ, 0, "a/b.key", &m, NULL), 0);
+        ck_assert(m);
+        ck_assert_int_eq(warder_ruleset_rule_match(rs, WARDER_OP_READ, 1, "a/b.key", &m, NULL), 0);
+        ck_assert(!m);
+        ck_assert_int_eq(warder_ruleset_rule_match(rs, WARDER_OP_EXECUTE, 0, "rm -f x", &m, NULL),
+                         0);
+        ck_assert(m);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+struct tally {
+        int calls, failed;
+        char last_fail[256];
+};
+
+static void on_case(void *ud, const struct warder_test_result *r)
+{
+        struct tally *t = ud;
+        t->calls++;
+        if (!r->passed) {
+                t->failed++;
+                snprintf(t->last_fail, sizeof(t->last_fail), "%s:%u %s %s expected %s got %s",
+                         r->file, r->line, warder_op_name(r->op), r->target,
+                         warder_action_name(r->expect),
+                         r->decision ? warder_action_name(r->decision->action) : "error");
+        }
+}
+
+START_TEST(test_inline_tests)
+{
+        /* tests.root/home differ from the load's: the ruleset is reloaded with them */
+        const char *doc = "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: '.env'\n"
+                          "    - deny: '~/.ssh/**'\n"
+                          "tests:\n  root: /proj\n  home: /home/me\n  cases:\n"
+                          "    - {op: read, target: .env, expect: deny}\n"
+                          "    - {op: read, target: /proj/a/.env, expect: deny}\n"
+                          "    - {op: read, target: /r/.env, expect: allow}\n"
+                          "    - {op: read, target: ok, real: /home/me/.ssh/k, expect: deny}\n"
+                          "    - {op: read, target: ok, expect: deny}\n";
+        warder_ruleset *rs = load_ok(doc);
+        ck_assert_uint_eq(warder_ruleset_test_count(rs), 5);
+        struct tally t = {0, 0, ""};
+        size_t passed = 0, failed = 0;
+        ck_assert_int_eq(warder_ruleset_run_tests(rs, on_case, &t, &passed, &failed, NULL), 0);
+        ck_assert_int_eq(t.calls, 5);
+        ck_assert_uint_eq(passed, 4);
+        ck_assert_uint_eq(failed, 1);
+        ck_assert_msg(strstr(t.last_fail, "t.yaml:15 read ok expected deny got allow"), "%s",
+                      t.last_fail);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* ---- threads -------------------------------------------------------------------------- */
+
+static void *hammer(void *arg)
+{
+        const warder_ruleset *rs = arg;
+        long bad = 0;
+        for (int i = 0; i < 2000; i++) {
+                char t[64];
+                snprintf(t, sizeof(t), "/r/d%d/f%d.%s", i % 7, i, i % 3 ? "c" : "key");
+                struct warder_decision d = WARDER_DECISION_INIT;
+                if (warder_ruleset_check(rs, WARDER_OP_READ, t, NULL, &d, NULL) != 0)
+                        bad++;
+                else if (d.action != (i % 3 ? WARDER_ALLOW : WARDER_DENY))
+                        bad++;
+                warder_decision_clear(&d);
+        }
+        return (void *)bad;
+}
+
+START_TEST(test_threads)
+{
+        warder_ruleset *rs = load_ok("warder: 1\ndefault: allow\nfold_case: true\n"
+                                     "read: {rules: [{deny: '**/*.key'}, {deny: 'd*/**/x?.c'}]}\n");
+        pthread_t th[4];
+        for (int i = 0; i < 4; i++)
+                ck_assert_int_eq(pthread_create(&th[i], NULL, hammer, warder_ruleset_ref(rs)), 0);
+        for (int i = 0; i < 4; i++) {
+                void *bad;
+                pthread_join(th[i], &bad);
+                ck_assert_int_eq((long)bad, 0);
+                warder_ruleset_free(rs);
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* ---- docs/rules.md examples ---------------------------------------------------------- */
+
+START_TEST(test_docs_examples)
+{
+        const char *src = getenv("WARDER_SOURCE_ROOT");
+        if (!src)
+                return;
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/docs/rules.md", src);
+        FILE *f = fopen(path, "r");
+        ck_assert_ptr_nonnull(f);
+        struct warder__buf block = WARDER__BUF_INIT;
+        char line[4096];
+        bool in = false;
+        int blocks = 0, failing = 0;
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        o.root = "/work/project";
+        o.home = "/home/user";
+        o.base_dir = src;
+        unsigned lineno = 0, start = 0;
+        while (fgets(line, sizeof(line), f)) {
+                lineno++;
+                if (!in && strncmp(line, "```yaml", 7) == 0) {
+                        in = true;
+                        start = lineno;
+                        warder__buf_truncate(&block, 0);
+                        warder__buf_puts(&block, "");
+                        continue;
+                }
+                if (in && strncmp(line, "```", 3) == 0) {
+                        in = false;
+                        blocks++;
+                        const char *want_err = strstr(block.data, "# error: ");
+                        warder_ruleset *rs = NULL;
+                        struct warder_error err = WARDER_ERROR_INIT;
+                        int rc = warder_ruleset_load_string(&rs, block.data, block.len, "example",
+                                                            &o, &err);
+                        if (want_err) {
+                                failing++;
+                                char expect[256];
+                                sscanf(want_err + 9, "%255[^\n]", expect);
+                                ck_assert_msg(rc != 0, "docs/rules.md:%u: example should fail",
+                                              start);
+                                char got[1700];
+                                snprintf(got, sizeof(got), "%s:%u:%u: %s", err.file, err.line,
+                                         err.column, err.message);
+                                ck_assert_msg(strstr(got, expect),
+                                              "docs/rules.md:%u: got '%s', want '%s'", start, got,
+                                              expect);
+                                continue;
+                        }
+                        ck_assert_msg(rc == 0, "docs/rules.md:%u: %s:%u:%u: %s", start, err.file,
+                                      err.line, err.column, err.message);
+                        struct tally t = {0, 0, ""};
+                        ck_assert_int_eq(
+                            warder_ruleset_run_tests(rs, on_case, &t, NULL, NULL, &err), 0);
+                        ck_assert_msg(t.failed == 0, "docs/rules.md:%u: %s", start, t.last_fail);
+                        warder_ruleset_free(rs);
+                        continue;
+                }
+                if (in)
+                        warder__buf_puts(&block, line);
+        }
+        fclose(f);
+        warder__buf_free(&block);
+        ck_assert_int_gt(blocks, 5);
+        ck_assert_int_gt(failing, 2);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+        Suite *s = suite_create("ruleset");
+        TCase *tc = tcase_create("format");
+        tcase_add_loop_test(tc, test_load_errors, 0, (int)WARDER__ARRAY_SIZE(bad_cases));
+        tcase_add_test(tc, test_pattern_error_points_into_pattern);
+        tcase_add_test(tc, test_core_schema);
+        tcase_add_test(tc, test_limits);
+        tcase_add_test(tc, test_mutated_documents);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("anchoring");
+        tcase_add_loop_test(tc, test_anchoring, 0, (int)WARDER__ARRAY_SIZE(anchor_cases));
+        tcase_add_test(tc, test_escaped_root);
+        tcase_add_test(tc, test_execute_patterns_are_commands);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("decisions");
+        tcase_add_test(tc, test_decision_fields);
+        tcase_add_test(tc, test_precedence);
+        tcase_add_test(tc, test_defaults);
+        tcase_add_test(tc, test_two_forms);
+        tcase_add_test(tc, test_fold_case);
+        tcase_add_test(tc, test_threads);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("extends");
+        tcase_add_test(tc, test_extends_preset);
+        tcase_add_test(tc, test_extends_files);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("tools");
+        tcase_add_test(tc, test_explain);
+        tcase_add_test(tc, test_lint_accessors);
+        tcase_add_test(tc, test_inline_tests);
+        tcase_add_test(tc, test_docs_examples);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void)
+{
+        return warder_test_run(suite());
+}
