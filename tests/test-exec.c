@@ -1325,7 +1325,7 @@ static FILE *open_doc(void)
         const char *src = getenv("WARDER_SOURCE_ROOT");
         if (!src)
                 return NULL;
-        const char *names[] = {"docs/execute.md", "docs/exec-backend.md"};
+        const char *names[] = {"docs/exec-backend.md", "docs/execute.md"};
         char path[1024];
         for (size_t i = 0; i < 2; i++) {
                 snprintf(path, sizeof(path), "%s/%s", src, names[i]);

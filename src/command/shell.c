@@ -985,13 +985,28 @@ static int parse_redirect(struct parser *P, struct src *S, struct segb *sb, stru
 }
 
 /* Reads the bodies of pending here-documents after a newline. */
-static int read_heredocs(struct parser *P, struct src *S)
+static int read_heredocs(struct parser *P, struct src *S, uint32_t scope)
 {
         for (unsigned k = 0; k < S->npending; k++) {
                 const struct heredoc *h = &S->pending[k];
+                size_t body = S->i;
                 for (;;) {
-                        if (S->i >= S->len) /* ends at end of input, as shells accept */
-                                break;
+                        if (S->i >= S->len) {
+                                /* Shells accept the end of input as the end of the body; a line
+                                 * meant as the delimiter may have been glued to a command
+                                 * (`EOF; cat x`). Fail closed: at least ask, and read the body
+                                 * as commands too, so nothing in it can hide. */
+                                S->npending = 0;
+                                fail(P, WARDER__SH_UNPARSEABLE,
+                                     "here-document without its end line", body);
+                                uint32_t sc;
+                                int rc = new_scope(P, scope, &sc);
+                                if (rc)
+                                        return rc;
+                                struct src inner = {.s = S->s + body, .len = S->len - body, .i = 0};
+                                rc = parse_list(P, &inner, sc, T_EOF);
+                                return rc < 0 ? rc : 0;
+                        }
                         const char *line = S->s + S->i;
                         const char *nl = memchr(line, '\n', S->len - S->i);
                         size_t n = nl ? (size_t)(nl - line) : S->len - S->i;
@@ -1034,7 +1049,7 @@ static void skip_blanks(struct src *S)
 }
 
 /* Skips blanks, newlines and comments (where a case item may start). */
-static int skip_space(struct parser *P, struct src *S)
+static int skip_space(struct parser *P, struct src *S, uint32_t scope)
 {
         for (;;) {
                 skip_blanks(S);
@@ -1046,7 +1061,9 @@ static int skip_space(struct parser *P, struct src *S)
                                 S->i++;
                 } else if (c == '\n') {
                         S->i++;
-                        read_heredocs(P, S);
+                        int rc = read_heredocs(P, S, scope);
+                        if (rc)
+                                return rc;
                 } else {
                         return 0;
                 }
@@ -1062,7 +1079,7 @@ static int parse_case(struct parser *P, struct src *S, uint32_t scope, struct wo
         int rc = read_word(P, S, wb, scope);
         if (rc)
                 return rc;
-        if ((rc = skip_space(P, S)))
+        if ((rc = skip_space(P, S, scope)))
                 return rc;
         if ((rc = read_word(P, S, wb, scope)))
                 return rc;
@@ -1070,7 +1087,7 @@ static int parse_case(struct parser *P, struct src *S, uint32_t scope, struct wo
                 return fail(P, WARDER__SH_UNPARSEABLE, "`case` without `in`", start);
         P->ctl++;
         for (;;) {
-                if ((rc = skip_space(P, S)))
+                if ((rc = skip_space(P, S, scope)))
                         return rc;
                 if (S->i >= S->len)
                         return fail(P, WARDER__SH_UNPARSEABLE, "`case` without `esac`", start);
@@ -1139,9 +1156,9 @@ static int parse_list(struct parser *P, struct src *S, uint32_t scope, enum term
                 }
                 if (c == '\n') {
                         S->i++;
-                        if ((rc = flush(P, &sb, WARDER__SH_OP_NL)))
+                        if ((rc = flush(P, &sb, WARDER__SH_OP_NL)) ||
+                            (rc = read_heredocs(P, S, scope)))
                                 break;
-                        read_heredocs(P, S);
                         at_start = true;
                         continue;
                 }
