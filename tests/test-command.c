@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /* Command inspection: the shell word splitter and the execute decisions (semantics §5). */
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "command/command.h"
 #include "command/shell.h"
 #include "support.h"
 #include "util.h"
+#include "warder/backend.h"
+#include "warder/local.h"
 #include "warder/ruleset.h"
 
 /* ---- the splitter ------------------------------------------------------------------------- */
@@ -695,6 +700,110 @@ START_TEST(test_invalid)
 }
 END_TEST
 
+/* The real kernel: symbolic links and globs resolved through the local backend (§3.2, §5.4,
+ * §5.5), with a control arm showing the fixture really reaches the secret. */
+static int local_realpath(void *ud, const char *literal, char **out)
+{
+        return warder_backend_realpath(ud, literal, strlen(literal), out, NULL);
+}
+
+static int local_glob(void *ud, const char *pattern, char ***out, size_t *count)
+{
+        /* the base: the directories before the first glob character */
+        size_t first = strcspn(pattern, "*?[\\");
+        size_t base = first;
+        while (base > 1 && pattern[base - 1] != '/')
+                base--;
+        if (base > 1)
+                base--;
+        struct warder_entries e = {0};
+        int rc = warder_backend_glob(ud, pattern, pattern, base, 0, &e, NULL);
+        if (rc)
+                return rc;
+        char **v = calloc(e.count + 1, sizeof(*v));
+        for (size_t i = 0; v && i < e.count; i++)
+                v[i] = strdup(e.items[i].path);
+        *out = v;
+        *count = v ? e.count : 0;
+        warder_entries_free(&e);
+        return v ? 0 : WARDER_ENOMEM;
+}
+
+static void put_file(const char *dir, const char *name, const char *text)
+{
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+        close(fd);
+}
+
+START_TEST(test_real_links_and_globs)
+{
+        char root[] = "/tmp/warder-command-XXXXXX";
+        ck_assert_ptr_nonnull(mkdtemp(root));
+        char path[4096];
+        put_file(root, ".env", "SECRET=1\n");
+        snprintf(path, sizeof(path), "%s/src", root);
+        ck_assert_int_eq(mkdir(path, 0700), 0);
+        put_file(root, "src/main.c", "int main(void) { return 0; }\n");
+        snprintf(path, sizeof(path), "%s/link-to-env", root);
+        ck_assert_int_eq(symlink(".env", path), 0);
+
+        /* control arm: the link really reaches the secret */
+        char buf[32] = {0};
+        int fd = open(path, O_RDONLY);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_gt(read(fd, buf, sizeof(buf) - 1), 0);
+        close(fd);
+        ck_assert_str_eq(buf, "SECRET=1\n");
+
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        o.root = root;
+        o.home = "/home/u";
+        warder_ruleset *rs = NULL;
+        ck_assert_int_eq(
+            warder_ruleset_load_string(&rs, rules_yaml, strlen(rules_yaml), "t", &o, NULL), 0);
+        warder_backend *b = NULL;
+        struct warder_local_options lo = WARDER_LOCAL_OPTIONS_INIT;
+        ck_assert_int_eq(warder_local_new(&b, root, &lo, NULL), 0);
+        struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+        ctx.ud = b;
+        struct {
+                const char *cmd;
+                bool realpath, glob;
+                enum warder_action want;
+        } rows[] = {
+            /* without the real form the link's name is harmless: the control */
+            {"cat ./link-to-env", false, false, WARDER_ALLOW},
+            {"cat ./link-to-env", true, false, WARDER_DENY},
+            {"cat < link-to-env", true, false, WARDER_DENY},
+            {"cat lin*", false, false, WARDER_ASK},
+            {"cat lin*", true, true, WARDER_DENY},
+            {"cat .e*", false, true, WARDER_DENY},
+            {"cat src/*.c", true, true, WARDER_ALLOW},
+            {"cat src/main.c", true, true, WARDER_ALLOW},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                ctx.realpath = rows[i].realpath ? local_realpath : NULL;
+                ctx.glob = rows[i].glob ? local_glob : NULL;
+                struct warder_decision d = WARDER_DECISION_INIT;
+                ck_assert_int_eq(warder_ruleset_check_command(rs, rows[i].cmd, strlen(rows[i].cmd),
+                                                              &ctx, &d, NULL),
+                                 0);
+                ck_assert_msg(d.action == rows[i].want, "%s (realpath %d, glob %d): %s",
+                              rows[i].cmd, rows[i].realpath, rows[i].glob,
+                              warder_action_name(d.action));
+                warder_decision_clear(&d);
+        }
+        warder_backend_free(b);
+        warder_ruleset_free(rs);
+        snprintf(path, sizeof(path), "rm -rf '%s'", root);
+        ck_assert_int_eq(system(path), 0);
+}
+END_TEST
+
 /* docs/execute.md: the table of examples is executed here. */
 START_TEST(test_docs_examples)
 {
@@ -774,6 +883,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_limits_decisions);
         tcase_add_test(tc, test_invalid);
         tcase_add_test(tc, test_docs_examples);
+        tcase_add_test(tc, test_real_links_and_globs);
         suite_add_tcase(s, tc);
         return s;
 }
