@@ -1112,6 +1112,28 @@ static int scope_init(struct scope_state *sc, const struct warder__sh_parse *p, 
         return rc;
 }
 
+/* Whether the line is one simple command without redirections whose written form (words
+ * joined by single spaces) is the squeezed line itself. */
+static bool same_as_only_form(const struct warder__sh_parse *p, const char *sq, size_t n)
+{
+        if (p->status || p->nsegments != 1 || p->segments[0].nredirs || !p->segments[0].nwords)
+                return false;
+        const struct warder__sh_segment *seg = &p->segments[0];
+        size_t off = 0;
+        for (uint32_t k = 0; k < seg->nwords; k++) {
+                const struct warder__sh_word *w = &p->words[seg->first_word + k];
+                if (k) {
+                        if (off >= n || sq[off] != ' ')
+                                return false;
+                        off++;
+                }
+                if (off + w->len > n || memcmp(sq + off, w->text, w->len) != 0)
+                        return false;
+                off += w->len;
+        }
+        return off == n;
+}
+
 static int inspect_line(struct insp *I, const char *line, size_t len, unsigned depth,
                         const struct cwdset *cwd)
 {
@@ -1119,15 +1141,15 @@ static int inspect_line(struct insp *I, const char *line, size_t len, unsigned d
         int rc = squeeze(&sq, line, len);
         if (rc)
                 return rc;
-        /* §5.2: the whole line against deny and ask rules. */
-        struct warder_decision d = WARDER_DECISION_INIT;
-        if (warder__ruleset_match_execute(I->rs, sq.data, sq.len, true, &d))
-                rc = consider(I, &d, sq.data, NULL, WARDER_OP_EXECUTE);
         struct warder__sh_parse p;
-        if (!rc)
-                rc = warder__sh_parse(&p, line, len, NULL);
-        else
-                memset(&p, 0, sizeof(p));
+        rc = warder__sh_parse(&p, line, len, NULL);
+        /* §5.2: the whole line against deny and ask rules, unless it is exactly the one
+         * simple command's written form, which meets every rule below anyway. */
+        if (!rc && !same_as_only_form(&p, sq.data, sq.len)) {
+                struct warder_decision d = WARDER_DECISION_INIT;
+                if (warder__ruleset_match_execute(I->rs, sq.data, sq.len, true, &d))
+                        rc = consider(I, &d, sq.data, NULL, WARDER_OP_EXECUTE);
+        }
         if (!rc && p.status) {
                 const char *note =
                     (p.status & WARDER__SH_LIMIT)         ? "the command exceeds a parser limit"
