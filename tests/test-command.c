@@ -564,6 +564,9 @@ START_TEST(test_strictness_examples)
         ck_assert_int_eq(decide(rs, "git status; git push", false, NULL), WARDER_DENY);
         ck_assert_int_eq(decide(rs, "git status", false, NULL), WARDER_ALLOW);
         ck_assert_int_eq(decide(rs, "sudo git push origin", false, NULL), WARDER_DENY);
+        /* a path names another program: its name raises, never allows (§5.3) */
+        ck_assert_int_eq(decide(rs, "/usr/bin/git push", false, NULL), WARDER_DENY);
+        ck_assert_int_eq(decide(rs, "/tmp/x/git status", false, NULL), WARDER_ASK);
         warder_ruleset_free(rs);
 
         rs = load("warder: 1\n"
@@ -612,6 +615,8 @@ START_TEST(test_default_preset)
             "env X=1 rm -rf /",
             "chmod -R 777 /",
             "cat .env",
+            "/sbin/mkfs.ext4 /dev/sda1",
+            "sudo /usr/sbin/mkfs.ext4 /dev/sda1",
         };
         for (size_t i = 0; i < sizeof(deny) / sizeof(deny[0]); i++)
                 ck_assert_msg(decide(rs, deny[i], false, NULL) == WARDER_DENY, "%s", deny[i]);

@@ -739,6 +739,28 @@ static int decide_forms(struct insp *I, struct segctx *C, size_t *name_out, bool
                         if (!rc)
                                 rc = match_form(I, b.data, b.len, true, &seg_best, &matched);
                 }
+                /* A command named by its path (`/sbin/mkfs.ext4`) also meets the deny and ask
+                 * rules written for its name; never the allow rules (`/tmp/x/ls` is not `ls`). */
+                size_t cw = starts[s];
+                while (cw < n && is_assignment(C->p, &C->w[cw]))
+                        cw++;
+                const struct warder__sh_word *cmdw = cw < n ? &C->w[cw] : NULL;
+                const char *slash = cmdw ? memrchr(cmdw->text, '/', cmdw->len) : NULL;
+                if (!rc && slash && slash + 1 < cmdw->text + cmdw->len) {
+                        rc = join_words(&b, NULL, C->w, starts[s], cw);
+                        if (!rc && cw > starts[s])
+                                rc = warder__buf_putc(&b, ' ');
+                        if (!rc)
+                                rc = warder__buf_append(
+                                    &b, slash + 1, (size_t)(cmdw->text + cmdw->len - slash - 1));
+                        for (size_t k = cw + 1; k < n && !rc; k++) {
+                                rc = warder__buf_putc(&b, ' ');
+                                if (!rc)
+                                        rc = warder__buf_append(&b, C->w[k].text, C->w[k].len);
+                        }
+                        if (!rc)
+                                rc = match_form(I, b.data, b.len, true, &seg_best, &matched);
+                }
         }
         warder__buf_free(&b);
         if (rc)
