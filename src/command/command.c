@@ -926,7 +926,10 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                                                 c_flag = true;
                                         if (s[1] != '-' && strchr(s + 1, 's'))
                                                 s_flag = true;
-                                        if ((streq(s, "-o") || streq(s, "+o")) && k + 1 < n)
+                                        if ((streq(s, "-o") || streq(s, "+o") || streq(s, "-O") ||
+                                             streq(s, "+O") || streq(s, "--rcfile") ||
+                                             streq(s, "--init-file")) &&
+                                            k + 1 < n)
                                                 k++;
                                         continue;
                                 }
