@@ -396,6 +396,17 @@ static const char *const denied_cmds[] = {
     "time -p cat .env",
     "doas -u root cat /etc/shadow",
     "cat /etc/*",
+    "bash <<< 'cat .env'",
+    "exec 3<.env",
+    "cat .en''v",
+    "cat //ws//./sub/../.env",
+    "x=cat; $x .env",
+    "echo x >> ~/.ssh/authorized_keys",
+    "git -C /etc status",
+    "A=/etc/passwd; cat $A",
+    "cat <<EOF\nhello\nEOF; cat /etc/passwd",
+    "bash --rcfile x -c 'cat .env'",
+    "bash -O extglob -ec 'cat .env'",
 };
 
 START_TEST(test_denied)
@@ -502,6 +513,10 @@ static const char *const ask_cmds[] = {
     "cat <<EOF\n$(cat x)\nEOF",
     "cat \"$@\"",
     "cat > $OUT",
+    "echo 'cat x' | sh",
+    "bash",
+    "cat /proc/self/root/x",
+    "cat$IFS.env",
 };
 
 START_TEST(test_ask)
