@@ -534,6 +534,54 @@ START_TEST(test_ask)
 }
 END_TEST
 
+/* §5.6: cd moves later relative paths; where a cd may have failed, every directory the
+ * shell may be in counts. `./secret` is anchored at the root, so only /ws/secret is denied. */
+START_TEST(test_cd_tracking)
+{
+        warder_ruleset *rs = load("warder: 1\n"
+                                  "default: allow\n"
+                                  "read:\n"
+                                  "  default: allow\n"
+                                  "  rules:\n"
+                                  "    - deny: './secret'\n"
+                                  "execute: {default: allow}\n");
+        NEED(rs);
+        static const struct {
+                const char *cmd;
+                enum warder_action want;
+        } rows[] = {
+            {"cat secret", WARDER_DENY},
+            {"cd /tmp && cat secret", WARDER_ALLOW},
+            {"cd /tmp && (cat secret)", WARDER_ALLOW},
+            {"cd /tmp && echo $(cat secret)", WARDER_ALLOW},
+            {"cd /tmp && ls | cat secret", WARDER_ALLOW},
+            {"cd /tmp; cat secret", WARDER_DENY},
+            {"cd /nonexistent || cat secret", WARDER_DENY},
+            {"cd /tmp && true || cat secret", WARDER_DENY},
+            {"(cd /tmp); cat secret", WARDER_DENY},
+            {"(cd /tmp) && cat secret", WARDER_DENY},
+            {"cd /tmp | cat secret", WARDER_DENY},
+            {"cd /tmp & cat secret", WARDER_DENY},
+            {"{ cd /tmp; } && cat secret", WARDER_DENY},
+            {"cd /tmp && cd /ws && cat secret", WARDER_DENY},
+            {"cd sub && cat ../secret", WARDER_DENY},
+            {"cd /tmp && sh -c 'cat secret'", WARDER_ALLOW},
+            {"sh -c 'cd /tmp'; cat secret", WARDER_DENY},
+            {"cd \"$UNKNOWN\" && cat notsecret", WARDER_ASK},
+            {"cd \"$UNKNOWN\" && cat /ws/secret", WARDER_DENY},
+            {"cd && cat secret", WARDER_ALLOW}, /* home */
+            {"pushd /tmp && popd && cat secret", WARDER_DENY},
+            {"while true; do cd sub; done; cat x", WARDER_ASK},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                enum warder_action a = decide(rs, rows[i].cmd, false, NULL);
+                ck_assert_msg(a == rows[i].want, "%s: want %s, got %s", rows[i].cmd,
+                              warder_action_name(rows[i].want), warder_action_name(a));
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 /* §5.3: sh -c nesting beyond depth 4 is at least ask; up to 4 is inspected. */
 START_TEST(test_shell_depth)
 {
@@ -898,6 +946,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_allowed_twins);
         tcase_add_test(tc, test_ask);
         tcase_add_test(tc, test_shell_depth);
+        tcase_add_test(tc, test_cd_tracking);
         tcase_add_test(tc, test_strictness_examples);
         tcase_add_test(tc, test_default_preset);
         tcase_add_test(tc, test_limits_decisions);
