@@ -254,6 +254,25 @@ static bool through_proc(const char *p)
         return (n == 4 && strncmp(c, "root", 4) == 0) || (n == 3 && strncmp(c, "cwd", 3) == 0);
 }
 
+static bool in_list(const char *s, const char *const *list);
+
+/* Devices every shell line uses (`2>/dev/null`): no file behind them, so a backend that
+ * cannot resolve them (outside its root) leaves nothing unknown. */
+static bool is_std_device(const char *p)
+{
+        static const char *const dev[] = {"/dev/null",    "/dev/zero", "/dev/full",  "/dev/random",
+                                          "/dev/urandom", "/dev/tty",  "/dev/stdin", "/dev/stdout",
+                                          "/dev/stderr",  NULL};
+        if (in_list(p, dev))
+                return true;
+        if (strncmp(p, "/dev/fd/", 8) != 0 || !p[8])
+                return false;
+        for (p += 8; *p; p++)
+                if (*p < '0' || *p > '9')
+                        return false;
+        return true;
+}
+
 static int decide_literal(struct insp *I, const char *str, size_t len, const char *cwd,
                           enum warder_op op, const char *segment)
 {
@@ -297,7 +316,8 @@ static int decide_literal(struct insp *I, const char *str, size_t len, const cha
                         return rc;
                 if (rc) {
                         real = NULL;
-                        note = "the real path could not be resolved";
+                        if (!is_std_device(I->path.data))
+                                note = "the real path could not be resolved";
                 }
         }
         struct warder_decision d = WARDER_DECISION_INIT;
