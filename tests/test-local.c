@@ -419,6 +419,27 @@ START_TEST(test_realpath)
                          WARDER_EOUTSIDE);
         warder_backend_free(b);
 
+        /* A root given through a symlink: absolute links naming the root's real path are
+         * inside it, and results are spelled with the root as given. */
+        char alias[512];
+        snprintf(alias, sizeof(alias), "%s-alias", root);
+        ck_assert_int_eq(symlink(root, alias), 0);
+        struct warder_local_options ao = WARDER_LOCAL_OPTIONS_INIT;
+        ao.force_fallback = _i;
+        warder_backend *ab = NULL;
+        ck_assert_int_eq(warder_local_new(&ab, alias, &ao, NULL), 0);
+        char in[PATH_MAX], want[PATH_MAX];
+        snprintf(in, sizeof(in), "%s/abs-src/main.c", alias);
+        snprintf(want, sizeof(want), "%s/src/main.c", alias);
+        ck_assert_int_eq(warder_backend_realpath(ab, in, strlen(in), &res, NULL), 0);
+        ck_assert_str_eq(res, want);
+        warder_free(res);
+        struct warder_bytes rb = {0};
+        ck_assert_int_eq(rd(ab, in, 0, &rb), 0);
+        warder_bytes_free(&rb);
+        warder_backend_free(ab);
+        unlink(alias);
+
         /* Symlinks refused: nothing is followed, the real form is the literal form. */
         b = backend(_i, false);
         ck_assert_int_eq(warder_backend_realpath(b, P("d/x.c"), strlen(P("d/x.c")), &res, NULL), 0);
