@@ -364,7 +364,8 @@ static int real_rel(const struct local *l, const char *rel, struct warder__buf *
         struct fdstack st = {NULL, 0, 0};
         char *link = NULL;
         int rc = 0, hops = 0;
-        bool missing = false;
+        bool missing = false; /* the rest is lexical: `why` says what was missing */
+        int why = 0;
         size_t depth = 0; /* components in res; the first st.len of them are open in st */
         if (strcmp(rel, ".") != 0 && warder__buf_puts(&todo, rel)) {
                 rc = fail_oom(err);
@@ -392,14 +393,16 @@ static int real_rel(const struct local *l, const char *rel, struct warder__buf *
                                                       shown(shown_path, tmp), l->root);
                                 goto out;
                         }
+                        if (missing) {
+                                /* `..` below a missing directory or a file (from a link's
+                                 * target): the kernel cannot resolve it, nor do we. */
+                                rc = fail_errno(err, why, "cannot resolve", shown_path);
+                                goto out;
+                        }
                         pop_component(&res);
                         depth--;
-                        if (st.len > depth) {
-                                close(st.fds[st.len - 1]);
-                                st.len--;
-                        }
-                        if (st.len == depth)
-                                missing = false; /* back on an existing directory */
+                        close(st.fds[st.len - 1]);
+                        st.len--;
                         pos = after;
                         continue;
                 }
@@ -429,6 +432,7 @@ static int real_rel(const struct local *l, const char *rel, struct warder__buf *
                                 close(cfd);
                         if (e == ENOENT) {
                                 missing = true;
+                                why = ENOENT;
                                 continue; /* the same component, now appended lexically */
                         }
                         rc = fail_errno(err, e, "cannot resolve", shown_path);
@@ -510,6 +514,7 @@ static int real_rel(const struct local *l, const char *rel, struct warder__buf *
                 } else {
                         close(cfd);
                         missing = true; /* a non-directory: the rest is lexical */
+                        why = ENOTDIR;
                 }
                 pos = after;
         }
