@@ -889,7 +889,7 @@ START_TEST(test_resolution_matches_kernel)
                         char name[PATH_MAX], target[2 * PATH_MAX];
                         const char *d = dirs[rand_r(&seed) % 4];
                         snprintf(name, sizeof(name), "%s/t%s%s/s%d", root, d[0] ? "/" : "", d, k);
-                        unsigned pick = rand_r(&seed) % 20;
+                        unsigned pick = rand_r(&seed) % 22;
                         if (pick < 15)
                                 snprintf(target, sizeof(target), "%s", rel_targets[pick]);
                         else if (pick < 17)
@@ -899,8 +899,11 @@ START_TEST(test_resolution_matches_kernel)
                                 snprintf(target, sizeof(target), "%s/secret", outside);
                         else if (pick < 19)
                                 snprintf(target, sizeof(target), "%s", outside);
-                        else
+                        else if (pick < 20)
                                 snprintf(target, sizeof(target), "/etc");
+                        else /* absolute, with a `..` through a link after the root */
+                                snprintf(target, sizeof(target), "%s//t/./s%u/../f", real_root,
+                                         rand_r(&seed) % 8);
                         if (symlink(target, name) != 0 && errno != EEXIST)
                                 ck_abort_msg("symlink %s", name);
                 }

@@ -343,6 +343,54 @@ static int push_component(struct warder__buf *b, const char *c, size_t n)
         return rc;
 }
 
+/* The next component of the absolute path t[*i..len), skipping empty and `.` components;
+ * false at the end. */
+static bool next_component(const char *t, size_t len, size_t *i, const char **c, size_t *n)
+{
+        while (*i < len) {
+                while (*i < len && t[*i] == '/')
+                        (*i)++;
+                size_t start = *i;
+                while (*i < len && t[*i] != '/')
+                        (*i)++;
+                if (*i - start == 0 || (*i - start == 1 && t[start] == '.'))
+                        continue;
+                *c = t + start;
+                *n = *i - start;
+                return true;
+        }
+        return false;
+}
+
+/* True when the absolute link target t (`len` bytes) starts with the root's components (as
+ * given, or its real path on the host); *rest is where the part below the root begins. A
+ * `..` before the root is complete counts as leaving it. */
+static bool abs_under_root(const struct local *l, const char *t, size_t len, size_t *rest)
+{
+        const char *roots[2] = {l->root, l->host_root};
+        for (int k = 0; k < 2; k++) {
+                const char *r = roots[k];
+                if (!r)
+                        continue;
+                size_t rl = strlen(r), ri = 0, ti = 0;
+                const char *rc, *tc;
+                size_t rn, tn;
+                bool ok = true;
+                while (next_component(r, rl, &ri, &rc, &rn)) {
+                        if (!next_component(t, len, &ti, &tc, &tn) || tn != rn ||
+                            memcmp(tc, rc, rn) != 0) {
+                                ok = false;
+                                break;
+                        }
+                }
+                if (ok) {
+                        *rest = ti;
+                        return true;
+                }
+        }
+        return false;
+}
+
 /*
  * Resolves every symlink of `rel` inside the root (§3.2) into `out` (relative, "." for the
  * root). A missing tail is appended lexically after the longest existing prefix. A link
@@ -460,25 +508,21 @@ static int real_rel(const struct local *l, const char *rel, struct warder__buf *
                         }
                         warder__buf_truncate(&next, 0);
                         if (link[0] == '/') {
-                                /* Absolute: must land under the root; resolution restarts there. */
-                                int nrc = warder__path_normalize_buf(&next, NULL, NULL, NULL, link,
-                                                                     (size_t)len, NULL);
-                                const char *r;
-                                if (nrc) {
-                                        rc = nrc == WARDER_ENOMEM
-                                                 ? fail_oom(err)
-                                                 : warder_error_set(err, WARDER_EIO, "bad link");
-                                        goto out;
-                                }
-                                if (!strip_root(l, next.data, next.len, &r)) {
+                                /* Absolute: it must name the root before anything else;
+                                 * resolution restarts there and goes on like a relative
+                                 * target (a `..` after the root is resolved, not lexical). */
+                                size_t rest;
+                                if (!abs_under_root(l, link, (size_t)len, &rest)) {
                                         rc = warder_error_set(err, WARDER_EOUTSIDE,
                                                               "'%s' resolves outside the root '%s' "
                                                               "through a symbolic link",
                                                               shown(shown_path, tmp), l->root);
                                         goto out;
                                 }
-                                memmove(next.data, r, strlen(r) + 1);
-                                next.len = strlen(next.data);
+                                if (warder__buf_append(&next, link + rest, (size_t)len - rest)) {
+                                        rc = fail_oom(err);
+                                        goto out;
+                                }
                                 warder__buf_truncate(&res, 0);
                                 fdstack_reset(&st);
                                 depth = 0;
