@@ -32,6 +32,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "backend-internal.h"
 #include "local-internal.h"
 #include "util.h"
 #include "warder/glob.h"
@@ -40,9 +41,9 @@
 #define SYS_openat2 437
 #endif
 
-#define LOCAL_MAX_HOPS        40          /* symlinks followed while resolving one path */
-#define LOCAL_MAX_DEPTH       256         /* directory depth of a glob or grep walk */
-#define LOCAL_MAX_VISITS      2000000     /* entries a glob or grep walk may visit */
+#define LOCAL_MAX_HOPS        40 /* symlinks followed while resolving one path */
+#define LOCAL_MAX_DEPTH       WARDER__WALK_MAX_DEPTH   /* depth of a glob or grep walk */
+#define LOCAL_MAX_VISITS      WARDER__WALK_MAX_ENTRIES /* entries a walk may visit */
 #define LOCAL_BINARY_PROBE    8192        /* grep: a NUL in these first bytes means binary */
 #define LOCAL_DEFAULT_CAP     (16u << 20) /* 16 MiB */
 #define LOCAL_DEFAULT_MATCHES 10000
@@ -1045,33 +1046,10 @@ static int local_edit(warder_backend *b, const char *path, const char *old_text,
         if (rc)
                 goto out;
         size_t n = 0;
-        for (const char *p = data, *end = data + len;
-             (p = memmem(p, (size_t)(end - p), old_text, old_len)); p += old_len)
-                n++;
-        if (n == 0) {
-                rc = warder_error_set(err, WARDER_ENOMATCH, "the old text does not occur in '%s'",
-                                      shown(norm.data, tmp));
+        rc = warder__edit_apply(data, len, old_text, old_len, new_text, new_len, flags,
+                                shown(norm.data, tmp), &next, &n, err);
+        if (rc)
                 goto out;
-        }
-        if (n > 1 && !(flags & WARDER_EDIT_ALL)) {
-                rc = warder_error_set(err, WARDER_EAMBIGUOUS,
-                                      "the old text occurs %zu times in '%s'", n,
-                                      shown(norm.data, tmp));
-                goto out;
-        }
-        const char *p = data, *end = data + len;
-        for (const char *hit; (hit = memmem(p, (size_t)(end - p), old_text, old_len));
-             p = hit + old_len) {
-                if (warder__buf_append(&next, p, (size_t)(hit - p)) ||
-                    warder__buf_append(&next, new_text, new_len)) {
-                        rc = fail_oom(err);
-                        goto out;
-                }
-        }
-        if (warder__buf_append(&next, p, (size_t)(end - p))) {
-                rc = fail_oom(err);
-                goto out;
-        }
         uint64_t cap = cap_or(l->opts.max_write, LOCAL_DEFAULT_CAP);
         if ((uint64_t)next.len > cap) {
                 rc = warder_error_set(err, WARDER_ETOOBIG,
