@@ -294,6 +294,13 @@ static size_t fwd_len(const struct warder__buf *lit, const char *real)
         return real ? strlen(real) : lit->len;
 }
 
+/* The flags to forward with (§4.2): when the inner backend resolved the real form, it must
+ * open exactly that, without following a symlink swapped in after the decision. */
+static unsigned fwd_flags(const struct request *r, unsigned flags)
+{
+        return warder_backend_can_realpath(r->g->inner) ? flags | WARDER_NOFOLLOW : flags;
+}
+
 /* ---- storage operations (§4.5) ----------------------------------------------------------- */
 
 static int guard_read(warder_backend *b, const char *path, uint64_t offset, uint64_t limit,
@@ -306,7 +313,7 @@ static int guard_read(warder_backend *b, const char *path, uint64_t offset, uint
         int rc = admit_path(&r, WARDER_OP_READ, path, flags, &lit, &real, err);
         if (!rc)
                 rc = warder_backend_read(r.g->inner, fwd(&lit, real), fwd_len(&lit, real), offset,
-                                         limit, flags, out, err);
+                                         limit, fwd_flags(&r, flags), out, err);
         free(real);
         warder__buf_free(&lit);
         request_end(&r);
@@ -323,7 +330,7 @@ static int guard_write(warder_backend *b, const char *path, const void *data, si
         int rc = admit_path(&r, WARDER_OP_WRITE, path, flags, &lit, &real, err);
         if (!rc)
                 rc = warder_backend_write(r.g->inner, fwd(&lit, real), fwd_len(&lit, real), data,
-                                          len, flags, err);
+                                          len, fwd_flags(&r, flags), err);
         free(real);
         warder__buf_free(&lit);
         request_end(&r);
@@ -341,7 +348,8 @@ static int guard_edit(warder_backend *b, const char *path, const char *old_text,
         int rc = admit_path(&r, WARDER_OP_EDIT, path, flags, &lit, &real, err);
         if (!rc)
                 rc = warder_backend_edit(r.g->inner, fwd(&lit, real), fwd_len(&lit, real), old_text,
-                                         old_len, new_text, new_len, flags, count, err);
+                                         old_len, new_text, new_len, fwd_flags(&r, flags), count,
+                                         err);
         free(real);
         warder__buf_free(&lit);
         request_end(&r);
@@ -522,8 +530,8 @@ static int guard_ls(warder_backend *b, const char *path, unsigned flags, struct 
         struct warder_entries raw = {0};
         int rc = admit_path(&r, WARDER_OP_LS, path, flags, &lit, &real, err);
         if (!rc)
-                rc = warder_backend_ls(r.g->inner, fwd(&lit, real), fwd_len(&lit, real), flags,
-                                       &raw, err);
+                rc = warder_backend_ls(r.g->inner, fwd(&lit, real), fwd_len(&lit, real),
+                                       fwd_flags(&r, flags), &raw, err);
         if (!rc) {
                 rc = filter_entries(&r, WARDER_OP_LS, lit.data, real, true, &raw);
                 if (rc)
@@ -550,7 +558,7 @@ static int guard_glob(warder_backend *b, const char *pattern, const char *base, 
         int rc = admit_path(&r, WARDER_OP_GLOB, base ? base : ".", flags, &lit, &real, err);
         if (!rc)
                 rc = warder_backend_glob(r.g->inner, pattern, fwd(&lit, real), fwd_len(&lit, real),
-                                         flags, &raw, err);
+                                         fwd_flags(&r, flags), &raw, err);
         if (!rc) {
                 rc = filter_entries(&r, WARDER_OP_GLOB, lit.data, real, false, &raw);
                 if (rc)
@@ -682,6 +690,7 @@ static int guard_grep(warder_backend *b, const struct warder_grep_request *req,
                 struct warder_grep_request fr = *req;
                 fr.path = fwd(&lit, real);
                 fr.path_len = fwd_len(&lit, real);
+                fr.flags = fwd_flags(&r, fr.flags);
                 rc = warder_backend_grep(r.g->inner, &fr, &raw, err);
         }
         if (!rc) {
