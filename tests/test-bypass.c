@@ -337,6 +337,473 @@ START_TEST(test_swap_between_check_and_grep)
 }
 END_TEST
 
+/* ---- §4.3–§4.7: the guard's own answers on denied targets -------------------------------- */
+
+static int grep_at(warder_backend *b, const char *base, const char *pattern, const char *glob,
+                   struct warder_grep_result *r)
+{
+        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+        req.pattern = pattern;
+        req.path = base;
+        req.path_len = strlen(base);
+        req.glob = glob;
+        *r = (struct warder_grep_result){NULL, 0, 0, false};
+        return warder_backend_grep(b, &req, r, NULL);
+}
+
+static bool grep_leaks(const struct warder_grep_result *r)
+{
+        for (size_t i = 0; i < r->count; i++)
+                if (leaks(r->items[i].text, r->items[i].text_len))
+                        return true;
+        return false;
+}
+
+/* Every spelling of a denied file, read through the guard: refused, and the unguarded
+ * backend reads the same spelling (control). */
+START_TEST(test_spellings_of_a_denied_file)
+{
+        lnk("../.env", at(W, "src/innocent.txt"));
+        lnk("../.ssh", at(W, "src/keys"));
+        char longp[8192];
+        size_t n = (size_t)snprintf(longp, sizeof(longp), "%s/", W);
+        while (n < 5000)
+                n += (size_t)snprintf(longp + n, sizeof(longp) - n, "src/../");
+        snprintf(longp + n, sizeof(longp) - n, ".env");
+        char up[PATH_MAX], uprel[PATH_MAX];
+        snprintf(up, sizeof(up), "%s/../%s/.env", W, strrchr(W, '/') + 1);
+        snprintf(uprel, sizeof(uprel), "../%s/.env", strrchr(W, '/') + 1);
+        const char *forms[] = {
+            at(W, ".env"),
+            at(W, "./.env"),
+            at(W, "src/../.env"),
+            at(W, "src//..//.env"),
+            at(W, ".env/"),
+            at(W, ".env/."),
+            at(W, "/.env"),
+            at(W, "src/innocent.txt"),
+            at(W, "src/keys/id_rsa"),
+            at(W, "src/keys/../keys/id_rsa"),
+            up,
+            longp,
+            ".env",
+            "./.env",
+            "src/../.env",
+            uprel,
+            "src/innocent.txt",
+            "src/keys/id_rsa",
+        };
+        warder_backend *plain = local_at(W, _i & 1);
+        warder_backend *g = guarded(_i, NULL);
+        for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+                const char *f = forms[i];
+                /* control: the same spelling, made absolute the way the guard does, reads the
+                 * secret from the unguarded backend */
+                char *abs = NULL;
+                ck_assert_int_eq(
+                    warder_path_normalize(&abs, NULL, W, NULL, NULL, f, strlen(f), NULL), 0);
+                struct warder_bytes out = {NULL, 0, false};
+                ck_assert_int_eq(warder_backend_read(plain, abs, strlen(abs), 0, 0, 0, &out, NULL),
+                                 0);
+                ck_assert_msg(leaks(out.data, out.len), "control: %s", f);
+                warder_bytes_free(&out);
+                warder_free(abs);
+                ck_assert_int_eq(refused_read(g, f), WARDER_EDENIED);
+                /* write and edit are refused too and change nothing */
+                ck_assert_int_eq(warder_backend_write(g, f, strlen(f), "x", 1, 0, NULL),
+                                 WARDER_EDENIED);
+                size_t cnt = 0;
+                ck_assert_int_eq(
+                    warder_backend_edit(g, f, strlen(f), "SECRET", 6, "PWNED!", 6, 0, &cnt, NULL),
+                    WARDER_EDENIED);
+                /* with an offset and a limit */
+                ck_assert_int_eq(warder_backend_read(g, f, strlen(f), 4, 3, 0, &out, NULL),
+                                 WARDER_EDENIED);
+                /* WARDER_APPROVED satisfies ask, never deny (§4.4) */
+                ck_assert_int_eq(
+                    warder_backend_read(g, f, strlen(f), 0, 0, WARDER_APPROVED, &out, NULL),
+                    WARDER_EDENIED);
+                ck_assert_int_eq(
+                    warder_backend_write(g, f, strlen(f), "x", 1, WARDER_APPROVED, NULL),
+                    WARDER_EDENIED);
+        }
+        ck_assert_str_eq(peek(at(W, ".env")), SECRET "\n");
+        ck_assert_str_eq(peek(at(W, ".ssh/id_rsa")), SSH_SECRET "\n");
+        /* an embedded NUL never truncates to an allowed prefix (§3.1) */
+        const char nul[] = "src/ok.txt\0/../../.env";
+        struct warder_bytes out = {NULL, 0, false};
+        ck_assert_int_eq(do_read(g, nul, sizeof(nul) - 1, &out), WARDER_EINVAL);
+        ck_assert_int_eq(do_read(g, "", 0, &out), WARDER_EINVAL);
+        ck_assert_int_eq(do_read(g, "src/ok.txt", strlen("src/ok.txt"), &out), 0); /* not blanket */
+        ck_assert_str_eq(out.data, "public\n");
+        warder_bytes_free(&out);
+        warder_backend_free(g);
+        warder_backend_free(plain);
+}
+END_TEST
+
+/* grep: the denied file as the base, as a glob filter, through a symlink to it, through a
+ * symlinked directory, and in a directory walk (§4.7). */
+START_TEST(test_grep_around_a_denied_file)
+{
+        lnk("../.env", at(W, "src/innocent.txt"));
+        lnk("../.ssh", at(W, "src/keys"));
+        lnk(".ssh", at(W, "keys2"));
+        warder_backend *plain = local_at(W, _i & 1);
+        warder_backend *g = guarded(_i, NULL);
+        struct warder_grep_result r;
+        /* control: the unguarded backend finds the secrets */
+        ck_assert_int_eq(grep_at(plain, W, "SECRET", NULL, &r), 0);
+        ck_assert(grep_leaks(&r));
+        warder_grep_result_free(&r);
+        ck_assert_int_eq(grep_at(plain, at(W, ".env"), "SECRET", NULL, &r), 0);
+        ck_assert(grep_leaks(&r));
+        warder_grep_result_free(&r);
+        ck_assert_int_eq(grep_at(plain, at(W, "src/innocent.txt"), "SECRET", NULL, &r), 0);
+        ck_assert(grep_leaks(&r));
+        warder_grep_result_free(&r);
+        ck_assert_int_eq(grep_at(plain, at(W, "keys2"), "SECRET", NULL, &r), 0);
+        ck_assert(grep_leaks(&r));
+        warder_grep_result_free(&r);
+
+        /* the base itself */
+        const char *bases[] = {at(W, ".env"),  at(W, "src/innocent.txt"), at(W, ".ssh"),
+                               at(W, "keys2"), at(W, "src/keys"),         at(W, "src/../.env")};
+        for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
+                int rc = grep_at(g, bases[i], "SECRET", NULL, &r);
+                ck_assert_msg(rc == WARDER_EDENIED, "grep base %s: %d", bases[i], rc);
+                warder_grep_result_free(&r);
+        }
+        /* a walk from the root with filters that name the secret */
+        const char *filters[] = {NULL,        ".env",   "*",     "**",  "**/.env",
+                                 "**/id_rsa", ".ssh/*", "**/.*", "*env"};
+        for (size_t i = 0; i < sizeof(filters) / sizeof(filters[0]); i++) {
+                ck_assert_int_eq(grep_at(g, W, "SECRET|public", filters[i], &r), 0);
+                ck_assert_msg(!grep_leaks(&r), "grep filter %s leaked", filters[i]);
+                warder_grep_result_free(&r);
+                ck_assert_int_eq(grep_at(plain, W, "SECRET|public", filters[i], &r), 0);
+                if (i != 1 && i != 4 && i != 8) /* these name .env, which the walk finds */
+                        continue;
+                ck_assert_msg(grep_leaks(&r), "control for filter %s", filters[i]);
+                warder_grep_result_free(&r);
+        }
+        warder_grep_result_free(&r);
+        /* caseless and regex spellings of the secret do not matter */
+        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+        req.pattern = "(?i)top-secret.*";
+        req.path = W;
+        req.path_len = strlen(W);
+        req.flags = WARDER_GREP_CASELESS | WARDER_APPROVED;
+        ck_assert_int_eq(warder_backend_grep(g, &req, &r, NULL), 0);
+        ck_assert(!grep_leaks(&r));
+        ck_assert_uint_ge(r.hidden_files, 1);
+        warder_grep_result_free(&r);
+        warder_backend_free(g);
+        warder_backend_free(plain);
+}
+END_TEST
+
+static bool has_entry(const struct warder_entries *e, const char *name)
+{
+        for (size_t i = 0; i < e->count; i++)
+                if (strcmp(e->items[i].name, name) == 0)
+                        return true;
+        return false;
+}
+
+static bool any_path_has(const struct warder_entries *e, const char *needle)
+{
+        for (size_t i = 0; i < e->count; i++)
+                if (strstr(e->items[i].path, needle))
+                        return true;
+        return false;
+}
+
+/* ls and glob: names of denied entries are dropped when the ls/glob rules deny them (§4.6). */
+START_TEST(test_names_of_denied_entries)
+{
+        lnk(".ssh", at(W, "keys"));
+        mkd(at(W, ".ssh/sub"));
+        put(at(W, ".ssh/sub/deep"), SSH_SECRET);
+        warder_backend *plain = local_at(W, _i & 1);
+        warder_backend *g = guarded(_i, NULL);
+        struct warder_entries e = {NULL, 0, 0};
+        /* control */
+        ck_assert_int_eq(warder_backend_ls(plain, W, strlen(W), 0, &e, NULL), 0);
+        ck_assert(has_entry(&e, ".env") && has_entry(&e, ".ssh"));
+        warder_entries_free(&e);
+        ck_assert_int_eq(warder_backend_glob(plain, "**", W, strlen(W), 0, &e, NULL), 0);
+        ck_assert(any_path_has(&e, "id_rsa") && any_path_has(&e, ".env"));
+        warder_entries_free(&e);
+        ck_assert_int_eq(warder_backend_glob(plain, "keys/*", W, strlen(W), 0, &e, NULL), 0);
+        warder_entries_free(&e);
+
+        ck_assert_int_eq(warder_backend_ls(g, W, strlen(W), 0, &e, NULL), 0);
+        ck_assert(!has_entry(&e, ".env"));
+        ck_assert(has_entry(&e, "src"));
+        ck_assert_uint_ge(e.hidden, 2);
+        warder_entries_free(&e);
+        const char *denied_dirs[] = {at(W, ".ssh"), at(W, "keys"), at(W, ".ssh/sub"),
+                                     at(W, "keys/sub"), at(W, "src/../.ssh")};
+        for (size_t i = 0; i < sizeof(denied_dirs) / sizeof(denied_dirs[0]); i++) {
+                int rc = warder_backend_ls(g, denied_dirs[i], strlen(denied_dirs[i]), 0, &e, NULL);
+                ck_assert_msg(rc == WARDER_EDENIED, "ls %s: %d", denied_dirs[i], rc);
+                rc = warder_backend_glob(g, "*", denied_dirs[i], strlen(denied_dirs[i]), 0, &e,
+                                         NULL);
+                ck_assert_msg(rc == WARDER_EDENIED, "glob in %s: %d", denied_dirs[i], rc);
+        }
+        const char *patterns[] = {
+            "**",     "*",          ".*",        "**/.env",   ".ssh/*",
+            "keys/*", "keys/sub/*", "**/id_rsa", "**/*",      "{.env,.ssh/id_rsa}",
+            "*/*",    "*/*/*",      "./.env",    "../*/.env", "/**"};
+        for (size_t i = 0; i < sizeof(patterns) / sizeof(patterns[0]); i++) {
+                int rc = warder_backend_glob(g, patterns[i], W, strlen(W), 0, &e, NULL);
+                if (rc == 0) {
+                        ck_assert_msg(!any_path_has(&e, ".env") && !any_path_has(&e, ".ssh") &&
+                                          !any_path_has(&e, "id_rsa") && !any_path_has(&e, "deep"),
+                                      "glob %s showed a denied name", patterns[i]);
+                        warder_entries_free(&e);
+                }
+        }
+        warder_backend_free(g);
+        warder_backend_free(plain);
+}
+END_TEST
+
+/* Writes that try to land on a denied file or outside the root through a link (§4.2, §6.2). */
+START_TEST(test_writes_through_links)
+{
+        lnk("../.env", at(W, "src/innocent.txt"));
+        lnk(at(O, "secret"), at(W, "src/out.txt"));
+        lnk(O, at(W, "odir"));
+        lnk(".ssh/authorized_keys", at(W, "dangling"));
+        warder_backend *g = guarded(_i, NULL);
+        const char *targets[] = {at(W, "src/innocent.txt"), at(W, "src/out.txt"),
+                                 at(W, "odir/secret"), at(W, "odir/new"), at(W, "dangling")};
+        for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
+                int rc =
+                    warder_backend_write(g, targets[i], strlen(targets[i]), "PWNED", 5, 0, NULL);
+                ck_assert_msg(rc != 0, "write through %s succeeded", targets[i]);
+                size_t cnt = 0;
+                rc = warder_backend_edit(g, targets[i], strlen(targets[i]), "SECRET", 6, "PWNED!",
+                                         6, 0, &cnt, NULL);
+                ck_assert_msg(rc != 0, "edit through %s succeeded", targets[i]);
+        }
+        ck_assert_str_eq(peek(at(W, ".env")), SECRET "\n");
+        ck_assert_str_eq(peek(at(O, "secret")), OUT_SECRET "\n");
+        ck_assert_int_eq(access(at(O, "new"), F_OK), -1);
+        ck_assert_int_eq(access(at(W, ".ssh/authorized_keys"), F_OK), -1);
+        /* the dangling link's target appears later: still denied, still not followed */
+        put(at(W, ".ssh/authorized_keys"), SSH_SECRET "\n");
+        ck_assert(leaks(plain_read(at(W, "dangling")), 64)); /* control */
+        ck_assert_int_eq(refused_read(g, at(W, "dangling")), WARDER_EDENIED);
+        ck_assert_int_eq(
+            warder_backend_write(g, at(W, "dangling"), strlen(at(W, "dangling")), "x", 1, 0, NULL),
+            WARDER_EDENIED);
+        ck_assert_str_eq(peek(at(W, ".ssh/authorized_keys")), SSH_SECRET "\n");
+        warder_backend_free(g);
+}
+END_TEST
+
+/* fold_case (§2.12): with it, every case spelling of a denied name is denied; without it the
+ * spellings are other files (documented) — the control shows they are distinct. */
+START_TEST(test_case_spellings)
+{
+        put(at(W, ".ENV"), SECRET "\n");
+        put(at(W, ".Env"), SECRET "\n");
+        mkd(at(W, ".SSH"));
+        put(at(W, ".SSH/id_rsa"), SSH_SECRET "\n");
+        const char *yaml = "warder: 1\n"
+                           "default: deny\n"
+                           "fold_case: true\n"
+                           "read:\n"
+                           "  rules:\n"
+                           "    - deny: \"**/.env\"\n"
+                           "    - deny: \"**/.ssh/**\"\n"
+                           "    - allow: \"./**\"\n"
+                           "grep:\n"
+                           "  rules:\n"
+                           "    - allow: \"./**\"\n";
+        warder_backend *g = guard_over(local_at(W, _i & 1), yaml, W, NULL);
+        const char *forms[] = {".env", ".ENV", ".Env", ".SSH/id_rsa", "src/../.ENV"};
+        for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+                ck_assert(leaks(plain_read(at(W, forms[i])), 64));
+                ck_assert_int_eq(refused_read(g, forms[i]), WARDER_EDENIED);
+        }
+        struct warder_grep_result r;
+        ck_assert_int_eq(grep_at(g, W, "SECRET", NULL, &r), 0);
+        ck_assert(!grep_leaks(&r));
+        ck_assert_uint_eq(r.hidden_files, 5);
+        warder_grep_result_free(&r);
+        warder_backend_free(g);
+        /* control: without fold_case, `.ENV` is another name and the rule does not cover it */
+        char *nofold = strdup(yaml);
+        memcpy(strstr(nofold, "true"), "fals", 4);
+        *strstr(nofold, "fals\n") = 'f';
+        char *p = strstr(nofold, "fals\n");
+        memmove(p + 5, p + 4, strlen(p + 4) + 1);
+        p[4] = 'e';
+        g = guard_over(local_at(W, _i & 1), nofold, W, NULL);
+        struct warder_bytes out = {NULL, 0, false};
+        ck_assert_int_eq(do_read(g, ".ENV", 4, &out), 0);
+        ck_assert(leaks(out.data, out.len));
+        warder_bytes_free(&out);
+        ck_assert_int_eq(refused_read(g, ".env"), WARDER_EDENIED);
+        warder_backend_free(g);
+        free(nofold);
+}
+END_TEST
+
+/* Stacked guards: the stricter answer wins whichever layer is permissive (§4.1). */
+START_TEST(test_stacked_guards)
+{
+        const char *permissive = "warder: 1\ndefault: allow\n";
+        lnk("../.env", at(W, "src/innocent.txt"));
+        /* control: the permissive guard alone reads the secret */
+        warder_backend *p = guard_over(local_at(W, _i & 1), permissive, W, NULL);
+        struct warder_bytes out = {NULL, 0, false};
+        ck_assert_int_eq(do_read(p, ".env", 4, &out), 0);
+        ck_assert(leaks(out.data, out.len));
+        warder_bytes_free(&out);
+        warder_backend_free(p);
+        /* strict inside, permissive outside */
+        warder_backend *inner = guarded(_i, NULL);
+        warder_backend *outer = guard_over(inner, permissive, W, NULL);
+        ck_assert_int_eq(refused_read(outer, ".env"), WARDER_EDENIED);
+        ck_assert_int_eq(refused_read(outer, "src/innocent.txt"), WARDER_EDENIED);
+        struct warder_grep_result r;
+        ck_assert_int_eq(grep_at(outer, W, "SECRET", NULL, &r), 0);
+        ck_assert(!grep_leaks(&r));
+        warder_grep_result_free(&r);
+        warder_backend_free(outer);
+        /* permissive inside, strict outside */
+        inner = guard_over(local_at(W, _i & 1), permissive, W, NULL);
+        outer = guard_over(inner, secrets_yaml(), W, NULL);
+        ck_assert_int_eq(refused_read(outer, ".env"), WARDER_EDENIED);
+        ck_assert_int_eq(refused_read(outer, "src/innocent.txt"), WARDER_EDENIED);
+        ck_assert_int_eq(grep_at(outer, W, "SECRET", NULL, &r), 0);
+        ck_assert(!grep_leaks(&r));
+        warder_grep_result_free(&r);
+        warder_backend_free(outer);
+}
+END_TEST
+
+/* An approval callback is never asked about a deny, and a "yes" cannot turn one into allow. */
+static int approvals;
+static bool approve_all(void *ud, const struct warder_guard_request *req,
+                        const struct warder_decision *d)
+{
+        (void)ud;
+        (void)req;
+        (void)d;
+        approvals++;
+        return true;
+}
+
+/* The audit callback sees paths and decisions, never content. */
+static bool audit_saw_secret;
+static void audit_scan(void *ud, const struct warder_audit_event *ev)
+{
+        (void)ud;
+        const struct warder_guard_request *q = ev->request;
+        const char *s[] = {q->target,
+                           q->literal,
+                           q->real,
+                           ev->decision->pattern,
+                           ev->decision->reason,
+                           ev->decision->segment,
+                           ev->decision->candidate,
+                           ev->decision->note};
+        for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+                if (s[i] && leaks(s[i], strlen(s[i])))
+                        audit_saw_secret = true;
+}
+
+START_TEST(test_approval_and_audit)
+{
+        const char *yaml = "warder: 1\n"
+                           "default: ask\n"
+                           "read:\n"
+                           "  rules:\n"
+                           "    - deny: \"**/.env\"\n"
+                           "    - allow: \"./src/**\"\n"
+                           "grep:\n"
+                           "  default: allow\n";
+        struct warder_guard_options go = WARDER_GUARD_OPTIONS_INIT;
+        go.approve = approve_all;
+        go.audit = audit_scan;
+        approvals = 0;
+        audit_saw_secret = false;
+        warder_backend *g = guard_over(local_at(W, _i & 1), yaml, W, &go);
+        ck_assert_int_eq(refused_read(g, ".env"), WARDER_EDENIED);
+        ck_assert_int_eq(approvals, 0);
+        struct warder_bytes out = {NULL, 0, false};
+        put(at(W, "notes.txt"), "notes\n");
+        ck_assert_int_eq(do_read(g, "notes.txt", 9, &out), 0); /* ask → approved */
+        ck_assert_int_eq(approvals, 1);
+        warder_bytes_free(&out);
+        struct warder_grep_result r;
+        ck_assert_int_eq(grep_at(g, W, "SECRET|public", NULL, &r), 0);
+        ck_assert(!grep_leaks(&r)); /* read: ask on .ssh/id_rsa drops it too (§4.7) */
+        ck_assert_uint_eq(r.count, 1);
+        warder_grep_result_free(&r);
+        ck_assert(!audit_saw_secret);
+        warder_backend_free(g);
+}
+END_TEST
+
+/* ---- §6.2: the local backend's own confinement ------------------------------------------- */
+
+/*
+ * glob's walk starts below the pattern's literal leading directories. Those must be opened
+ * like every other path — beneath the root, never through a symlink — or a pattern such as
+ * `odir/sub/\*` lists a directory outside the root (or `keys/sub/\*` one the rules deny) by
+ * following the link `odir`.
+ */
+START_TEST(test_glob_prefix_through_a_link)
+{
+        mkd(at(O, "sub"));
+        put(at(O, "sub/outside-name-" OUT_SECRET), "x");
+        mkd(at(W, ".ssh/sub"));
+        put(at(W, ".ssh/sub/inside-name"), "x");
+        lnk(O, at(W, "odir"));
+        lnk(".ssh", at(W, "keys"));
+        /* control: through the links the names are there */
+        ck_assert_int_eq(access(at(W, "odir/sub/outside-name-" OUT_SECRET), F_OK), 0);
+        ck_assert_int_eq(access(at(W, "keys/sub/inside-name"), F_OK), 0);
+        for (int follow = 0; follow < 2; follow++) {
+                struct warder_local_options lo = WARDER_LOCAL_OPTIONS_INIT;
+                lo.force_fallback = _i & 1;
+                lo.follow_symlinks = follow;
+                warder_backend *b = NULL;
+                ck_assert_int_eq(warder_local_new(&b, W, &lo, NULL), 0);
+                const char *pats[] = {"odir/sub/*", "odir/sub/**", "odir/*/*", "keys/sub/*"};
+                for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+                        struct warder_entries e = {NULL, 0, 0};
+                        int rc = warder_backend_glob(b, pats[i], W, strlen(W), 0, &e, NULL);
+                        ck_assert_msg(rc != 0 || (!any_path_has(&e, "outside-name") &&
+                                                  (follow || !any_path_has(&e, "inside-name"))),
+                                      "glob %s (follow %d) listed through a symlink: %s", pats[i],
+                                      follow, e.count ? e.items[0].path : "");
+                        warder_entries_free(&e);
+                }
+                warder_backend_free(b);
+        }
+        /* and through the guard: no name of the denied or outside directory */
+        warder_backend *g = guarded(_i, NULL);
+        const char *pats[] = {"odir/sub/*", "keys/sub/*"};
+        for (size_t i = 0; i < 2; i++) {
+                struct warder_entries e = {NULL, 0, 0};
+                if (warder_backend_glob(g, pats[i], W, strlen(W), 0, &e, NULL) == 0) {
+                        ck_assert(!any_path_has(&e, "outside-name"));
+                        ck_assert(!any_path_has(&e, "inside-name"));
+                }
+                warder_entries_free(&e);
+        }
+        warder_backend_free(g);
+}
+END_TEST
+
 static Suite *suite(void)
 {
         Suite *s = suite_create("bypass");
@@ -346,6 +813,17 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_swap_between_check_and_write, 0, 2);
         tcase_add_loop_test(tc, test_swap_between_check_and_edit, 0, 2);
         tcase_add_loop_test(tc, test_swap_between_check_and_grep, 0, 2);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("guard");
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_loop_test(tc, test_spellings_of_a_denied_file, 0, 2);
+        tcase_add_loop_test(tc, test_grep_around_a_denied_file, 0, 2);
+        tcase_add_loop_test(tc, test_names_of_denied_entries, 0, 2);
+        tcase_add_loop_test(tc, test_writes_through_links, 0, 2);
+        tcase_add_loop_test(tc, test_case_spellings, 0, 2);
+        tcase_add_loop_test(tc, test_stacked_guards, 0, 2);
+        tcase_add_loop_test(tc, test_approval_and_audit, 0, 2);
+        tcase_add_loop_test(tc, test_glob_prefix_through_a_link, 0, 2);
         suite_add_tcase(s, tc);
         return s;
 }
