@@ -294,8 +294,9 @@ static size_t fwd_len(const struct warder__buf *lit, const char *real)
         return real ? strlen(real) : lit->len;
 }
 
-/* The flags to forward with (§4.2): when the inner backend resolved the real form, it must
- * open exactly that, without following a symlink swapped in after the decision. */
+/* §4.2: what is forwarded is a real form whenever the inner backend has realpath (also when it
+ * equals the literal form), so the inner backend must open it without following symlinks: a
+ * symlink swapped in after the decision is then an error, not an escape. */
 static unsigned fwd_flags(const struct request *r, unsigned flags)
 {
         return warder_backend_can_realpath(r->g->inner) ? flags | WARDER_NOFOLLOW : flags;

@@ -20,10 +20,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
 #include "backends/local-internal.h"
 #include "contract.h"
 #include "support.h"
 #include "warder/backend.h"
+#include "warder/guard.h"
 #include "warder/local.h"
 #include "warder/ruleset.h"
 
@@ -725,6 +729,75 @@ START_TEST(test_grep)
 }
 END_TEST
 
+/* Reference: every line matched on its own with the plain PCRE2 interpreter. */
+static size_t ref_grep(const char *pattern, bool caseless, const char *data, size_t len,
+                       uint64_t *lines, size_t max)
+{
+        int ec;
+        PCRE2_SIZE eo;
+        pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
+                                       caseless ? PCRE2_CASELESS : 0, &ec, &eo, NULL);
+        ck_assert_ptr_nonnull(re);
+        pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+        size_t n = 0;
+        uint64_t line = 0;
+        for (const char *p = data, *end = data + len; p < end;) {
+                const char *nl = memchr(p, '\n', (size_t)(end - p));
+                const char *eol = nl ? nl : end;
+                line++;
+                if (pcre2_match(re, (PCRE2_SPTR)p, (size_t)(eol - p), 0, 0, md, NULL) >= 0 &&
+                    n < max)
+                        lines[n++] = line;
+                p = eol + 1;
+        }
+        pcre2_match_data_free(md);
+        pcre2_code_free(re);
+        return n;
+}
+
+/* The grep fast paths (a literal found with memmem, a required byte found with memchr) give
+ * exactly the lines a per-line match gives, whatever the pattern. */
+START_TEST(test_grep_fast_paths_exact)
+{
+        static const char *patterns[] = {
+            "ab",    "a",        "",       "b$",     "^a",    "a\\z", "x(?!\\n)",
+            "a\\sb", "\\bab\\b", "(?i)AB", "b+a",    "[ab]x", "a.b",  "ba|xa",
+            "a\\n",  "^$",       "a b",    "(?=b)b", "x\\Z",  "a{2}",
+        };
+        warder_backend *b = backend(_i, true);
+        unsigned seed = 12345;
+        char data[600];
+        uint64_t want[700];
+        for (int round = 0; round < 40; round++) {
+                size_t len = 50 + (size_t)(rand_r(&seed) % 500);
+                for (size_t k = 0; k < len; k++)
+                        data[k] = "abAx \n"[rand_r(&seed) % 6];
+                FILE *f = fopen(P("g.txt"), "w");
+                fwrite(data, 1, len, f);
+                fclose(f);
+                for (size_t p = 0; p < sizeof(patterns) / sizeof(patterns[0]); p++) {
+                        for (int cl = 0; cl < 2; cl++) {
+                                size_t n = ref_grep(patterns[p], cl, data, len, want, 700);
+                                struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+                                req.pattern = patterns[p];
+                                req.path = P("g.txt");
+                                req.path_len = strlen(req.path);
+                                req.flags = cl ? WARDER_GREP_CASELESS : 0;
+                                struct warder_grep_result r = {0};
+                                ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+                                ck_assert_msg(r.count == n,
+                                              "'%s' (caseless %d): %zu lines, want %zu",
+                                              patterns[p], cl, r.count, n);
+                                for (size_t k = 0; k < n; k++)
+                                        ck_assert_uint_eq(r.items[k].line, want[k]);
+                                warder_grep_result_free(&r);
+                        }
+                }
+        }
+        warder_backend_free(b);
+}
+END_TEST
+
 /* §6.2 permission denied by the file system is its own error. */
 START_TEST(test_eacces)
 {
@@ -769,8 +842,23 @@ static int contract_setup(struct contract_fixture *f, void *ud)
         f->state = tmp;
         snprintf(f->root, sizeof(f->root), "%s", tmp);
         struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
-        o.force_fallback = ud != NULL;
-        return warder_local_new(&f->b, f->root, &o, NULL);
+        o.force_fallback = (intptr_t)ud & 1;
+        int rc = warder_local_new(&f->b, f->root, &o, NULL);
+        if (rc || !((intptr_t)ud & 2))
+                return rc;
+        /* A guard that allows everything is indistinguishable from the backend it wraps. */
+        const char *yaml = "warder: 1\ndefault: allow\n";
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = f->root;
+        warder_ruleset *rs = NULL;
+        warder_backend *g = NULL;
+        rc = warder_ruleset_load_string(&rs, yaml, strlen(yaml), "allow.yaml", &ro, NULL);
+        if (!rc)
+                rc = warder_guard_new(&g, f->b, rs, NULL, NULL);
+        warder_ruleset_free(rs);
+        if (!rc)
+                f->b = g;
+        return rc;
 }
 
 static void contract_teardown(struct contract_fixture *f, void *ud)
@@ -783,8 +871,10 @@ static void contract_teardown(struct contract_fixture *f, void *ud)
 }
 
 static const struct contract_target targets[] = {
-    {"local (openat2)", contract_setup, contract_teardown, NULL, NULL},
+    {"local (openat2)", contract_setup, contract_teardown, (void *)0, NULL},
     {"local (fallback)", contract_setup, contract_teardown, (void *)1, NULL},
+    {"guard over local (openat2)", contract_setup, contract_teardown, (void *)2, NULL},
+    {"guard over local (fallback)", contract_setup, contract_teardown, (void *)3, NULL},
 };
 
 static Suite *suite(void)
@@ -806,6 +896,7 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_ls, 0, 2);
         tcase_add_loop_test(tc, test_glob, 0, 2);
         tcase_add_loop_test(tc, test_grep, 0, 2);
+        tcase_add_loop_test(tc, test_grep_fast_paths_exact, 0, 2);
         tcase_add_loop_test(tc, test_eacces, 0, 2);
         suite_add_tcase(s, tc);
         suite_add_tcase(s, contract_tcase(targets, sizeof(targets) / sizeof(targets[0])));
