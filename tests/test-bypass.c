@@ -804,6 +804,174 @@ START_TEST(test_glob_prefix_through_a_link)
 }
 END_TEST
 
+/* ---- §1.8, §2.11, §2.13: rulesets that look right but would not deny ---------------------- */
+
+/*
+ * Each document is what an author might write meaning "deny reading .env"; a slip makes it
+ * mean less. Each must either fail to load, or deny `.env` anyway — never load and allow.
+ * The control: the same loader and check allow `.env` under `default: allow` alone, and the
+ * intended document denies it.
+ */
+static const char *const slips[] = {
+    /* a duplicate key: the second `read` would replace the first */
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**/.env\"\nread:\n  default: "
+    "allow\n",
+    /* YAML 1.1 booleans are strings in 1.2: `fold_case: yes` must not load as false */
+    "warder: 1\ndefault: allow\nfold_case: yes\nread:\n  rules:\n    - deny: \"**/.ENV\"\n",
+    "warder: 1\ndefault: allow\nfold_case: 'true'\nread:\n  rules:\n    - deny: \"**/.ENV\"\n",
+    "warder: 1\ndefault: allow\nfold_case: 1\nread:\n  rules:\n    - deny: \"**/.ENV\"\n",
+    /* two actions in one rule */
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**/.env\"\n      allow: \"**\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - allow: \"**/x\"\n      deny: \"**/.env\"\n",
+    /* duplicate action key in one rule */
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**/x\"\n      deny: \"**/.env\"\n",
+    /* misspellings */
+    "warder: 1\ndefault: allow\nreads:\n  rules:\n    - deny: \"**/.env\"\n",
+    "warder: 1\ndefault: allow\nRead:\n  rules:\n    - deny: \"**/.env\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rule:\n    - deny: \"**/.env\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - denny: \"**/.env\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - Deny: \"**/.env\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**/.env\"\n      reasn: x\n",
+    /* a default that is not an action name */
+    "warder: 1\ndefault: Deny\n",
+    "warder: 1\ndefault: \"deny \"\n",
+    "warder: 1\ndefault: no\n",
+    "warder: 1\ndefault: false\n",
+    "warder: 1\ndefault: ~\n",
+    "warder: 1\ndefault: [deny]\n",
+    "warder: 1\ndefault: allow\nread:\n  default: \"\"\n  rules:\n    - deny: \"**/.env\"\n",
+    /* patterns that are not strings, or null, or empty */
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: ~\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny:\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: [\"**/.env\"]\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: {a: b}\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: true\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: 123\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: 0x1F\n",
+    "warder: 1\ndefault: allow\nread:\n  rules: ~\n",
+    "warder: 1\ndefault: allow\nread:\n  rules: \"**/.env\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - \"**/.env\"\n",
+    "warder: 1\ndefault: allow\nread: ~\n",
+    "warder: 1\ndefault: allow\nread:\n",
+    /* patterns that can never match a normalised target (§2.11) */
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"!**/.env\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**//.env\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**/./.env\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"src/../.env\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"{,**/.env}\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**/.env[\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**/.env{\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**/.env}\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**/[[:alfa:]]env\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**/[z-a]env\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**/.env\\\\\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"~root/.env\"\n",
+    /* an explicit id of the generated form */
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**/.env\"\n      id: \"read:1\"\n",
+    /* an alias that is recursive, an alias to nothing, a merge key */
+    "warder: 1\ndefault: allow\nread: &r\n  rules:\n    - deny: *r\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: *nothing\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - <<: {deny: \"**/x\"}\n",
+    /* a second document */
+    "warder: 1\ndefault: allow\n---\nwarder: 1\nread:\n  rules:\n    - deny: \"**/.env\"\n",
+    /* a precedence or version the loader does not know */
+    "warder: 1\ndefault: allow\nprecedence: strict\nread:\n  rules:\n    - allow: \"**\"\n    - "
+    "deny: "
+    "\"**/.env\"\n",
+    "warder: 2\ndefault: allow\n",
+    "default: allow\n",
+    /* an unknown operation block or key at the top */
+    "warder: 1\ndefault: allow\ncat:\n  default: deny\n",
+    "warder: 1\ndefault: allow\nrules:\n  - deny: \"**/.env\"\n",
+};
+
+/* Loads `yaml` and decides `read` on W/.env; returns -1 when the document does not load. */
+static int read_action(const char *yaml, size_t len, const struct warder_ruleset_options *opts)
+{
+        warder_ruleset *rs = NULL;
+        struct warder_error e = WARDER_ERROR_INIT;
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        if (opts)
+                ro = *opts;
+        ro.root = W;
+        if (warder_ruleset_load_string(&rs, yaml, len, "slip", &ro, &e) != 0) {
+                warder_error_clear(&e);
+                return -1;
+        }
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert_int_eq(warder_ruleset_check(rs, WARDER_OP_READ, at(W, ".env"), NULL, &d, NULL),
+                         0);
+        int a = (int)d.action;
+        warder_decision_clear(&d);
+        warder_ruleset_free(rs);
+        return a;
+}
+
+START_TEST(test_ruleset_slips)
+{
+        const char *y = slips[_i];
+        /* control: the loader and the check do allow under a plain `default: allow`, and the
+         * intended rule denies */
+        const char *allow = "warder: 1\ndefault: allow\n";
+        ck_assert_int_eq(read_action(allow, strlen(allow), NULL), WARDER_ALLOW);
+        const char *meant = "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**/.env\"\n";
+        ck_assert_int_eq(read_action(meant, strlen(meant), NULL), WARDER_DENY);
+        int a = read_action(y, strlen(y), NULL);
+        ck_assert_msg(a == -1 || a == WARDER_DENY, "slip %d loaded and decides %s on .env:\n%s", _i,
+                      warder_action_name((enum warder_action)a), y);
+}
+END_TEST
+
+/* A limit is a load error, never a truncation that drops the deny (§1.8, §2.13). */
+START_TEST(test_ruleset_limits)
+{
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        /* the deny comes last, after many allows that do not cover .env */
+        char *y = malloc(1 << 20);
+        size_t n = (size_t)snprintf(y, 1 << 20, "warder: 1\ndefault: allow\nread:\n  rules:\n");
+        for (int i = 0; i < 50; i++)
+                n += (size_t)snprintf(y + n, (1 << 20) - n, "    - allow: \"**/f%d\"\n", i);
+        n += (size_t)snprintf(y + n, (1 << 20) - n, "    - deny: \"**/.env\"\n");
+        ck_assert_int_eq(read_action(y, n, NULL), WARDER_DENY); /* control */
+        ro.max_rules = 10;
+        ck_assert_int_eq(read_action(y, n, &ro), -1);
+        ro = (struct warder_ruleset_options)WARDER_RULESET_OPTIONS_INIT;
+        ro.max_nodes = 40;
+        ck_assert_int_eq(read_action(y, n, &ro), -1);
+        ro = (struct warder_ruleset_options)WARDER_RULESET_OPTIONS_INIT;
+        ro.max_file_size = n - 1;
+        ck_assert_int_eq(read_action(y, n, &ro), -1);
+        /* a pattern over the length limit */
+        n = (size_t)snprintf(y, 1 << 20,
+                             "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"");
+        for (int i = 0; i < 5000; i++)
+                y[n++] = 'a';
+        n += (size_t)snprintf(y + n, (1 << 20) - n, "{,**/.env}\"\n");
+        ck_assert_int_eq(read_action(y, n, NULL), -1);
+        /* too many brace expansions */
+        n = (size_t)snprintf(y, 1 << 20,
+                             "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"");
+        for (int i = 0; i < 9; i++)
+                n += (size_t)snprintf(y + n, (1 << 20) - n, "{a,b}");
+        n += (size_t)snprintf(y + n, (1 << 20) - n, "{x,**/.env}\"\n");
+        ck_assert_int_eq(read_action(y, n, NULL), -1);
+        /* a deeply nested document */
+        n = (size_t)snprintf(y, 1 << 20, "warder: 1\ndefault: allow\nx: ");
+        for (int i = 0; i < 100; i++)
+                y[n++] = '[';
+        for (int i = 0; i < 100; i++)
+                y[n++] = ']';
+        y[n++] = '\n';
+        ck_assert_int_eq(read_action(y, n, NULL), -1);
+        /* a NUL inside the document */
+        const char nul[] =
+            "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**/.e\0nv\"\n";
+        ck_assert_int_ne(read_action(nul, sizeof(nul) - 1, NULL), WARDER_ALLOW);
+        free(y);
+}
+END_TEST
+
 static Suite *suite(void)
 {
         Suite *s = suite_create("bypass");
@@ -824,6 +992,11 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_stacked_guards, 0, 2);
         tcase_add_loop_test(tc, test_approval_and_audit, 0, 2);
         tcase_add_loop_test(tc, test_glob_prefix_through_a_link, 0, 2);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("rulesets");
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_loop_test(tc, test_ruleset_slips, 0, (int)(sizeof(slips) / sizeof(slips[0])));
+        tcase_add_test(tc, test_ruleset_limits);
         suite_add_tcase(s, tc);
         return s;
 }
