@@ -18,6 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "mock-backend.h"
 #include "support.h"
 #include "warder/backend.h"
 #include "warder/guard.h"
@@ -972,6 +973,125 @@ START_TEST(test_ruleset_limits)
 }
 END_TEST
 
+/* ---- §2.11: root and home are escaped before they are spliced into patterns ------------------ */
+
+static int decide_in(const char *yaml, const char *root, const char *home, enum warder_op op,
+                     const char *target)
+{
+        warder_ruleset *rs = load(yaml, root, home);
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert_int_eq(warder_ruleset_check(rs, op, target, NULL, &d, NULL), 0);
+        int a = (int)d.action;
+        warder_decision_clear(&d);
+        warder_ruleset_free(rs);
+        return a;
+}
+
+/*
+ * A workspace whose name holds glob syntax. If root or home were spliced in unescaped, a
+ * rule anchored there would match nothing (or something else) and the deny would be lost.
+ */
+START_TEST(test_root_with_glob_syntax)
+{
+        static const char *const odd[] = {"/tmp/ws[ab]",  "/tmp/ws*",   "/tmp/w?s",
+                                          "/tmp/ws{x,y}", "/tmp/ws\\",  "/tmp/ws]",
+                                          "/tmp/[!a]",    "/tmp/ws\\*", "/tmp/**"};
+        const char *yaml = "warder: 1\n"
+                           "default: allow\n"
+                           "read:\n"
+                           "  rules:\n"
+                           "    - deny: \"./.env\"\n"
+                           "    - deny: \"*.pem\"\n"
+                           "    - deny: \"keys/**\"\n"
+                           "    - deny: \"~/.ssh/**\"\n"
+                           "    - deny: \"build/\"\n";
+        const char *plain = "warder: 1\ndefault: allow\n";
+        for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+                const char *r = odd[i];
+                char home[64];
+                snprintf(home, sizeof(home), "%s/home", r);
+                const char *targets[] = {".env", "a/b/c.pem", "keys/k", "~/.ssh/id_rsa",
+                                         "build/x/y"};
+                for (size_t t = 0; t < sizeof(targets) / sizeof(targets[0]); t++) {
+                        /* control: without the rules, the same target is allowed */
+                        ck_assert_int_eq(decide_in(plain, r, home, WARDER_OP_READ, targets[t]),
+                                         WARDER_ALLOW);
+                        ck_assert_msg(decide_in(yaml, r, home, WARDER_OP_READ, targets[t]) ==
+                                          WARDER_DENY,
+                                      "root '%s': %s not denied", r, targets[t]);
+                }
+                /* and the escaping does not widen: the same names under a sibling are not
+                 * covered by the anchored rules */
+                ck_assert_int_eq(decide_in(yaml, r, home, WARDER_OP_READ, "/tmp/wsa/.env"),
+                                 WARDER_ALLOW);
+        }
+}
+END_TEST
+
+/* ---- §6.1 and the library fallbacks: the same attacks on a memory tree --------------------- */
+
+static void mem_put(warder_backend *m, const char *path, const char *content)
+{
+        ck_assert_int_eq(
+            warder_backend_write(m, path, strlen(path), content, strlen(content), 0, NULL), 0);
+}
+
+/* `_i`: 0 the memory backend's own glob/grep/edit, 1 the library fallbacks over its
+ * read/write/ls (a host backend with only the required methods). */
+START_TEST(test_memory_and_fallbacks)
+{
+        warder_backend *mem = NULL;
+        ck_assert_int_eq(warder_memory_new(&mem, NULL), 0);
+        mem_put(mem, "/ws/.env", SECRET "\n");
+        mem_put(mem, "/ws/.ssh/id_rsa", SSH_SECRET "\n");
+        mem_put(mem, "/ws/src/ok.txt", "public\n");
+        mem_put(mem, "/ws/src/.env", SECRET "\n");
+        warder_backend *inner = mem;
+        if (_i)
+                ck_assert_int_eq(mock_backend_new(&inner, mem, MOCK_STORAGE_ONLY), 0);
+        struct warder_grep_result r;
+        /* control: unguarded, the secrets are there to read and to find */
+        ck_assert_int_eq(grep_at(inner, "/ws", "SECRET", NULL, &r), 0);
+        ck_assert(grep_leaks(&r));
+        warder_grep_result_free(&r);
+        warder_backend *g = guard_over(inner, secrets_yaml(), "/ws", NULL);
+        const char *forms[] = {"/ws/.env",  ".env",       "src/../.env", "/ws//src/./.env",
+                               "/ws/.env/", "../ws/.env", ".ssh/id_rsa", "/ws/.ssh/x/../id_rsa"};
+        for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+                ck_assert_int_eq(refused_read(g, forms[i]), WARDER_EDENIED);
+                ck_assert_int_eq(
+                    warder_backend_write(g, forms[i], strlen(forms[i]), "x", 1, 0, NULL),
+                    WARDER_EDENIED);
+                size_t n = 0;
+                ck_assert_int_eq(warder_backend_edit(g, forms[i], strlen(forms[i]), "SECRET", 6,
+                                                     "PWNED!", 6, 0, &n, NULL),
+                                 WARDER_EDENIED);
+        }
+        const char *filters[] = {NULL, ".env", "**", "**/.env", ".ssh/*", "*"};
+        for (size_t i = 0; i < sizeof(filters) / sizeof(filters[0]); i++) {
+                ck_assert_int_eq(grep_at(g, "/ws", "SECRET|public", filters[i], &r), 0);
+                ck_assert_msg(!grep_leaks(&r), "grep filter %s leaked", filters[i]);
+                warder_grep_result_free(&r);
+        }
+        ck_assert_int_eq(grep_at(g, "/ws/src/.env", "SECRET", NULL, &r), WARDER_EDENIED);
+        ck_assert_int_eq(grep_at(g, "/", "SECRET", NULL, &r), WARDER_EDENIED); /* outside */
+        struct warder_entries e = {NULL, 0, 0};
+        const char *pats[] = {"**", "**/.env", "*", ".*", "/ws/**", "**/*"};
+        for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+                ck_assert_int_eq(warder_backend_glob(g, pats[i], "/ws", 3, 0, &e, NULL), 0);
+                ck_assert_msg(!any_path_has(&e, ".env") && !any_path_has(&e, ".ssh"), "glob %s",
+                              pats[i]);
+                warder_entries_free(&e);
+        }
+        ck_assert_int_eq(warder_backend_ls(g, "/ws/.ssh", 8, 0, &e, NULL), WARDER_EDENIED);
+        struct warder_bytes out = {NULL, 0, false};
+        ck_assert_int_eq(warder_backend_read(mem, "/ws/.env", 8, 0, 0, 0, &out, NULL), 0);
+        ck_assert_str_eq(out.data, SECRET "\n"); /* unchanged */
+        warder_bytes_free(&out);
+        warder_backend_free(g);
+}
+END_TEST
+
 static Suite *suite(void)
 {
         Suite *s = suite_create("bypass");
@@ -992,11 +1112,13 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_stacked_guards, 0, 2);
         tcase_add_loop_test(tc, test_approval_and_audit, 0, 2);
         tcase_add_loop_test(tc, test_glob_prefix_through_a_link, 0, 2);
+        tcase_add_loop_test(tc, test_memory_and_fallbacks, 0, 2);
         suite_add_tcase(s, tc);
         tc = tcase_create("rulesets");
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_loop_test(tc, test_ruleset_slips, 0, (int)(sizeof(slips) / sizeof(slips[0])));
         tcase_add_test(tc, test_ruleset_limits);
+        tcase_add_test(tc, test_root_with_glob_syntax);
         suite_add_tcase(s, tc);
         return s;
 }
