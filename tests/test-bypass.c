@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1133,6 +1135,72 @@ START_TEST(test_grep_hidden_count_is_a_content_oracle)
 }
 END_TEST
 
+/* §4.10: a ruleset swapped while other threads read never lets a request see a mix (here:
+ * every ruleset denies .env, by a rule or by its default, so every read is refused). */
+struct swap_readers {
+        warder_backend *g;
+        atomic_bool stop;
+        atomic_uint leaked, reads;
+};
+
+static void *swap_reader(void *arg)
+{
+        struct swap_readers *s = arg;
+        while (!atomic_load(&s->stop)) {
+                struct warder_bytes out = {NULL, 0, false};
+                int rc = warder_backend_read(s->g, ".env", 4, 0, 0, 0, &out, NULL);
+                if (rc == 0 || leaks(out.data, out.len))
+                        atomic_fetch_add(&s->leaked, 1);
+                warder_bytes_free(&out);
+                struct warder_grep_result r;
+                if (grep_at(s->g, W, "SECRET", NULL, &r) == 0 && grep_leaks(&r))
+                        atomic_fetch_add(&s->leaked, 1);
+                warder_grep_result_free(&r);
+                atomic_fetch_add(&s->reads, 1);
+        }
+        return NULL;
+}
+
+START_TEST(test_ruleset_swap_under_threads)
+{
+        const char *by_default = "warder: 1\ndefault: deny\nread:\n  rules:\n    - allow: "
+                                 "\"./src/**\"\ngrep:\n  default: allow\n";
+        const char *permissive = "warder: 1\ndefault: allow\n";
+        warder_ruleset *a = load(secrets_yaml(), W, NULL);
+        warder_ruleset *b = load(by_default, W, NULL);
+        warder_ruleset *p = load(permissive, W, NULL);
+        struct swap_readers s;
+        s.g = guarded(0, NULL);
+        /* control: the permissive ruleset would let the read through */
+        ck_assert_int_eq(warder_guard_set_ruleset(s.g, p), 0);
+        struct warder_bytes out = {NULL, 0, false};
+        ck_assert_int_eq(do_read(s.g, ".env", 4, &out), 0);
+        ck_assert(leaks(out.data, out.len));
+        warder_bytes_free(&out);
+        ck_assert_int_eq(warder_guard_set_ruleset(s.g, a), 0);
+        atomic_init(&s.stop, false);
+        atomic_init(&s.leaked, 0);
+        atomic_init(&s.reads, 0);
+        pthread_t t[3];
+        for (int i = 0; i < 3; i++)
+                ck_assert_int_eq(pthread_create(&t[i], NULL, swap_reader, &s), 0);
+        for (int i = 0; i < 2000 || atomic_load(&s.reads) < 300; i++) {
+                ck_assert_int_eq(warder_guard_set_ruleset(s.g, (i & 1) ? a : b), 0);
+                if (i > 200000)
+                        break;
+        }
+        atomic_store(&s.stop, true);
+        for (int i = 0; i < 3; i++)
+                pthread_join(t[i], NULL);
+        ck_assert_uint_eq(atomic_load(&s.leaked), 0);
+        ck_assert_uint_gt(atomic_load(&s.reads), 0);
+        warder_backend_free(s.g);
+        warder_ruleset_free(a);
+        warder_ruleset_free(b);
+        warder_ruleset_free(p);
+}
+END_TEST
+
 static Suite *suite(void)
 {
         Suite *s = suite_create("bypass");
@@ -1155,6 +1223,7 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_glob_prefix_through_a_link, 0, 2);
         tcase_add_loop_test(tc, test_memory_and_fallbacks, 0, 2);
         tcase_add_test(tc, test_grep_hidden_count_is_a_content_oracle);
+        tcase_add_test(tc, test_ruleset_swap_under_threads);
         suite_add_tcase(s, tc);
         tc = tcase_create("rulesets");
         tcase_add_checked_fixture(tc, setup, teardown);
