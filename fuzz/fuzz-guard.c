@@ -170,8 +170,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         int n = secret ? snprintf(msg, sizeof msg, MARKER "%u\nmore " MARKER "%u\n",
                                                   step, step)
                                        : snprintf(msg, sizeof msg, "public %u\nline\n", step);
-                        (void)warder_backend_write(inner, lit, strlen(lit), msg, (size_t)n, 0,
-                                                   NULL);
+                        if (warder_backend_write(inner, lit, strlen(lit), msg, (size_t)n, 0, NULL))
+                                break;
+                        /* Control arm: without the guard the content is there to be read. */
+                        struct warder_bytes raw = {0};
+                        rc = warder_backend_read(inner, lit, strlen(lit), 0, 0, 0, &raw, NULL);
+                        FUZZ_CHECK(rc == 0 && has_marker(raw.data, raw.len) == secret,
+                                   "planted '%s' does not read back (%d)", lit, rc);
+                        warder_bytes_free(&raw);
                         break;
                 }
                 case 1: { /* read */

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "backends/exec.h"
+#include "warder/guard.h"
 #include "warder/memory.h"
 #include "warder/sys/backend.h"
 #include "support.h"
@@ -605,6 +606,11 @@ END_TEST
 
 /* ---- Landlock ---- */
 
+static bool python3_available(void)
+{
+        return access("/usr/bin/python3", X_OK) == 0;
+}
+
 static bool landlock_available(void)
 {
         return warder__landlock_abi() > 0;
@@ -619,30 +625,45 @@ START_TEST(test_landlock_confines)
         struct warder_exec_result r;
         char cmd[512];
 
-        /* Control arm: without Landlock the child reads and writes outside the root. */
-        snprintf(cmd, sizeof(cmd), "cat %s/secret", outside);
-        ck_assert_int_eq(run(&cfg, cmd, &r), 0);
-        ck_assert_str_eq(r.out.data, "SECRET-OUTSIDE\n");
-        ck_assert(!r.landlock_applied);
-        result_free(&r);
-        snprintf(cmd, sizeof(cmd), "echo x > %s/control", outside);
-        ck_assert_int_eq(run(&cfg, cmd, &r), 0);
-        ck_assert_int_eq(r.exit_status, 0);
-        ck_assert(exists(outside, "control"));
-        result_free(&r);
-
-        cfg.landlock = WARDER_LANDLOCK_REQUIRED;
-        snprintf(cmd, sizeof(cmd), "cat %s/secret", outside);
-        ck_assert_int_eq(run(&cfg, cmd, &r), 0);
-        ck_assert(r.landlock_applied);
-        ck_assert_ptr_null(strstr(r.out.data, "SECRET-OUTSIDE"));
-        ck_assert_int_ne(r.exit_status, 0);
-        result_free(&r);
-        snprintf(cmd, sizeof(cmd), "echo x > %s/file", outside);
-        ck_assert_int_eq(run(&cfg, cmd, &r), 0);
-        ck_assert_int_ne(r.exit_status, 0);
-        ck_assert(!exists(outside, "file"));
-        result_free(&r);
+        /*
+         * Both as plain commands and wrapped in `sh -c` (what an inspection might be told to
+         * allow): the kernel does not care how the command was spelled.
+         */
+        static const char *const reads[] = {"cat %s/secret", "sh -c 'cat %s/secret'",
+                                            "python3 -c 'print(open(\"%s/secret\").read())'"};
+        static const char *const writes[] = {"echo x > %s/file%d", "sh -c 'echo x > %s/file%d'"};
+        for (int on = 0; on < 2; on++) {
+                cfg.landlock = on ? WARDER_LANDLOCK_REQUIRED : WARDER_LANDLOCK_OFF;
+                for (size_t i = 0; i < 3; i++) {
+                        if (i == 2 && !python3_available())
+                                continue;
+                        snprintf(cmd, sizeof(cmd), reads[i], outside);
+                        ck_assert_int_eq(run(&cfg, cmd, &r), 0);
+                        ck_assert_int_eq(r.landlock_applied, on);
+                        if (on) {
+                                ck_assert_msg(!strstr(r.out.data, "SECRET-OUTSIDE"), "%s", cmd);
+                                ck_assert_int_ne(r.exit_status, 0);
+                        } else { /* control arm */
+                                ck_assert_msg(strstr(r.out.data, "SECRET-OUTSIDE"), "%s", cmd);
+                        }
+                        result_free(&r);
+                }
+                for (size_t i = 0; i < 2; i++) {
+                        char name[32];
+                        int n = on * 10 + (int)i;
+                        snprintf(cmd, sizeof(cmd), writes[i], outside, n);
+                        snprintf(name, sizeof(name), "file%d", n);
+                        ck_assert_int_eq(run(&cfg, cmd, &r), 0);
+                        if (on) {
+                                ck_assert_int_ne(r.exit_status, 0);
+                                ck_assert(!exists(outside, name));
+                        } else { /* control arm */
+                                ck_assert_int_eq(r.exit_status, 0);
+                                ck_assert(exists(outside, name));
+                        }
+                        result_free(&r);
+                }
+        }
 
         /* Inside the root everything works, and the system a shell needs is readable. */
         ck_assert_int_eq(run(&cfg,
@@ -765,11 +786,6 @@ static int fake_mask(void *ud, const char *literal, const char *real, bool *mask
                         *mask = true;
         }
         return 0;
-}
-
-static bool python3_available(void)
-{
-        return access("/usr/bin/python3", X_OK) == 0;
 }
 
 START_TEST(test_mask_control_and_effect)
@@ -907,6 +923,29 @@ START_TEST(test_mask_special_files)
                          0);
         ck_assert_str_eq(r.out.data, "covered\n");
         ck_assert_int_eq(r.exit_status, 0); /* an empty read, not a blocked one */
+        result_free(&r);
+}
+END_TEST
+
+static int mask_nothing(void *ud, const char *literal, const char *real, bool *mask)
+{
+        (void)ud;
+        (void)literal;
+        (void)real;
+        *mask = false;
+        return 0;
+}
+
+/* Nothing denied: the command runs as usual and the result says nothing was masked. */
+START_TEST(test_mask_nothing_to_cover)
+{
+        struct warder__exec_config cfg;
+        config(&cfg);
+        cfg.mask = mask_nothing;
+        struct warder_exec_result r;
+        ck_assert_int_eq(run(&cfg, "cat .env", &r), 0);
+        ck_assert(!r.masked);
+        ck_assert_str_eq(r.out.data, "API_KEY=SECRET-ROOT-ENV\n");
         result_free(&r);
 }
 END_TEST
@@ -1214,6 +1253,114 @@ START_TEST(test_local_backend_execute)
 }
 END_TEST
 
+struct worker {
+        int id;
+        int ok;
+};
+
+static void *worker_main(void *arg)
+{
+        struct worker *w = arg;
+        struct warder__exec_config cfg;
+        config(&cfg);
+        cfg.mask = fake_mask;
+        if (warder__landlock_abi() > 0)
+                cfg.landlock = WARDER_LANDLOCK_REQUIRED;
+        for (int i = 0; i < 5; i++) {
+                char cmd[128], expect[64];
+                snprintf(cmd, sizeof(cmd), "echo %d-%d; cat .env >&2", w->id, i);
+                snprintf(expect, sizeof(expect), "%d-%d\n", w->id, i);
+                struct warder_exec_result r;
+                if (run(&cfg, cmd, &r) != 0)
+                        return NULL;
+                if (strcmp(r.out.data, expect) == 0 && !strstr(r.err.data, "SECRET") && r.masked &&
+                    r.exit_status == 0)
+                        w->ok++;
+                result_free(&r);
+        }
+        return NULL;
+}
+
+/* Concurrent calls from several host threads keep to their own commands. */
+START_TEST(test_concurrent_calls)
+{
+        struct worker w[4];
+        pthread_t t[4];
+        for (int i = 0; i < 4; i++) {
+                w[i] = (struct worker){i, 0};
+                ck_assert_int_eq(pthread_create(&t[i], NULL, worker_main, &w[i]), 0);
+        }
+        for (int i = 0; i < 4; i++) {
+                ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+                ck_assert_int_eq(w[i].ok, 5);
+        }
+}
+END_TEST
+
+/*
+ * §5.8: inspection is a guard rail, the backend's confinement is the boundary. A command the
+ * guard lets through (it cannot see the file name being built) still finds nothing under the
+ * mask; without the mask it reads the secret (control arm). And the guard has `execute`
+ * exactly when the local backend does (§4.8).
+ */
+START_TEST(test_guard_over_exec_backend)
+{
+        static const char yaml[] = "warder: 1\n"
+                                   "default: allow\n"
+                                   "read:\n"
+                                   "  default: allow\n"
+                                   "  rules:\n"
+                                   "    - deny: '**/.env'\n"
+                                   "execute:\n"
+                                   "  default: allow\n";
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = root;
+        warder_ruleset *rs = NULL;
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_msg(warder_ruleset_load_string(&rs, yaml, sizeof(yaml) - 1, NULL, &ro, &err) == 0,
+                      "%s", err.message);
+
+        const char *cmds[] = {"find . -name '.e*' -exec cat {} +",
+                              "python3 -c 'print(open(\".e\" + \"nv\").read())'"};
+        for (int masked = 0; masked < 2; masked++) {
+                struct warder_local_options opts = WARDER_LOCAL_OPTIONS_INIT;
+                opts.exec = true;
+                opts.mask_ruleset = masked ? rs : NULL;
+                warder_backend *local = NULL, *g = NULL;
+                ck_assert_int_eq(warder_local_new(&local, root, &opts, &err), 0);
+                ck_assert_msg(warder_guard_new(&g, local, rs, NULL, &err) == 0, "%s", err.message);
+                ck_assert(warder_backend_can_execute(g));
+                for (size_t i = 0; i < 2; i++) {
+                        if (i == 1 && !python3_available())
+                                continue;
+                        struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
+                        req.command = cmds[i];
+                        req.command_len = strlen(cmds[i]);
+                        req.flags = WARDER_APPROVED; /* satisfies ask, never deny */
+                        struct warder_exec_result r;
+                        ck_assert_msg(warder_backend_execute(g, &req, &r, &err) == 0, "%s: %s",
+                                      cmds[i], err.message);
+                        if (masked)
+                                ck_assert_msg(!strstr(r.out.data, "SECRET"), "%s", cmds[i]);
+                        else /* control arm: the guard rail alone lets it through */
+                                ck_assert_msg(strstr(r.out.data, "SECRET-ROOT-ENV"), "%s", cmds[i]);
+                        warder_exec_result_free(&r);
+                }
+                warder_backend_free(g);
+        }
+
+        /* Without opts.exec neither the backend nor its guard can execute. */
+        struct warder_local_options opts = WARDER_LOCAL_OPTIONS_INIT;
+        warder_backend *local = NULL, *g = NULL;
+        ck_assert_int_eq(warder_local_new(&local, root, &opts, &err), 0);
+        ck_assert_int_eq(warder_guard_new(&g, local, rs, NULL, &err), 0);
+        ck_assert(!warder_backend_can_execute(g));
+        warder_backend_free(g);
+        warder_ruleset_free(rs);
+        warder_error_clear(&err);
+}
+END_TEST
+
 /* ---- hooks and docs ---- */
 
 struct open_dir_log {
@@ -1320,20 +1467,27 @@ static void squeeze(const char *in, char *out, size_t cap)
         out[n] = '\0';
 }
 
-static FILE *open_doc(void)
+/* The exec backend's docs: the first of these files that holds `marker`, read whole. */
+static bool read_doc(const char *marker, char *buf, size_t cap)
 {
         const char *src = getenv("WARDER_SOURCE_ROOT");
         if (!src)
-                return NULL;
+                return false;
         const char *names[] = {"docs/execute.md", "docs/exec-backend.md"};
-        char path[1024];
         for (size_t i = 0; i < 2; i++) {
+                char path[1024];
                 snprintf(path, sizeof(path), "%s/%s", src, names[i]);
                 FILE *f = fopen(path, "r");
-                if (f)
-                        return f;
+                if (!f)
+                        continue;
+                size_t n = fread(buf, 1, cap - 1, f);
+                buf[n] = '\0';
+                fclose(f);
+                if (strstr(buf, marker))
+                        return true;
         }
-        return NULL;
+        ck_abort_msg("no doc holds '%s'", marker);
+        return false;
 }
 
 START_TEST(test_docs_configuration_example)
@@ -1361,14 +1515,11 @@ START_TEST(test_docs_configuration_example)
         warder_ruleset_free(rs);
 
         /* The docs show exactly this code. */
-        FILE *f = open_doc();
-        if (!f)
+        static char doc[65536], block[8192], want[8192], got[8192];
+        const char *marker = "<!-- exec-config-example";
+        if (!read_doc(marker, doc, sizeof(doc)))
                 return;
-        static char doc[8192], block[8192], want[8192], got[8192];
-        size_t n = fread(doc, 1, sizeof(doc) - 1, f);
-        doc[n] = '\0';
-        fclose(f);
-        const char *start = strstr(doc, "```c\n");
+        const char *start = strstr(strstr(doc, marker), "```c\n");
         ck_assert_ptr_nonnull(start);
         start += 5;
         const char *end = strstr(start, "```");
@@ -1383,29 +1534,21 @@ END_TEST
 /* The documented system list of readable trees is the one the code uses. */
 START_TEST(test_docs_default_read_list)
 {
-        if (!getenv("WARDER_SOURCE_ROOT"))
+        static char doc[65536];
+        const char *marker = "```text landlock-default-read\n";
+        if (!read_doc(marker, doc, sizeof(doc)))
                 return;
-        FILE *f = open_doc();
-        char line[1024];
-        ck_assert_ptr_nonnull(f);
-        bool in = false, found = false;
+        const char *p = strstr(doc, marker) + strlen(marker);
         size_t n = 0;
-        while (fgets(line, sizeof(line), f)) {
-                line[strcspn(line, "\n")] = '\0';
-                if (!in && strcmp(line, "```text landlock-default-read") == 0) {
-                        in = found = true;
-                        continue;
-                }
-                if (in && strcmp(line, "```") == 0)
-                        break;
-                if (in) {
-                        ck_assert_ptr_nonnull(warder__landlock_default_read[n]);
-                        ck_assert_str_eq(line, warder__landlock_default_read[n]);
-                        n++;
-                }
+        while (strncmp(p, "```", 3) != 0) {
+                const char *nl = strchr(p, '\n');
+                ck_assert_ptr_nonnull(nl);
+                ck_assert_ptr_nonnull(warder__landlock_default_read[n]);
+                ck_assert_uint_eq(strlen(warder__landlock_default_read[n]), (size_t)(nl - p));
+                ck_assert(strncmp(p, warder__landlock_default_read[n], (size_t)(nl - p)) == 0);
+                n++;
+                p = nl + 1;
         }
-        fclose(f);
-        ck_assert(found);
         ck_assert_ptr_null(warder__landlock_default_read[n]);
 }
 END_TEST
@@ -1433,6 +1576,7 @@ static Suite *exec_suite(void)
         tcase_add_test(tc, test_privilege_drop_threaded_host);
         tcase_add_test(tc, test_open_dir_hook);
         tcase_add_test(tc, test_local_backend_execute);
+        tcase_add_test(tc, test_guard_over_exec_backend);
         tcase_add_test(tc, test_docs_default_read_list);
         tcase_add_test(tc, test_docs_configuration_example);
         suite_add_tcase(s, tc);
@@ -1450,6 +1594,8 @@ static Suite *exec_suite(void)
         tcase_add_test(mk, test_mask_with_ruleset);
         tcase_add_test(mk, test_mask_symlink_and_nested);
         tcase_add_test(mk, test_mask_special_files);
+        tcase_add_test(mk, test_mask_nothing_to_cover);
+        tcase_add_test(mk, test_concurrent_calls);
         tcase_add_test(mk, test_mask_budget_fails_closed);
         tcase_add_test(mk, test_mask_predicate_error_masks);
         tcase_add_test(mk, test_mask_cannot_be_undone);

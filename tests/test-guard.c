@@ -38,11 +38,13 @@ struct mock {
         char last_path[256];
         char last_cwd[256];
         char last_env[64];
+        unsigned last_flags;
 };
 
-static void record(struct mock *m, const char *op, const char *path)
+static void record(struct mock *m, const char *op, const char *path, unsigned flags)
 {
         m->calls++;
+        m->last_flags = flags;
         snprintf(m->last_op, sizeof(m->last_op), "%s", op);
         snprintf(m->last_path, sizeof(m->last_path), "%s", path ? path : "");
 }
@@ -60,7 +62,7 @@ static int mock_read(warder_backend *b, const char *path, uint64_t offset, uint6
 {
         (void)offset, (void)limit, (void)flags;
         struct mock *m = (struct mock *)b;
-        record(m, "read", path);
+        record(m, "read", path, flags);
         const struct mock_file *f = mock_find(m, path);
         if (!f)
                 return warder_error_set(err, WARDER_ENOENT, "no such file");
@@ -73,7 +75,7 @@ static int mock_write(warder_backend *b, const char *path, const void *data, siz
                       unsigned flags, struct warder_error *err)
 {
         (void)data, (void)len, (void)flags, (void)err;
-        record((struct mock *)b, "write", path);
+        record((struct mock *)b, "write", path, flags);
         return 0;
 }
 
@@ -82,7 +84,7 @@ static int mock_edit(warder_backend *b, const char *path, const char *old_text, 
                      struct warder_error *err)
 {
         (void)old_text, (void)old_len, (void)new_text, (void)new_len, (void)flags, (void)err;
-        record((struct mock *)b, "edit", path);
+        record((struct mock *)b, "edit", path, flags);
         if (count)
                 *count = 1;
         return 0;
@@ -104,7 +106,7 @@ static int mock_ls(warder_backend *b, const char *path, unsigned flags, struct w
 {
         (void)flags, (void)err;
         struct mock *m = (struct mock *)b;
-        record(m, "ls", path);
+        record(m, "ls", path, flags);
         struct warder_entries e = {0};
         const char *name;
         int rc = 0;
@@ -130,7 +132,7 @@ static int mock_glob(warder_backend *b, const char *pattern, const char *base, u
 {
         (void)pattern, (void)flags, (void)err;
         struct mock *m = (struct mock *)b;
-        record(m, "glob", base);
+        record(m, "glob", base, flags);
         struct warder_entries e = {0};
         size_t n = strlen(base);
         int rc = 0;
@@ -160,7 +162,7 @@ static int mock_grep(warder_backend *b, const struct warder_grep_request *req,
 {
         (void)err;
         struct mock *m = (struct mock *)b;
-        record(m, "grep", req->path);
+        record(m, "grep", req->path, req->flags);
         struct warder_grep_result r = {0};
         size_t n = strlen(req->path);
         int rc = 0;
@@ -189,7 +191,7 @@ static int mock_execute(warder_backend *b, const struct warder_exec_request *req
 {
         (void)err;
         struct mock *m = (struct mock *)b;
-        record(m, "execute", req->command);
+        record(m, "execute", req->command, req->flags);
         snprintf(m->last_cwd, sizeof(m->last_cwd), "%s", req->cwd ? req->cwd : "");
         snprintf(m->last_env, sizeof(m->last_env), "%s",
                  req->env && req->env[0] ? req->env[0] : "");
@@ -468,6 +470,9 @@ START_TEST(op_table)
                                   strncmp(m->last_path, c->forwarded, strlen(c->forwarded)) == 0,
                               "%s %s: inner saw '%s', want '%s'", warder_op_name(op), c->target,
                               m->last_path, c->forwarded);
+                /* §4.2: the real form is opened without following symlinks */
+                ck_assert_msg(m->last_flags & WARDER_NOFOLLOW, "%s %s: forwarded without NOFOLLOW",
+                              warder_op_name(op), c->target);
         } else {
                 ck_assert_msg(rc == c->expect, "%s %s: rc %s, want %s", warder_op_name(op),
                               c->target, warder_status_name(rc), warder_status_name(c->expect));

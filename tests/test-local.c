@@ -15,6 +15,7 @@
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -798,6 +799,43 @@ START_TEST(test_grep_fast_paths_exact)
 }
 END_TEST
 
+/* Walk limits: a tree deeper than the walk may go is an error, never a silently partial
+ * answer; so is running out of descriptors. */
+START_TEST(test_walk_limits)
+{
+        char rel[1024] = "";
+        for (int k = 0; k < 300; k++) {
+                strcat(rel, k ? "/d" : "d");
+                ck_assert_int_eq(mkdir(P(rel), 0755), 0);
+        }
+        warder_backend *b = backend(_i, true);
+        struct warder_entries e = {0};
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_int_eq(warder_backend_glob(b, "**/x", root, strlen(root), 0, &e, &err),
+                         WARDER_ELIMIT);
+        ck_assert_ptr_null(e.items);
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                struct rlimit rl = {40, 40};
+                if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+                        _exit(10);
+                struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+                req.pattern = "x";
+                req.path = root;
+                req.path_len = strlen(root);
+                struct warder_grep_result r = {0};
+                int rc = warder_backend_grep(b, &req, &r, NULL);
+                _exit(rc == WARDER_EIO ? 0 : 11);
+        }
+        int status = 0;
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child exit %d",
+                      WEXITSTATUS(status));
+        warder_backend_free(b);
+}
+END_TEST
+
 /* §6.2 permission denied by the file system is its own error. */
 START_TEST(test_eacces)
 {
@@ -897,6 +935,7 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_glob, 0, 2);
         tcase_add_loop_test(tc, test_grep, 0, 2);
         tcase_add_loop_test(tc, test_grep_fast_paths_exact, 0, 2);
+        tcase_add_loop_test(tc, test_walk_limits, 0, 2);
         tcase_add_loop_test(tc, test_eacces, 0, 2);
         suite_add_tcase(s, tc);
         suite_add_tcase(s, contract_tcase(targets, sizeof(targets) / sizeof(targets[0])));

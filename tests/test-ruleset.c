@@ -101,12 +101,14 @@ static const struct bad_case bad_cases[] = {
     {"warder: 1\nread:\n  rules:\n    - deny: 'src/{a,b'\n", WARDER_EPARSE, 4, 18, "invalid"},
     {"warder: 1\nread:\n  rules:\n    - deny: '{,*.c}'\n", WARDER_EPARSE, 4, 13,
      "empty alternative"},
-    {"warder: 1\nread:\n  rules:\n    - deny: 'src//a.c'\n", WARDER_EPARSE, 4, 13,
+    {"warder: 1\nread:\n  rules:\n    - deny: 'src//a.c'\n", WARDER_EPARSE, 4, 17,
      "empty path component"},
-    {"warder: 1\nread:\n  rules:\n    - deny: 'a/../b'\n", WARDER_EPARSE, 4, 13, "'..'"},
-    {"warder: 1\nread:\n  rules:\n    - deny: '/a/./b'\n", WARDER_EPARSE, 4, 13, "'.'"},
-    {"warder: 1\nread:\n  rules:\n    - deny: '!secret'\n", WARDER_EPARSE, 4, 13, "leading '!'"},
-    {"warder: 1\nread:\n  rules:\n    - deny: '~bob/x'\n", WARDER_EPARSE, 4, 13, "'~user'"},
+    {"warder: 1\nread:\n  rules:\n    - deny: 'a/../b'\n", WARDER_EPARSE, 4, 16, "'..'"},
+    {"warder: 1\nread:\n  rules:\n    - deny: '/a/./b'\n", WARDER_EPARSE, 4, 17, "'.'"},
+    {"warder: 1\nread:\n  rules:\n    - deny: '{a,!b}'\n", WARDER_EPARSE, 4, 17, "leading '!'"},
+    {"warder: 1\nread:\n  rules:\n    - deny: '{./a,b/..}'\n", WARDER_EPARSE, 4, 21, "'..'"},
+    {"warder: 1\nread:\n  rules:\n    - deny: '!secret'\n", WARDER_EPARSE, 4, 14, "leading '!'"},
+    {"warder: 1\nread:\n  rules:\n    - deny: '~bob/x'\n", WARDER_EPARSE, 4, 14, "'~user'"},
     {"warder: 1\nread:\n  rules:\n    - deny: **/.env\n", WARDER_EPARSE, 4, 14, "quote a pattern"},
     {"warder: 1\nexecute:\n  rules:\n    - deny: '   '\n", WARDER_EPARSE, 4, 13,
      "empty command pattern"},
@@ -167,6 +169,11 @@ START_TEST(test_core_schema)
         ck_assert_uint_eq(warder_ruleset_rule_count(rs, WARDER_OP_READ), 3);
         ck_assert_int_eq(act(rs, WARDER_OP_READ, "/r/12", NULL), WARDER_DENY);
         warder_ruleset_free(rs);
+        /* the version is the integer 1 in any core-schema spelling */
+        warder_ruleset_free(load_ok("warder: 0x1\n"));
+        warder_ruleset_free(load_ok("warder: +1\n"));
+        load_bad("warder: 99999999999999999999999\n", WARDER_EPARSE);
+        load_bad("warder: 1.0\n", WARDER_EPARSE);
         load_bad("warder: 1\nfold_case: 1\n", WARDER_EPARSE);
         load_bad("warder: 1\nfold_case: 'true'\n", WARDER_EPARSE);
         load_bad("warder: 1\nread: {rules: [{deny: true}]}\n", WARDER_EPARSE);
@@ -237,6 +244,13 @@ START_TEST(test_limits)
         /* an embedded NUL is refused, never truncated */
         ck_assert_int_eq(warder_ruleset_load_string(&rs, "warder: 1\n\0x", 12, NULL, &o, &err),
                          WARDER_EPARSE);
+        /* many components are fine within the length limit */
+        warder__buf_puts(&b, "warder: 1\nread: {rules: [{deny: '");
+        for (int i = 0; i < 1500; i++)
+                warder__buf_puts(&b, "/a");
+        warder__buf_puts(&b, "'}]}\n");
+        warder_ruleset_free(load_ok(b.data));
+        warder__buf_free(&b);
         /* a pattern over the §2.13 length limit */
         warder__buf_puts(&b, "warder: 1\nread: {rules: [{deny: '");
         for (int i = 0; i < 5000; i++)
@@ -381,6 +395,8 @@ static const struct anchor_case anchor_cases[] = {
     {"src\\/a.c", "/r/x/src/a.c", false},
     /* root and home are escaped before they are spliced in: see test_escaped_root */
     {"[ab].txt", "/r/q/a.txt", true},
+    {"x/!b", "/r/x/!b", true}, /* '!' is special only as the first byte */
+    {"\\!b", "/r/q/!b", true},
     {"*", "/r/a", true},
     {"*", "/r/a/b", true},
     {"*", "/other", false},

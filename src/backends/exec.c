@@ -947,9 +947,10 @@ int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_
             .status_fd = status[1],
             .cwd_fd = cwd_fd,
             .cwd_path = cwd.data,
-            .masks = masking ? &masks : NULL,
+            /* Nothing to cover: no mount namespace either. */
+            .masks = masks.count ? &masks : NULL,
             .standin = standin,
-            .userns = masking && geteuid() != 0,
+            .userns = masks.count && geteuid() != 0,
             .drop = cfg->drop_privileges,
             .uid = cfg->uid,
             .gid = cfg->gid,

@@ -1060,8 +1060,9 @@ static void dents_free(struct dent *v, size_t n)
         free(v);
 }
 
-/* Reads the names in the directory `fd` (consumed), sorted bytewise. */
-static int read_dir(int fd, struct dent **out, size_t *count)
+/* Reads the names in the directory `fd` (consumed), sorted bytewise. The directory stays
+ * open in *dp (its descriptor: dirfd(*dp)) for the caller to closedir(). */
+static int read_dir(int fd, DIR **dp, struct dent **out, size_t *count)
 {
         DIR *d = fdopendir(fd);
         if (!d) {
@@ -1100,11 +1101,12 @@ static int read_dir(int fd, struct dent **out, size_t *count)
                 v[n].type = de->d_type;
                 n++;
         }
-        closedir(d);
         if (rc) {
+                closedir(d);
                 dents_free(v, n);
                 return rc;
         }
+        *dp = d;
         if (n > 1)
                 qsort(v, n, sizeof(*v), dent_cmp);
         *out = v;
@@ -1155,18 +1157,13 @@ static int local_ls(warder_backend *b, const char *path, unsigned flags, struct 
                 rc = fd;
                 goto out;
         }
-        int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-        if (dfd < 0) {
-                rc = fail_errno(err, errno, "cannot list", norm.data);
-                close(fd);
-                goto out;
-        }
-        int e = read_dir(fd, &v, &n);
+        DIR *d = NULL;
+        int e = read_dir(fd, &d, &v, &n);
         if (e) {
-                close(dfd);
                 rc = fail_errno(err, -e, "cannot list", norm.data);
                 goto out;
         }
+        int dfd = dirfd(d);
         for (size_t i = 0; i < n; i++) {
                 struct stat st;
                 if (fstatat(dfd, v[i].name, &st, AT_SYMLINK_NOFOLLOW) != 0)
@@ -1178,7 +1175,7 @@ static int local_ls(warder_backend *b, const char *path, unsigned flags, struct 
                         break;
                 }
         }
-        close(dfd);
+        closedir(d);
         if (!rc) {
                 *out = res;
                 res = (struct warder_entries){NULL, 0, 0};
@@ -1211,14 +1208,11 @@ static int walk_dir(struct walk *w, int dirfd_, int depth)
 {
         struct dent *v = NULL;
         size_t n = 0;
-        int dfd = fcntl(dirfd_, F_DUPFD_CLOEXEC, 0);
-        if (dfd < 0)
-                return 0;
-        int e = read_dir(dirfd_, &v, &n);
-        if (e) {
-                close(dfd);
+        DIR *d = NULL;
+        int e = read_dir(dirfd_, &d, &v, &n);
+        if (e)
                 return e == -ENOMEM ? fail_oom(w->err) : 0; /* unreadable: skipped */
-        }
+        int dfd = dirfd(d);
         int rc = 0;
         size_t base_len = w->rel.len;
         for (size_t i = 0; i < n && !rc; i++) {
@@ -1253,11 +1247,14 @@ static int walk_dir(struct walk *w, int dirfd_, int depth)
                                                  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
                                 if (cfd >= 0)
                                         rc = walk_dir(w, cfd, depth + 1);
+                                else if (errno == EMFILE || errno == ENFILE || errno == ENOMEM)
+                                        rc = fail_errno(w->err, errno, "cannot walk into",
+                                                        w->rel.data);
                         }
                 }
                 warder__buf_truncate(&w->rel, base_len);
         }
-        close(dfd);
+        closedir(d);
         dents_free(v, n);
         return rc;
 }
@@ -1542,6 +1539,8 @@ static int grep_file(struct grep_ud *g, int dfd, const char *name, const char *p
                      struct warder_error *err)
 {
         int fd = openat(dfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOMEM))
+                return fail_errno(err, errno, "cannot search", path); /* not silently partial */
         if (fd < 0)
                 return 0; /* unreadable or vanished: skipped */
         return grep_fd(g, fd, path, err);

@@ -2,9 +2,10 @@
 /*
  * warder lint: load errors, and warnings about rules that cannot do what they seem to do.
  *
- * Warnings rest on concrete example paths: for every rule, a few paths its pattern names are
- * built (stars filled in, braces and classes chosen), kept only when the ruleset confirms the
- * rule matches them, and then asked which other rules match too. A warning is printed only
+ * Warnings rest on concrete example paths: for every rule, a few paths are built from its
+ * anchored alternatives (warder_ruleset_rule_alternatives(): stars, `**` and classes filled
+ * in), kept only when the ruleset confirms the rule matches them, and then the ruleset is
+ * asked which other rules match them too. A warning is printed only
  * with an example the ruleset itself confirms, so it is never about an imagined path; a
  * "never decides" warning says that no example of the rule escaped an earlier rule.
  */
@@ -68,57 +69,6 @@ static size_t class_end(const char *p, size_t n, size_t i)
                         return j;
         }
         return n;
-}
-
-/* Resolves brace alternation (path patterns) by choosing alternative `variant` mod count. */
-static void pick_braces(const char *p, size_t n, unsigned variant, struct sbuf *out)
-{
-        for (size_t i = 0; i < n; i++) {
-                if (p[i] == '\\' && i + 1 < n) {
-                        sb_putn(out, p + i, 2);
-                        i++;
-                        continue;
-                }
-                if (p[i] == '[') {
-                        size_t e = class_end(p, n, i);
-                        sb_putn(out, p + i, (e < n ? e + 1 : n) - i);
-                        i = e < n ? e : n;
-                        continue;
-                }
-                if (p[i] != '{') {
-                        sb_putn(out, p + i, 1);
-                        continue;
-                }
-                size_t commas[64], ncommas = 0, depth = 0, j = i + 1;
-                for (; j < n; j++) {
-                        if (p[j] == '\\' && j + 1 < n) {
-                                j++;
-                        } else if (p[j] == '[') {
-                                size_t e = class_end(p, n, j);
-                                j = e < n ? e : n;
-                        } else if (p[j] == '{') {
-                                depth++;
-                        } else if (p[j] == '}') {
-                                if (depth == 0)
-                                        break;
-                                depth--;
-                        } else if (p[j] == ',' && depth == 0 && ncommas < 64) {
-                                commas[ncommas++] = j;
-                        }
-                }
-                if (j >= n || ncommas == 0) {
-                        /* literal braces, or unbalanced (the loader refused those already) */
-                        sb_putn(out, "{", 1);
-                        continue;
-                }
-                size_t nalt = ncommas + 1, k = variant % nalt;
-                if (variant == 1)
-                        k = nalt - 1;
-                size_t from = k == 0 ? i + 1 : commas[k - 1] + 1;
-                size_t to = k == ncommas ? j : commas[k];
-                pick_braces(p + from, to - from, variant, out);
-                i = j;
-        }
 }
 
 /* A byte the class at p[0..len) (brackets included) matches, or -1. */
@@ -194,58 +144,27 @@ static void add_sample(struct samples *s, char *v)
                 free(v);
 }
 
-/* Example targets for a rule's pattern: anchored like semantics §2.11 says. */
-static void make_samples(const warder_ruleset *rs, enum warder_op op, const char *pattern,
+/* Example targets for rule `index`: its anchored alternatives (semantics §2.11, as the
+ * ruleset itself anchors them) with stars, classes and `**` filled in. */
+static void make_samples(const warder_ruleset *rs, enum warder_op op, size_t index,
                          struct samples *s)
 {
-        const char *root = warder_ruleset_root(rs), *home = warder_ruleset_home(rs);
-        bool command = op == WARDER_OP_EXECUTE;
         static const unsigned order[] = {1, 2, 0, 3}; /* "x" fillings first: readable examples */
-        for (size_t o = 0; o < 4; o++) {
-                unsigned variant = order[o];
-                struct sbuf alt = {0}, body = {0}, full = {0};
-                if (command)
-                        sb_puts(&alt, pattern);
-                else
-                        pick_braces(pattern, strlen(pattern), variant, &alt);
-                if (!alt.p) {
-                        free(alt.p);
-                        continue;
+        char **alts = NULL;
+        size_t nalts = 0;
+        if (warder_ruleset_rule_alternatives(rs, op, index, &alts, &nalts, NULL))
+                return;
+        for (size_t k = 0; k < nalts; k++) {
+                for (size_t o = 0; o < 4; o++) {
+                        struct sbuf body = {0};
+                        fill(alts[k], strlen(alts[k]), order[o], op == WARDER_OP_EXECUTE, &body);
+                        if (body.p && body.len)
+                                add_sample(s, body.p);
+                        else
+                                free(body.p);
                 }
-                fill(alt.p, alt.len, variant, command, &body);
-                const char *b = body.p ? body.p : "";
-                const char *a = alt.p;
-                size_t alen = strlen(a);
-                bool trailing = alen > 1 && a[alen - 1] == '/';
-                if (command) {
-                        sb_puts(&full, b);
-                } else if (a[0] == '/' || (a[0] == '\\' && a[1] == '/')) {
-                        sb_puts(&full, b);
-                } else if (a[0] == '~' && (a[1] == '\0' || a[1] == '/')) {
-                        if (home) {
-                                sb_puts(&full, home);
-                                sb_puts(&full, b + 1);
-                        }
-                } else if (strncmp(a, "**", 2) == 0) {
-                        sb_puts(&full, "/");
-                        sb_puts(&full, b);
-                } else {
-                        const char *slash = memchr(a, '/', trailing ? alen - 1 : alen);
-                        sb_puts(&full, root);
-                        sb_puts(&full, "/");
-                        if (!slash && variant % 2 == 1)
-                                sb_puts(&full, "d/");
-                        sb_puts(&full, strncmp(b, "./", 2) == 0 ? b + 2 : b);
-                }
-                if (!command && trailing && full.p)
-                        sb_puts(&full, "f");
-                if (full.p && full.len)
-                        add_sample(s, full.p);
-                else
-                        free(full.p);
-                free(alt.p);
-                free(body.p);
         }
+        warder_ruleset_strv_free(alts, nalts);
 }
 
 static void free_samples(struct samples *s)
@@ -325,7 +244,7 @@ static void lint_shadowed(struct lint_state *st, const warder_ruleset *rs, enum 
                 struct warder_rule_info b;
                 warder_ruleset_rule(rs, op, j, &b);
                 struct samples s = {0};
-                make_samples(rs, op, b.pattern, &s);
+                make_samples(rs, op, j, &s);
                 size_t confirmed = 0, covered = 0, cover_rule = SIZE_MAX;
                 char *example = NULL;
                 for (size_t k = 0; k < s.n; k++) {
@@ -384,14 +303,14 @@ static void lint_allow_before_deny(struct lint_state *st, const warder_ruleset *
                 if (b.action == WARDER_ALLOW || quiet[j])
                         continue;
                 struct samples sb = {0};
-                make_samples(rs, op, b.pattern, &sb);
+                make_samples(rs, op, j, &sb);
                 for (size_t i = 0; i < j; i++) {
                         struct warder_rule_info a;
                         warder_ruleset_rule(rs, op, i, &a);
                         if (a.action != WARDER_ALLOW)
                                 continue;
                         struct samples sa = {0}, cand = {0};
-                        make_samples(rs, op, a.pattern, &sa);
+                        make_samples(rs, op, i, &sa);
                         for (size_t k = 0; k < sb.n; k++)
                                 add_sample(&cand, strdup(sb.v[k]));
                         /* paths of b placed inside the directories of a's examples */
@@ -444,7 +363,7 @@ static void lint_broad_execute(struct lint_state *st, const warder_ruleset *rs)
                                         NULL))
                         continue;
                 struct samples s = {0};
-                make_samples(rs, WARDER_OP_EXECUTE, r.pattern, &s);
+                make_samples(rs, WARDER_OP_EXECUTE, j, &s);
                 char *best = NULL;
                 for (size_t k = 0; k < s.n; k++) {
                         char *chained = NULL;

@@ -92,8 +92,6 @@ static bool is_literal(const char *s, size_t n)
         return true;
 }
 
-#define MAX_COMPS 512
-
 /* Splits at slashes outside classes. Returns the count, or -1 when there are too many. */
 static long split(const char *s, size_t n, struct comp *c, size_t max)
 {
@@ -221,6 +219,31 @@ static int fail(struct ctx *c, int code, long offset, const char *fmt, const cha
         return warder__error_set_at(c->err, code, r->file, r->pline, col, fmt, arg);
 }
 
+/* Best-effort offsets into the pattern as written, for the error column. */
+static long offset_of(const struct ctx *c, const char *needle)
+{
+        const char *hit = strstr(c->rule->pattern, needle);
+        return hit ? (long)(hit - c->rule->pattern) : -1;
+}
+
+static long offset_of_dot(const struct ctx *c)
+{
+        const char *p = c->rule->pattern;
+        for (size_t i = 0; p[i]; i++) {
+                bool first = i == 0 || p[i - 1] == '{' || p[i - 1] == ',';
+                if (p[i] != '.' || !(first || p[i - 1] == '/'))
+                        continue;
+                size_t j = i + 1 + (p[i + 1] == '.');
+                char e = p[j];
+                if (e != '/' && e != '\0' && e != ',' && e != '}')
+                        continue;
+                if (j == i + 1 && e == '/' && first)
+                        continue; /* a leading ./ */
+                return (long)i;
+        }
+        return -1;
+}
+
 static int push_alt(struct ctx *c, const char *s, size_t n)
 {
         if (c->nalts == c->cap) {
@@ -253,7 +276,7 @@ static int anchor_one(struct ctx *c, const char *alt, size_t alt_len, const char
                 goto done;
         }
         if (s[0] == '!') {
-                rc = fail(c, WARDER_EPARSE, -1,
+                rc = fail(c, WARDER_EPARSE, offset_of(c, "!"),
                           "a leading '!' is not supported%s (express exceptions with rule order "
                           "or actions; write '\\!' for a literal '!')",
                           "");
@@ -265,7 +288,7 @@ static int anchor_one(struct ctx *c, const char *alt, size_t alt_len, const char
         bool any_depth = false;
         if (s[0] == '~') {
                 if (n > 1 && s[1] != '/') {
-                        rc = fail(c, WARDER_EPARSE, -1,
+                        rc = fail(c, WARDER_EPARSE, offset_of(c, "~"),
                                   "'~user' patterns are not supported%s (only '~' and '~/…')", "");
                         goto done;
                 }
@@ -303,7 +326,10 @@ static int anchor_one(struct ctx *c, const char *alt, size_t alt_len, const char
                 rest_len--;
         }
         /* Validate the written components (§2.11: empty, '.' and '..' never match). */
-        comps = malloc(MAX_COMPS * sizeof(*comps));
+        size_t max_comps = 2;
+        for (size_t i = 0; i < rest_len; i++)
+                max_comps += rest[i] == '/';
+        comps = malloc(max_comps * sizeof(*comps));
         if (!comps) {
                 rc = WARDER_ENOMEM;
                 goto done;
@@ -315,21 +341,21 @@ static int anchor_one(struct ctx *c, const char *alt, size_t alt_len, const char
                         body++;
                         body_len--;
                 }
-                long k = split(body, body_len, comps, MAX_COMPS);
+                long k = split(body, body_len, comps, max_comps);
                 if (k < 0) {
                         rc = fail(c, WARDER_ETOOBIG, -1, "pattern has too many components%s", "");
                         goto done;
                 }
                 for (long i = 0; i < k; i++) {
                         if (comps[i].n == 0) {
-                                rc = fail(c, WARDER_EPARSE, -1,
+                                rc = fail(c, WARDER_EPARSE, offset_of(c, "//"),
                                           "pattern has an empty path component%s (it could never "
                                           "match a normalised path)",
                                           "");
                                 goto done;
                         }
                         if (dot_component(&comps[i])) {
-                                rc = fail(c, WARDER_EPARSE, -1,
+                                rc = fail(c, WARDER_EPARSE, offset_of_dot(c),
                                           "pattern has a '.' or '..' component%s (it could never "
                                           "match a normalised path)",
                                           "");

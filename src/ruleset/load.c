@@ -557,7 +557,11 @@ static int interpret(struct loader *L, struct raw *raw, const struct warder__yno
                 return errf(L, file, version, WARDER_EPARSE,
                             "'warder' must be the integer format version 1, not %s",
                             describe(version));
-        if (strcmp(version->value, "1") != 0) {
+        const char *vs = version->value;
+        long long num = vs[0] == '0' && vs[1] == 'x'   ? strtoll(vs + 2, NULL, 16)
+                        : vs[0] == '0' && vs[1] == 'o' ? strtoll(vs + 2, NULL, 8)
+                                                       : strtoll(vs, NULL, 10);
+        if (num != 1) {
                 char b[40];
                 return errf(L, file, version, WARDER_EPARSE,
                             "unsupported format version %s (this library reads version 1)",
