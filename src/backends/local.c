@@ -1358,6 +1358,27 @@ static int glob_max_depth(const char *pattern)
         return slashes;
 }
 
+/*
+ * Opens the directory `sub` (components without `.` or `..`, as glob_literal_prefix() gives
+ * them) below the directory `fd`, one component at a time with O_NOFOLLOW, so no symlink on
+ * the way is followed (openat(2) with a multi-component path would follow all but the last).
+ * `fd` is consumed. Returns the new descriptor or -1.
+ */
+static int open_below(int fd, char *sub)
+{
+        for (char *p = sub, *slash; fd >= 0 && p; p = slash ? slash + 1 : NULL) {
+                slash = strchr(p, '/');
+                if (slash)
+                        *slash = '\0';
+                int next = openat(fd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (slash)
+                        *slash = '/';
+                close(fd);
+                fd = next;
+        }
+        return fd;
+}
+
 static int local_glob(warder_backend *b, const char *pattern, const char *base, unsigned flags,
                       struct warder_entries *out, struct warder_error *err)
 {
@@ -1403,9 +1424,7 @@ static int local_glob(warder_backend *b, const char *pattern, const char *base, 
                                 rc = fail_oom(err);
                                 goto out;
                         }
-                        int sub =
-                            openat(fd, start.data, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                        close(fd);
+                        int sub = open_below(fd, start.data);
                         if (sub < 0)
                                 goto done; /* missing, or a symlink (never followed): empty */
                         fd = sub;
