@@ -10,9 +10,10 @@
  *  - appending `; cat /etc/passwd` never weakens: for every input X, the decision for
  *    `X; cat /etc/passwd` is at least the decision for `cat /etc/passwd` alone (deny), and at
  *    least `ask` when X alone is already undeterminable (§5.7: an unparseable line is
- *    decided as one segment and at least ask). Inputs holding `#` or `<<`, or ending in an
- *    escaping backslash, are exempt: after a comment, inside a here-document body, or after
- *    `\;` the shell runs no `cat`, so a weaker answer is right.
+ *    decided as one segment and at least ask). Exempt are inputs after which the shell
+ *    would not run the appended command: those holding `#` (a comment may swallow it) and
+ *    those ending in an odd run of backslashes (`echo \; cat …` runs echo). A here-document
+ *    is not exempt: one whose end line the suffix spoils is read as commands too.
  *    Until command inspection exists (WARDER_FUZZ_COMMAND_STUB, set by fuzz/meson.build
  *    while src/command/command.c is a stub) this property is not asserted.
  */
@@ -49,23 +50,6 @@ static const char fixture[] = "warder: 1\n"
 static const char suffix[] = "; cat /etc/passwd";
 
 static warder_ruleset *rules;
-
-/* Inputs after which the shell would not run an appended command: a `#` may start a comment,
- * after `<<` the appended text may land in a here-document body, and a trailing backslash
- * escapes the `;`. */
-static bool exempt(const char *cmd, size_t len)
-{
-        if (memchr(cmd, '#', len))
-                return true;
-        for (size_t i = 0; i + 1 < len; i++)
-                if (cmd[i] == '<' && cmd[i + 1] == '<')
-                        return true;
-        /* An odd run of trailing backslashes escapes the appended `;`. */
-        size_t bs = 0;
-        while (bs < len && cmd[len - 1 - bs] == '\\')
-                bs++;
-        return bs % 2 == 1;
-}
 static enum warder_action baseline;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -147,9 +131,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         bool y_undeterminable = false;
         enum warder_action y = decide(line, size + sizeof suffix - 1, &y_undeterminable);
         (void)y_undeterminable;
-        bool skip = exempt(cmd, size);
 #ifndef WARDER_FUZZ_COMMAND_STUB
-        if (!skip) {
+        /* A trailing backslash escapes the `;` of the suffix (`echo \; cat …` runs echo). */
+        size_t bs = 0;
+        while (bs < size && cmd[size - 1 - bs] == '\\')
+                bs++;
+        if (!memchr(cmd, '#', size) && bs % 2 == 0) {
                 enum warder_action need = x_undeterminable ? WARDER_ASK : baseline;
                 FUZZ_CHECK(y >= need, "'%s' is %s (X alone: %s%s), need at least %s", line,
                            warder_action_name(y), warder_action_name(x),
@@ -158,7 +145,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #else
         (void)y;
         (void)x_undeterminable;
-        (void)skip;
 #endif
         free(line);
         return 0;

@@ -39,7 +39,7 @@ struct guard {
         char **env; /* NULL-terminated copy, or NULL */
 };
 
-/* Everything one request works with: its own ruleset reference and scratch buffers. */
+/* What one request works with: its own ruleset reference, and the root and home in force. */
 struct request {
         struct guard *g;
         warder_ruleset *rs;
