@@ -36,7 +36,8 @@ struct guard {
         void *approve_ud;
         warder_audit_fn audit;
         void *audit_ud;
-        char **env; /* NULL-terminated copy, or NULL */
+        char **env;          /* NULL-terminated copy, or NULL */
+        bool inner_realpath; /* the inner backend has realpath (its ops never change) */
 };
 
 /* What one request works with: its own ruleset reference, and the root and home in force. */
@@ -193,7 +194,7 @@ static int real_form(struct request *r, const char *lit, size_t lit_len, char **
                      struct warder_error *err)
 {
         *out = NULL;
-        if (!warder_backend_can_realpath(r->g->inner))
+        if (!r->g->inner_realpath)
                 return 0;
         char *real = NULL;
         int rc = warder_backend_realpath(r->g->inner, lit, lit_len, &real, err);
@@ -234,11 +235,17 @@ static int decide_path(struct request *r, enum warder_op op, const char *target,
         int rc = warder__path_normalize_buf(lit, r->root, r->home, NULL, target, len, err);
         if (rc)
                 return rc;
-        struct warder_error rerr = WARDER_ERROR_INIT;
-        int real_rc = real_form(r, lit->data, lit->len, real, &rerr);
+        /* (An error is large: only a backend with realpath needs one here.) */
+        struct warder_error rerr;
+        int real_rc = 0;
+        if (r->g->inner_realpath) {
+                rerr = (struct warder_error)WARDER_ERROR_INIT;
+                real_rc = real_form(r, lit->data, lit->len, real, &rerr);
+        }
         rc = warder_ruleset_check(r->rs, op, lit->data, *real, d, err);
         if (rc) {
-                warder_error_clear(&rerr);
+                if (real_rc)
+                        warder_error_clear(&rerr);
                 free(*real);
                 *real = NULL;
                 return rc;
@@ -299,7 +306,7 @@ static size_t fwd_len(const struct warder__buf *lit, const char *real)
  * symlink swapped in after the decision is then an error, not an escape. */
 static unsigned fwd_flags(const struct request *r, unsigned flags)
 {
-        return warder_backend_can_realpath(r->g->inner) ? flags | WARDER_NOFOLLOW : flags;
+        return r->g->inner_realpath ? flags | WARDER_NOFOLLOW : flags;
 }
 
 /* ---- storage operations (§4.5) ----------------------------------------------------------- */
@@ -484,7 +491,7 @@ static int filter_entries(struct request *r, enum warder_op op, const char *base
                           const char *base_real, bool ls, struct warder_entries *ents)
 {
         struct warder__buf lit = WARDER__BUF_INIT, alt = WARDER__BUF_INIT;
-        bool can_real = warder_backend_can_realpath(r->g->inner);
+        bool can_real = r->g->inner_realpath;
         const char *real_base = base_real ? base_real : base_lit;
         int rc = 0;
         size_t kept = 0;
@@ -628,7 +635,7 @@ static int filter_grep(struct request *r, const char *base_lit, const char *base
         struct warder__buf lit = WARDER__BUF_INIT, alt = WARDER__BUF_INIT;
         struct warder__buf prev = WARDER__BUF_INIT;
         struct hidden_set hidden = {0};
-        bool can_real = warder_backend_can_realpath(r->g->inner);
+        bool can_real = r->g->inner_realpath;
         bool have_prev = false, prev_keep = false;
         int rc = 0;
         size_t kept = 0;
@@ -751,7 +758,7 @@ static int decide_command(struct request *r, const char *cmd, size_t len, const 
         struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
         ctx.cwd = cwd ? cwd : r->root;
         ctx.env = env ? env : (const char *const *)r->g->env;
-        if (warder_backend_can_realpath(r->g->inner))
+        if (r->g->inner_realpath)
                 ctx.realpath = ctx_realpath;
         ctx.glob = ctx_glob;
         ctx.ud = r->g;
@@ -946,6 +953,7 @@ WARDER_API int warder_guard_new(warder_backend **out, warder_backend *inner, war
                 return rc;
         }
         g->inner = inner;
+        g->inner_realpath = warder_backend_can_realpath(inner);
         g->rules = warder_ruleset_ref(rules);
         g->approve = opts->approve;
         g->approve_ud = opts->approve_ud;
