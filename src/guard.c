@@ -528,22 +528,28 @@ static int filter_entries(struct request *r, enum warder_op op, const char *base
         return rc;
 }
 
-static int guard_ls(warder_backend *b, const char *path, unsigned flags, struct warder_entries *out,
-                    struct warder_error *err)
+/* ls (pattern NULL) and glob: admit the directory or base, list through the inner backend,
+ * filter the entries by the operation's own rules (§4.6). */
+static int listing(warder_backend *b, enum warder_op op, const char *pattern, const char *path,
+                   unsigned flags, struct warder_entries *out, struct warder_error *err)
 {
         struct request r;
         request_begin(&r, guard_of(b));
         struct warder__buf lit = WARDER__BUF_INIT;
         char *real = NULL;
         struct warder_entries raw = {0};
-        int rc = admit_path(&r, WARDER_OP_LS, path, flags, &lit, &real, err);
-        if (!rc)
+        int rc = admit_path(&r, op, path, flags, &lit, &real, err);
+        if (!rc && op == WARDER_OP_LS)
                 rc = warder_backend_ls(r.g->inner, fwd(&lit, real), fwd_len(&lit, real),
                                        fwd_flags(&r, flags), &raw, err);
+        else if (!rc)
+                rc = warder_backend_glob(r.g->inner, pattern, fwd(&lit, real), fwd_len(&lit, real),
+                                         fwd_flags(&r, flags), &raw, err);
         if (!rc) {
-                rc = filter_entries(&r, WARDER_OP_LS, lit.data, real, true, &raw);
+                rc = filter_entries(&r, op, lit.data, real, op == WARDER_OP_LS, &raw);
                 if (rc)
-                        warder_error_set(err, rc, "ls: %s", warder_strerror(rc));
+                        warder_error_set(err, rc, "%s: %s", warder_op_name(op),
+                                         warder_strerror(rc));
                 else
                         *out = raw;
         }
@@ -555,31 +561,16 @@ static int guard_ls(warder_backend *b, const char *path, unsigned flags, struct 
         return rc;
 }
 
+static int guard_ls(warder_backend *b, const char *path, unsigned flags, struct warder_entries *out,
+                    struct warder_error *err)
+{
+        return listing(b, WARDER_OP_LS, NULL, path, flags, out, err);
+}
+
 static int guard_glob(warder_backend *b, const char *pattern, const char *base, unsigned flags,
                       struct warder_entries *out, struct warder_error *err)
 {
-        struct request r;
-        request_begin(&r, guard_of(b));
-        struct warder__buf lit = WARDER__BUF_INIT;
-        char *real = NULL;
-        struct warder_entries raw = {0};
-        int rc = admit_path(&r, WARDER_OP_GLOB, base ? base : ".", flags, &lit, &real, err);
-        if (!rc)
-                rc = warder_backend_glob(r.g->inner, pattern, fwd(&lit, real), fwd_len(&lit, real),
-                                         fwd_flags(&r, flags), &raw, err);
-        if (!rc) {
-                rc = filter_entries(&r, WARDER_OP_GLOB, lit.data, real, false, &raw);
-                if (rc)
-                        warder_error_set(err, rc, "glob: %s", warder_strerror(rc));
-                else
-                        *out = raw;
-        }
-        if (rc)
-                warder_entries_free(&raw);
-        free(real);
-        warder__buf_free(&lit);
-        request_end(&r);
-        return rc;
+        return listing(b, WARDER_OP_GLOB, pattern, base ? base : ".", flags, out, err);
 }
 
 /* Files whose matches were dropped, to count each once (§4.7) whatever order the matches
