@@ -757,6 +757,79 @@ START_TEST(test_race)
 }
 END_TEST
 
+/*
+ * The race made deterministic: the approval callback runs after the decision and before the
+ * guard forwards, so swapping the directory for a symlink inside it is exactly the attack.
+ */
+static bool swap_and_approve(void *ud, const struct warder_guard_request *req,
+                             const struct warder_decision *d)
+{
+        (void)req;
+        (void)d;
+        int *swapped = ud;
+        *swapped += syscall(SYS_renameat2, AT_FDCWD, at(W, "box"), AT_FDCWD, at(W, "lnk"), 2) == 0;
+        return true;
+}
+
+START_TEST(test_swap_during_approval)
+{
+        ck_assert_int_eq(mkdir(at(W, "box"), 0755), 0);
+        put(at(W, "box/f"), "public\n");
+        put(at(W, ".ssh/f"), RACE_SECRET "\n");
+        lnk(".ssh", at(W, "lnk"));
+        struct warder_local_options lo = WARDER_LOCAL_OPTIONS_INIT;
+        lo.force_fallback = _i & 1;
+        warder_backend *local = NULL;
+        ck_assert_int_eq(warder_local_new(&local, W, &lo, NULL), 0);
+        char y[512];
+        snprintf(y, sizeof(y),
+                 "warder: 1\ndefault: deny\n"
+                 "read:\n  rules:\n    - deny: \"**/.ssh/**\"\n    - ask: \"./box/**\"\n"
+                 "write:\n  rules:\n    - deny: \"**/.ssh/**\"\n    - ask: \"./box/**\"\n");
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = W;
+        warder_ruleset *rs = NULL;
+        struct warder_error e = WARDER_ERROR_INIT;
+        ck_assert_msg(warder_ruleset_load_string(&rs, y, strlen(y), "toctou", &ro, &e) == 0, "%s",
+                      e.message);
+        int swapped = 0;
+        struct warder_guard_options go = WARDER_GUARD_OPTIONS_INIT;
+        go.root = W;
+        go.approve = swap_and_approve;
+        go.approve_ud = &swapped;
+        warder_backend *g = NULL;
+        ck_assert_int_eq(warder_guard_new(&g, local, rs, &go, NULL), 0);
+        warder_ruleset_free(rs);
+        char p[PATH_MAX];
+        snprintf(p, sizeof(p), "%s/box/f", W);
+        struct warder_bytes out = {NULL, 0, false};
+        int rc = warder_backend_read(g, p, strlen(p), 0, 0, 0, &out, NULL);
+        ck_assert_int_ge(swapped, 1); /* the swap happened between decision and open */
+        ck_assert_msg(rc == WARDER_ESYMLINK, "read after the swap: %s", warder_status_name(rc));
+        ck_assert(!leaks(out.data, out.len));
+        /* the same for a write: put the directory back, let the callback swap again */
+        ck_assert_int_eq(syscall(SYS_renameat2, AT_FDCWD, at(W, "box"), AT_FDCWD, at(W, "lnk"), 2),
+                         0);
+        rc = warder_backend_write(g, p, strlen(p), "owned\n", 6, 0, NULL);
+        ck_assert_int_eq(swapped, 2);
+        ck_assert_msg(rc == WARDER_ESYMLINK, "write after the swap: %s", warder_status_name(rc));
+        ck_assert_str_eq(peek(at(W, ".ssh/f")), RACE_SECRET "\n");
+        /* with the symlink in place before the decision, the real form is denied outright */
+        ck_assert_int_eq(warder_backend_read(g, p, strlen(p), 0, 0, 0, &out, NULL), WARDER_EDENIED);
+        ck_assert_int_eq(swapped, 2);
+        /* control: the path the guard decided now leads to the secret, and a backend that
+         * follows symlinks (a real form forwarded without WARDER_NOFOLLOW) reads it */
+        ck_assert(leaks(plain_read(p), 64));
+        warder_backend *follow = NULL;
+        ck_assert_int_eq(warder_local_new(&follow, W, &lo, NULL), 0);
+        ck_assert_int_eq(warder_backend_read(follow, p, strlen(p), 0, 0, 0, &out, NULL), 0);
+        ck_assert(leaks(out.data, out.len));
+        warder_bytes_free(&out);
+        warder_backend_free(follow);
+        warder_backend_free(g);
+}
+END_TEST
+
 /* The backend half of the race, without the swapping thread: a real form checked and then
  * swapped for a symlink is refused, never followed. */
 START_TEST(test_swap_after_check)
@@ -809,6 +882,7 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_hardlink, 0, ARMS);
         tcase_add_loop_test(tc, test_race, 0, ARMS);
         tcase_add_loop_test(tc, test_swap_after_check, 0, 2);
+        tcase_add_loop_test(tc, test_swap_during_approval, 0, 2);
         suite_add_tcase(s, tc);
         return s;
 }

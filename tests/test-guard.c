@@ -633,6 +633,37 @@ START_TEST(realpath_failure)
 }
 END_TEST
 
+/* `~` in a target expands to the home (the guard's, else the ruleset's), §3.1. */
+START_TEST(home_targets)
+{
+        warder_ruleset *rs = load("default: allow\n"
+                                  "read:\n"
+                                  "  rules:\n"
+                                  "    - pattern: \"~/.ssh/**\"\n"
+                                  "      action: deny\n",
+                                  "/w");
+        struct mock *m = mock_new(false, NULL);
+        warder_backend *g = guard_over(&m->base, rs, NULL);
+        struct warder_bytes out = {0};
+        ck_assert_int_eq(warder_backend_read(g, "~/.ssh/id_rsa", 13, 0, 0, 0, &out, NULL),
+                         WARDER_EDENIED);
+        ck_assert_int_eq(warder_backend_read(g, "/home/u/.ssh/id_rsa", 19, 0, 0, 0, &out, NULL),
+                         WARDER_EDENIED);
+        ck_assert_int_eq(warder_backend_read(g, "~/notes", 7, 0, 0, 0, &out, NULL), WARDER_ENOENT);
+        ck_assert_str_eq(m->last_path, "/home/u/notes");
+        warder_backend_free(g);
+        /* a guard home of its own */
+        struct warder_guard_options o = WARDER_GUARD_OPTIONS_INIT;
+        o.home = "/home/other/";
+        m = mock_new(false, NULL);
+        g = guard_over(&m->base, rs, &o);
+        ck_assert_int_eq(warder_backend_read(g, "~/notes", 7, 0, 0, 0, &out, NULL), WARDER_ENOENT);
+        ck_assert_str_eq(m->last_path, "/home/other/notes");
+        warder_backend_free(g);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 /* ---- §4.7 grep filtering ----------------------------------------------------------------- */
 
 static warder_backend *grep_memory(void)
@@ -1203,6 +1234,14 @@ START_TEST(audit_events)
         ck_assert_int_eq(au.filtered, (int)(e.count + e.hidden) - 1);
         ck_assert_uint_gt(e.hidden, 0);
         warder_entries_free(&e);
+        /* warder_guard_check decides quietly: no audit, no approval */
+        int events = au.events, asked = ap.calls;
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_READ, "q.ask", 5, &d, NULL), 0);
+        ck_assert_int_eq(d.action, WARDER_ASK);
+        warder_decision_clear(&d);
+        ck_assert_int_eq(au.events, events);
+        ck_assert_int_eq(ap.calls, asked);
         warder_error_clear(&err);
         warder_backend_free(g);
         warder_ruleset_free(rs);
@@ -1632,6 +1671,7 @@ static Suite *guard_suite(void)
         tcase_add_loop_test(tc, bypass_spellings, 0, (int)(sizeof(bypass) / sizeof(bypass[0])));
         tcase_add_test(tc, bad_targets);
         tcase_add_test(tc, realpath_failure);
+        tcase_add_test(tc, home_targets);
         tcase_add_test(tc, set_ruleset_takes_effect);
         tcase_add_test(tc, grep_filtering);
         tcase_add_test(tc, grep_real_form);

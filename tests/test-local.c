@@ -30,6 +30,7 @@
 #include "warder/backend.h"
 #include "warder/guard.h"
 #include "warder/local.h"
+#include "warder/path.h"
 #include "warder/ruleset.h"
 
 static char root[256];
@@ -418,6 +419,27 @@ START_TEST(test_realpath)
         ck_assert_int_eq(warder_backend_realpath(b, "/etc/passwd", 11, &res, NULL),
                          WARDER_EOUTSIDE);
         warder_backend_free(b);
+
+        /* A root given through a symlink: absolute links naming the root's real path are
+         * inside it, and results are spelled with the root as given. */
+        char alias[512];
+        snprintf(alias, sizeof(alias), "%s-alias", root);
+        ck_assert_int_eq(symlink(root, alias), 0);
+        struct warder_local_options ao = WARDER_LOCAL_OPTIONS_INIT;
+        ao.force_fallback = _i;
+        warder_backend *ab = NULL;
+        ck_assert_int_eq(warder_local_new(&ab, alias, &ao, NULL), 0);
+        char in[PATH_MAX], want[PATH_MAX];
+        snprintf(in, sizeof(in), "%s/abs-src/main.c", alias);
+        snprintf(want, sizeof(want), "%s/src/main.c", alias);
+        ck_assert_int_eq(warder_backend_realpath(ab, in, strlen(in), &res, NULL), 0);
+        ck_assert_str_eq(res, want);
+        warder_free(res);
+        struct warder_bytes rb = {0};
+        ck_assert_int_eq(rd(ab, in, 0, &rb), 0);
+        warder_bytes_free(&rb);
+        warder_backend_free(ab);
+        unlink(alias);
 
         /* Symlinks refused: nothing is followed, the real form is the literal form. */
         b = backend(_i, false);
@@ -836,6 +858,137 @@ START_TEST(test_walk_limits)
 }
 END_TEST
 
+/*
+ * Property test against the kernel, on random trees of symlinks (relative, absolute, dangling,
+ * looping, through `..`, out of the root): whenever our realpath answers with a path, the
+ * kernel's own resolution (realpath(3)) lands on the same place, or the path does not exist
+ * yet; whatever the kernel resolves to outside the root, we refuse; and a read through the
+ * backend returns the very file plain open(2) reads, or is refused.
+ */
+START_TEST(test_resolution_matches_kernel)
+{
+        static const char *dirs[] = {"", "a", "a/b", "c"};
+        static const char *rel_targets[] = {
+            "..",     "../..", "../../..", ".",       "a",        "b",       "c/f",          "../c",
+            "a/../c", "s1",    "s2/b",     "missing", "../a/b/f", "s0/../f", "a/b/../../c/f"};
+        unsigned seed = 4242;
+        char real_root[PATH_MAX];
+        ck_assert_ptr_nonnull(realpath(root, real_root));
+        warder_backend *b = backend(_i, true);
+        unsigned agreed = 0, refused = 0, missing = 0;
+        for (int tree = 0; tree < 25; tree++) {
+                char cmd[PATH_MAX];
+                snprintf(cmd, sizeof(cmd), "rm -rf '%s'/t && mkdir -p '%s'/t/a/b '%s'/t/c", root,
+                         root, root);
+                ck_assert_int_eq(system(cmd), 0);
+                put("t/f", "root-f");
+                put("t/a/f", "a-f");
+                put("t/a/b/f", "b-f");
+                put("t/c/f", "c-f");
+                for (int k = 0; k < 8; k++) {
+                        char name[PATH_MAX], target[2 * PATH_MAX];
+                        const char *d = dirs[rand_r(&seed) % 4];
+                        snprintf(name, sizeof(name), "%s/t%s%s/s%d", root, d[0] ? "/" : "", d, k);
+                        unsigned pick = rand_r(&seed) % 22;
+                        if (pick < 15)
+                                snprintf(target, sizeof(target), "%s", rel_targets[pick]);
+                        else if (pick < 17)
+                                snprintf(target, sizeof(target), "%s/t/%s", real_root,
+                                         dirs[rand_r(&seed) % 4]);
+                        else if (pick < 18)
+                                snprintf(target, sizeof(target), "%s/secret", outside);
+                        else if (pick < 19)
+                                snprintf(target, sizeof(target), "%s", outside);
+                        else if (pick < 20)
+                                snprintf(target, sizeof(target), "/etc");
+                        else /* absolute, with a `..` through a link after the root */
+                                snprintf(target, sizeof(target), "%s//t/./s%u/../f", real_root,
+                                         rand_r(&seed) % 8);
+                        if (symlink(target, name) != 0 && errno != EEXIST)
+                                ck_abort_msg("symlink %s", name);
+                }
+                static const char *comps[] = {"a",  "b",  "c",  "f",  "s0", "s1",   "s2",    "s3",
+                                              "s4", "s5", "s6", "s7", "..", "nope", "passwd"};
+                for (int q = 0; q < 40; q++) {
+                        char path[PATH_MAX];
+                        int n = snprintf(path, sizeof(path), "%s/t", root);
+                        int len = 1 + (int)(rand_r(&seed) % 4);
+                        for (int c = 0; c < len; c++)
+                                n += snprintf(path + n, sizeof(path) - (size_t)n, "/%s",
+                                              comps[rand_r(&seed) % 15]);
+                        /* `..` is lexical in a target (§3.1): compare with the kernel on the
+                         * normalised path */
+                        char *norm = NULL;
+                        ck_assert_int_eq(warder_path_normalize(&norm, NULL, NULL, NULL, NULL, path,
+                                                               strlen(path), NULL),
+                                         0);
+                        snprintf(path, sizeof(path), "%s", norm);
+                        warder_free(norm);
+                        char kernel[PATH_MAX];
+                        bool k_ok = realpath(path, kernel) != NULL;
+                        int k_errno = errno;
+                        char *ours = NULL;
+                        struct warder_error e = WARDER_ERROR_INIT;
+                        int rc = warder_backend_realpath(b, path, strlen(path), &ours, &e);
+                        size_t rl = strlen(real_root);
+                        bool k_inside = k_ok && strncmp(kernel, real_root, rl) == 0 &&
+                                        (kernel[rl] == '/' || kernel[rl] == '\0');
+                        if (k_ok && !k_inside)
+                                ck_assert_msg(rc != 0, "%s: kernel -> %s (outside), ours -> %s",
+                                              path, kernel, ours);
+                        if (rc == 0) {
+                                char ours_host[2 * PATH_MAX];
+                                snprintf(ours_host, sizeof(ours_host), "%s%s", real_root,
+                                         ours + strlen(root));
+                                if (k_ok)
+                                        ck_assert_msg(strcmp(kernel, ours_host) == 0,
+                                                      "%s: kernel -> %s, ours -> %s", path, kernel,
+                                                      ours_host);
+                                else
+                                        ck_assert_msg(k_errno == ENOENT || k_errno == ENOTDIR,
+                                                      "%s: kernel errno %d, ours -> %s", path,
+                                                      k_errno, ours);
+                                k_ok ? agreed++ : missing++;
+                        } else if (rc == WARDER_ENOENT || rc == WARDER_ENOTDIR) {
+                                /* a `..` below something missing, as for the kernel */
+                                ck_assert_msg(!k_ok, "%s: kernel -> %s, ours: %s", path, kernel,
+                                              e.message);
+                                missing++;
+                        } else {
+                                ck_assert_msg(rc == WARDER_EOUTSIDE || rc == WARDER_ESYMLINK,
+                                              "%s: %s", path, e.message);
+                                refused++;
+                        }
+                        warder_free(ours);
+                        /* Reads: the same file as plain open(2), or refused. */
+                        struct warder_bytes out = {0};
+                        int rrc = warder_backend_read(b, path, strlen(path), 0, 0, 0, &out, NULL);
+                        char *plain = NULL;
+                        int fd = open(path, O_RDONLY | O_NONBLOCK);
+                        if (fd >= 0) {
+                                static char buf[256];
+                                ssize_t r = read(fd, buf, sizeof(buf) - 1);
+                                buf[r < 0 ? 0 : r] = '\0';
+                                plain = r >= 0 ? buf : NULL;
+                                close(fd);
+                        }
+                        if (rrc == 0) {
+                                ck_assert_msg(plain && strcmp(plain, out.data) == 0,
+                                              "%s: ours read '%s', plain '%s'", path, out.data,
+                                              plain ? plain : "(fails)");
+                                ck_assert_msg(k_inside, "%s: read outside the root", path);
+                        }
+                        warder_bytes_free(&out);
+                }
+        }
+        fprintf(stderr, "resolution vs kernel (%s): %u agreed, %u missing tails, %u refused\n",
+                _i ? "fallback" : "openat2", agreed, missing, refused);
+        ck_assert_uint_gt(agreed, 50);
+        ck_assert_uint_gt(refused, 20);
+        warder_backend_free(b);
+}
+END_TEST
+
 /* §6.2 permission denied by the file system is its own error. */
 START_TEST(test_eacces)
 {
@@ -936,6 +1089,7 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_grep, 0, 2);
         tcase_add_loop_test(tc, test_grep_fast_paths_exact, 0, 2);
         tcase_add_loop_test(tc, test_walk_limits, 0, 2);
+        tcase_add_loop_test(tc, test_resolution_matches_kernel, 0, 2);
         tcase_add_loop_test(tc, test_eacces, 0, 2);
         suite_add_tcase(s, tc);
         suite_add_tcase(s, contract_tcase(targets, sizeof(targets) / sizeof(targets[0])));

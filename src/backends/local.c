@@ -32,6 +32,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "backend-internal.h"
 #include "local-internal.h"
 #include "util.h"
 #include "warder/glob.h"
@@ -40,9 +41,9 @@
 #define SYS_openat2 437
 #endif
 
-#define LOCAL_MAX_HOPS        40          /* symlinks followed while resolving one path */
-#define LOCAL_MAX_DEPTH       256         /* directory depth of a glob or grep walk */
-#define LOCAL_MAX_VISITS      2000000     /* entries a glob or grep walk may visit */
+#define LOCAL_MAX_HOPS        40 /* symlinks followed while resolving one path */
+#define LOCAL_MAX_DEPTH       WARDER__WALK_MAX_DEPTH   /* depth of a glob or grep walk */
+#define LOCAL_MAX_VISITS      WARDER__WALK_MAX_ENTRIES /* entries a walk may visit */
 #define LOCAL_BINARY_PROBE    8192        /* grep: a NUL in these first bytes means binary */
 #define LOCAL_DEFAULT_CAP     (16u << 20) /* 16 MiB */
 #define LOCAL_DEFAULT_MATCHES 10000
@@ -343,6 +344,54 @@ static int push_component(struct warder__buf *b, const char *c, size_t n)
         return rc;
 }
 
+/* The next component of the absolute path t[*i..len), skipping empty and `.` components;
+ * false at the end. */
+static bool next_component(const char *t, size_t len, size_t *i, const char **c, size_t *n)
+{
+        while (*i < len) {
+                while (*i < len && t[*i] == '/')
+                        (*i)++;
+                size_t start = *i;
+                while (*i < len && t[*i] != '/')
+                        (*i)++;
+                if (*i - start == 0 || (*i - start == 1 && t[start] == '.'))
+                        continue;
+                *c = t + start;
+                *n = *i - start;
+                return true;
+        }
+        return false;
+}
+
+/* True when the absolute link target t (`len` bytes) starts with the root's components (as
+ * given, or its real path on the host); *rest is where the part below the root begins. A
+ * `..` before the root is complete counts as leaving it. */
+static bool abs_under_root(const struct local *l, const char *t, size_t len, size_t *rest)
+{
+        const char *roots[2] = {l->root, l->host_root};
+        for (int k = 0; k < 2; k++) {
+                const char *r = roots[k];
+                if (!r)
+                        continue;
+                size_t rl = strlen(r), ri = 0, ti = 0;
+                const char *rc, *tc;
+                size_t rn, tn;
+                bool ok = true;
+                while (next_component(r, rl, &ri, &rc, &rn)) {
+                        if (!next_component(t, len, &ti, &tc, &tn) || tn != rn ||
+                            memcmp(tc, rc, rn) != 0) {
+                                ok = false;
+                                break;
+                        }
+                }
+                if (ok) {
+                        *rest = ti;
+                        return true;
+                }
+        }
+        return false;
+}
+
 /*
  * Resolves every symlink of `rel` inside the root (§3.2) into `out` (relative, "." for the
  * root). A missing tail is appended lexically after the longest existing prefix. A link
@@ -364,7 +413,8 @@ static int real_rel(const struct local *l, const char *rel, struct warder__buf *
         struct fdstack st = {NULL, 0, 0};
         char *link = NULL;
         int rc = 0, hops = 0;
-        bool missing = false;
+        bool missing = false; /* the rest is lexical: `why` says what was missing */
+        int why = 0;
         size_t depth = 0; /* components in res; the first st.len of them are open in st */
         if (strcmp(rel, ".") != 0 && warder__buf_puts(&todo, rel)) {
                 rc = fail_oom(err);
@@ -392,14 +442,16 @@ static int real_rel(const struct local *l, const char *rel, struct warder__buf *
                                                       shown(shown_path, tmp), l->root);
                                 goto out;
                         }
+                        if (missing) {
+                                /* `..` below a missing directory or a file (from a link's
+                                 * target): the kernel cannot resolve it, nor do we. */
+                                rc = fail_errno(err, why, "cannot resolve", shown_path);
+                                goto out;
+                        }
                         pop_component(&res);
                         depth--;
-                        if (st.len > depth) {
-                                close(st.fds[st.len - 1]);
-                                st.len--;
-                        }
-                        if (st.len == depth)
-                                missing = false; /* back on an existing directory */
+                        close(st.fds[st.len - 1]);
+                        st.len--;
                         pos = after;
                         continue;
                 }
@@ -429,6 +481,7 @@ static int real_rel(const struct local *l, const char *rel, struct warder__buf *
                                 close(cfd);
                         if (e == ENOENT) {
                                 missing = true;
+                                why = ENOENT;
                                 continue; /* the same component, now appended lexically */
                         }
                         rc = fail_errno(err, e, "cannot resolve", shown_path);
@@ -456,25 +509,21 @@ static int real_rel(const struct local *l, const char *rel, struct warder__buf *
                         }
                         warder__buf_truncate(&next, 0);
                         if (link[0] == '/') {
-                                /* Absolute: must land under the root; resolution restarts there. */
-                                int nrc = warder__path_normalize_buf(&next, NULL, NULL, NULL, link,
-                                                                     (size_t)len, NULL);
-                                const char *r;
-                                if (nrc) {
-                                        rc = nrc == WARDER_ENOMEM
-                                                 ? fail_oom(err)
-                                                 : warder_error_set(err, WARDER_EIO, "bad link");
-                                        goto out;
-                                }
-                                if (!strip_root(l, next.data, next.len, &r)) {
+                                /* Absolute: it must name the root before anything else;
+                                 * resolution restarts there and goes on like a relative
+                                 * target (a `..` after the root is resolved, not lexical). */
+                                size_t rest;
+                                if (!abs_under_root(l, link, (size_t)len, &rest)) {
                                         rc = warder_error_set(err, WARDER_EOUTSIDE,
                                                               "'%s' resolves outside the root '%s' "
                                                               "through a symbolic link",
                                                               shown(shown_path, tmp), l->root);
                                         goto out;
                                 }
-                                memmove(next.data, r, strlen(r) + 1);
-                                next.len = strlen(next.data);
+                                if (warder__buf_append(&next, link + rest, (size_t)len - rest)) {
+                                        rc = fail_oom(err);
+                                        goto out;
+                                }
                                 warder__buf_truncate(&res, 0);
                                 fdstack_reset(&st);
                                 depth = 0;
@@ -510,6 +559,7 @@ static int real_rel(const struct local *l, const char *rel, struct warder__buf *
                 } else {
                         close(cfd);
                         missing = true; /* a non-directory: the rest is lexical */
+                        why = ENOTDIR;
                 }
                 pos = after;
         }
@@ -996,33 +1046,10 @@ static int local_edit(warder_backend *b, const char *path, const char *old_text,
         if (rc)
                 goto out;
         size_t n = 0;
-        for (const char *p = data, *end = data + len;
-             (p = memmem(p, (size_t)(end - p), old_text, old_len)); p += old_len)
-                n++;
-        if (n == 0) {
-                rc = warder_error_set(err, WARDER_ENOMATCH, "the old text does not occur in '%s'",
-                                      shown(norm.data, tmp));
+        rc = warder__edit_apply(data, len, old_text, old_len, new_text, new_len, flags,
+                                shown(norm.data, tmp), &next, &n, err);
+        if (rc)
                 goto out;
-        }
-        if (n > 1 && !(flags & WARDER_EDIT_ALL)) {
-                rc = warder_error_set(err, WARDER_EAMBIGUOUS,
-                                      "the old text occurs %zu times in '%s'", n,
-                                      shown(norm.data, tmp));
-                goto out;
-        }
-        const char *p = data, *end = data + len;
-        for (const char *hit; (hit = memmem(p, (size_t)(end - p), old_text, old_len));
-             p = hit + old_len) {
-                if (warder__buf_append(&next, p, (size_t)(hit - p)) ||
-                    warder__buf_append(&next, new_text, new_len)) {
-                        rc = fail_oom(err);
-                        goto out;
-                }
-        }
-        if (warder__buf_append(&next, p, (size_t)(end - p))) {
-                rc = fail_oom(err);
-                goto out;
-        }
         uint64_t cap = cap_or(l->opts.max_write, LOCAL_DEFAULT_CAP);
         if ((uint64_t)next.len > cap) {
                 rc = warder_error_set(err, WARDER_ETOOBIG,
@@ -1331,6 +1358,27 @@ static int glob_max_depth(const char *pattern)
         return slashes;
 }
 
+/*
+ * Opens the directory `sub` (components without `.` or `..`, as glob_literal_prefix() gives
+ * them) below the directory `fd`, one component at a time with O_NOFOLLOW, so no symlink on
+ * the way is followed (openat(2) with a multi-component path would follow all but the last).
+ * `fd` is consumed. Returns the new descriptor or -1.
+ */
+static int open_below(int fd, char *sub)
+{
+        for (char *p = sub, *slash; fd >= 0 && p; p = slash ? slash + 1 : NULL) {
+                slash = strchr(p, '/');
+                if (slash)
+                        *slash = '\0';
+                int next = openat(fd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (slash)
+                        *slash = '/';
+                close(fd);
+                fd = next;
+        }
+        return fd;
+}
+
 static int local_glob(warder_backend *b, const char *pattern, const char *base, unsigned flags,
                       struct warder_entries *out, struct warder_error *err)
 {
@@ -1376,9 +1424,7 @@ static int local_glob(warder_backend *b, const char *pattern, const char *base, 
                                 rc = fail_oom(err);
                                 goto out;
                         }
-                        int sub =
-                            openat(fd, start.data, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                        close(fd);
+                        int sub = open_below(fd, start.data);
                         if (sub < 0)
                                 goto done; /* missing, or a symlink (never followed): empty */
                         fd = sub;

@@ -1,25 +1,1302 @@
 /* SPDX-License-Identifier: MIT */
-/* Not yet implemented: the whole line is matched against the execute rules (§5.2 only). */
+/*
+ * Command inspection (§5): every simple command of a line is decided against the execute
+ * rules in each of its forms, every path it names is decided for read or write, and the
+ * strictest answer over everything wins. A guard rail, not a boundary (§5.8).
+ */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "command.h"
+#include "shell.h"
+#include "util.h"
 #include "warder/sys/backend.h"
 
-WARDER_API int warder_ruleset_check_command(const warder_ruleset *rs, const char *command,
-					    size_t len, const struct warder_command_context *ctx,
-					    struct warder_decision *out, struct warder_error *err)
+#define MAX_SHELL_DEPTH 4    /* sh -c nesting (§5.3) */
+#define MAX_CWDS        8    /* possible current directories tracked at once (§5.6) */
+#define MAX_CHECKS      4096 /* path decisions per command line */
+#define MAX_GLOB        1024 /* results of one glob expansion */
+
+struct cwdset {
+        char *dirs[MAX_CWDS];
+        size_t n;
+        bool uncertain; /* an undeterminable cd happened: relative paths are unknown */
+};
+
+struct scope_state {
+        bool inited, has_ovr, impure;
+        struct cwdset set; /* every directory the scope may be in */
+        struct cwdset ovr; /* where it certainly is inside a pure `&&` chain after a cd */
+};
+
+struct insp {
+        const warder_ruleset *rs;
+        const struct warder_command_context *ctx;
+        const char *root, *home, *env_home, *cdpath;
+        struct warder_decision best;
+        bool have_best;
+        size_t checks;
+        bool checks_exhausted;
+        struct warder__buf path, pat, tmp;
+};
+
+/* Expanded view of one word (§5.5). */
+struct xword {
+        const char *s; /* expanded text (borrowed or owned) */
+        size_t len;
+        unsigned char *g; /* per byte: 1 when an active glob character; NULL when none */
+        char *owned;
+        const char *undet; /* why it cannot be determined, or NULL */
+};
+
+/* ---- decisions ---------------------------------------------------------------------------- */
+
+static bool is_final(const struct insp *I)
 {
-	(void)ctx;
-	if (!rs || !command || !out)
-		return warder_error_set(err, WARDER_EINVAL, "invalid argument");
-	if (len == 0 || memchr(command, '\0', len))
-		return warder_error_set(err, WARDER_EINVAL, "empty command or NUL byte");
-	struct warder_decision d = WARDER_DECISION_INIT;
-	if (!warder__ruleset_match_execute(rs, command, len, false, &d)) {
-		d.by_default = true;
-		d.action = warder_ruleset_default(rs, WARDER_OP_EXECUTE);
-	}
-	d.op = WARDER_OP_EXECUTE;
-	*out = d;
-	return 0;
+        return I->have_best && I->best.action == WARDER_DENY;
+}
+
+/* Takes `d` as the answer if it is stricter than the one so far (the first of equals stays). */
+static int consider(struct insp *I, struct warder_decision *d, const char *segment,
+                    const char *candidate, enum warder_op cop)
+{
+        if (I->have_best && d->action <= I->best.action)
+                return 0;
+        struct warder_decision tmp = *d;
+        tmp.owned_ = NULL;
+        tmp.candidate_op = cop;
+        tmp.op = WARDER_OP_EXECUTE;
+        tmp.segment = segment;
+        tmp.candidate = candidate;
+        struct warder_decision copy;
+        int rc = warder_decision_copy(&copy, &tmp);
+        if (rc)
+                return rc;
+        warder_decision_clear(&I->best);
+        I->best = copy;
+        I->have_best = true;
+        return 0;
+}
+
+/* Raises to at least `action` for a reason no rule states (§5.3, §5.5–§5.7). */
+static int raise_to(struct insp *I, enum warder_action action, const char *segment,
+                    const char *candidate, enum warder_op cop, const char *note)
+{
+        struct warder_decision d = WARDER_DECISION_INIT;
+        d.action = action;
+        d.op = WARDER_OP_EXECUTE;
+        d.undeterminable = true;
+        d.note = note;
+        return consider(I, &d, segment, candidate, cop);
+}
+
+/* ---- the current directory (§5.6) --------------------------------------------------------- */
+
+static void cwdset_clear(struct cwdset *c)
+{
+        for (size_t k = 0; k < c->n; k++)
+                free(c->dirs[k]);
+        c->n = 0;
+        c->uncertain = false;
+}
+
+static int cwdset_add(struct cwdset *c, const char *dir)
+{
+        for (size_t k = 0; k < c->n; k++)
+                if (strcmp(c->dirs[k], dir) == 0)
+                        return 0;
+        if (c->n == MAX_CWDS) {
+                c->uncertain = true;
+                return 0;
+        }
+        char *d = strdup(dir);
+        if (!d)
+                return WARDER_ENOMEM;
+        c->dirs[c->n++] = d;
+        return 0;
+}
+
+static int cwdset_copy(struct cwdset *dst, const struct cwdset *src)
+{
+        cwdset_clear(dst);
+        dst->uncertain = src->uncertain;
+        for (size_t k = 0; k < src->n; k++) {
+                int rc = cwdset_add(dst, src->dirs[k]);
+                if (rc)
+                        return rc;
+        }
+        return 0;
+}
+
+static int cwdset_merge(struct cwdset *dst, const struct cwdset *src)
+{
+        dst->uncertain |= src->uncertain;
+        for (size_t k = 0; k < src->n; k++) {
+                int rc = cwdset_add(dst, src->dirs[k]);
+                if (rc)
+                        return rc;
+        }
+        return 0;
+}
+
+/* ---- expansions (§5.5) -------------------------------------------------------------------- */
+
+static const char *env_lookup(const struct warder_command_context *ctx, const char *name, size_t n)
+{
+        if (!ctx || !ctx->env)
+                return NULL;
+        for (const char *const *e = ctx->env; *e; e++)
+                if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+                        return *e + n + 1;
+        return NULL;
+}
+
+static bool is_glob_char(char c)
+{
+        return c == '*' || c == '?' || c == '[';
+}
+
+static void xword_free(struct xword *x)
+{
+        free(x->owned);
+        free(x->g);
+        memset(x, 0, sizeof(*x));
+}
+
+static int expand_word(struct insp *I, const struct warder__sh_parse *p,
+                       const struct warder__sh_word *w, struct xword *x)
+{
+        memset(x, 0, sizeof(*x));
+        if (w->flags & WARDER__SH_W_SUBST) {
+                x->undet = "a command substitution";
+                return 0;
+        }
+        if (w->flags & WARDER__SH_W_SPECIAL) {
+                x->undet = "a special or modified parameter";
+                return 0;
+        }
+        if (!(w->flags & (WARDER__SH_W_VAR | WARDER__SH_W_TILDE | WARDER__SH_W_GLOB))) {
+                x->s = w->text;
+                x->len = w->len;
+                return 0;
+        }
+        struct warder__buf b = WARDER__BUF_INIT, g = WARDER__BUF_INIT;
+        bool any_glob = false;
+        int rc = 0;
+        for (uint32_t k = 0; k < w->npieces && !rc && !x->undet; k++) {
+                const struct warder__sh_piece *pc = &p->pieces[w->first_piece + k];
+                const char *val = w->text + pc->off;
+                size_t vlen = pc->len;
+                bool active_ok = !pc->quoted;
+                if (pc->kind == WARDER__SH_VAR) {
+                        val = env_lookup(I->ctx, w->text + pc->name_off, pc->name_len);
+                        if (!val) {
+                                x->undet = "a variable the host did not declare";
+                                break;
+                        }
+                        vlen = strlen(val);
+                        if (!pc->quoted && strpbrk(val, " \t\n")) {
+                                x->undet = "an unquoted variable that splits into several words";
+                                break;
+                        }
+                } else if (pc->kind == WARDER__SH_TILDE) {
+                        val = I->env_home ? I->env_home : I->home;
+                        if (!val) {
+                                x->undet = "`~` without a home directory";
+                                break;
+                        }
+                        vlen = strlen(val);
+                        active_ok = false;
+                } else if (pc->kind == WARDER__SH_TILDE_USER) {
+                        x->undet = "`~user`";
+                        break;
+                } else if (pc->kind != WARDER__SH_LIT) {
+                        x->undet = "an expansion";
+                        break;
+                }
+                rc = warder__buf_append(&b, val, vlen);
+                for (size_t j = 0; j < vlen && !rc; j++) {
+                        bool act = active_ok && is_glob_char(val[j]);
+                        any_glob |= act;
+                        rc = warder__buf_putc(&g, act ? 1 : 0);
+                }
+        }
+        if (rc || x->undet) {
+                warder__buf_free(&b);
+                warder__buf_free(&g);
+                return rc;
+        }
+        x->len = b.len;
+        x->owned = warder__buf_steal(&b);
+        x->s = x->owned;
+        if (any_glob)
+                x->g = (unsigned char *)warder__buf_steal(&g);
+        warder__buf_free(&g);
+        if (!x->owned || (any_glob && !x->g))
+                return WARDER_ENOMEM;
+        return 0;
+}
+
+/* ---- paths (§5.4) ------------------------------------------------------------------------- */
+
+/* /proc/<pid>/root/… and /proc/<pid>/cwd/… name other paths than they spell (§3.2): the
+ * real form can follow them only where the backend resolves them. */
+static bool through_proc(const char *p)
+{
+        if (strncmp(p, "/proc/", 6) != 0)
+                return false;
+        const char *c = strchr(p + 6, '/');
+        if (!c)
+                return false;
+        c++;
+        size_t n = strcspn(c, "/");
+        return (n == 4 && strncmp(c, "root", 4) == 0) || (n == 3 && strncmp(c, "cwd", 3) == 0);
+}
+
+static bool in_list(const char *s, const char *const *list);
+
+/* Devices every shell line uses (`2>/dev/null`): no file behind them, so a backend that
+ * cannot resolve them (outside its root) leaves nothing unknown. */
+static bool is_std_device(const char *p)
+{
+        static const char *const dev[] = {"/dev/null",    "/dev/zero", "/dev/full",  "/dev/random",
+                                          "/dev/urandom", "/dev/tty",  "/dev/stdin", "/dev/stdout",
+                                          "/dev/stderr",  NULL};
+        if (in_list(p, dev))
+                return true;
+        if (strncmp(p, "/dev/fd/", 8) != 0 || !p[8])
+                return false;
+        for (p += 8; *p; p++)
+                if (*p < '0' || *p > '9')
+                        return false;
+        return true;
+}
+
+static int decide_literal(struct insp *I, const char *str, size_t len, const char *cwd,
+                          enum warder_op op, const char *segment)
+{
+        if (is_final(I))
+                return 0;
+        if (++I->checks > MAX_CHECKS) {
+                if (I->checks_exhausted)
+                        return 0;
+                I->checks_exhausted = true;
+                return raise_to(I, WARDER_ASK, segment, NULL, op,
+                                "too many paths to decide in one command");
+        }
+        int rc;
+        if (str[0] == '/') {
+                rc = warder__path_normalize_buf(&I->path, NULL, NULL, NULL, str, len, NULL);
+        } else {
+                /* Joined by hand so that a quoted `~` stays a name (the shell expanded it already).
+                 */
+                warder__buf_truncate(&I->tmp, 0);
+                rc = warder__buf_puts(&I->tmp, cwd);
+                if (!rc)
+                        rc = warder__buf_putc(&I->tmp, '/');
+                if (!rc)
+                        rc = warder__buf_append(&I->tmp, str, len);
+                if (!rc)
+                        rc = warder__path_normalize_buf(&I->path, NULL, NULL, NULL, I->tmp.data,
+                                                        I->tmp.len, NULL);
+        }
+        if (rc == WARDER_ENOMEM)
+                return rc;
+        if (rc)
+                return raise_to(I, WARDER_ASK, segment, NULL, op,
+                                "a path that cannot be normalised");
+        char *real = NULL;
+        const char *note = NULL;
+        if (through_proc(I->path.data))
+                note = "a path through /proc/<pid>/root or /cwd";
+        if (I->ctx && I->ctx->realpath) {
+                rc = I->ctx->realpath(I->ctx->ud, I->path.data, &real);
+                if (rc == WARDER_ENOMEM)
+                        return rc;
+                if (rc) {
+                        real = NULL;
+                        if (!is_std_device(I->path.data))
+                                note = "the real path could not be resolved";
+                }
+        }
+        struct warder_decision d = WARDER_DECISION_INIT;
+        rc = warder_ruleset_check(I->rs, op, I->path.data, real, &d, NULL);
+        warder_free(real);
+        if (rc == WARDER_ENOMEM)
+                return rc;
+        if (rc)
+                return raise_to(I, WARDER_ASK, segment, I->path.data, op,
+                                "a path that cannot be decided");
+        rc = consider(I, &d, segment, I->path.data, op);
+        warder_decision_clear(&d);
+        if (!rc && note)
+                rc = raise_to(I, WARDER_ASK, segment, I->path.data, op, note);
+        return rc;
+}
+
+static int escape_into(struct warder__buf *b, const char *s, size_t n, const unsigned char *g)
+{
+        for (size_t k = 0; k < n; k++) {
+                char c = s[k];
+                bool active = g && g[k];
+                if (!active && strchr("*?[]\\{}", c) && c)
+                        if (warder__buf_putc(b, '\\'))
+                                return WARDER_ENOMEM;
+                if (warder__buf_putc(b, c))
+                        return WARDER_ENOMEM;
+        }
+        return 0;
+}
+
+static int decide_glob(struct insp *I, const char *str, size_t len, const unsigned char *g,
+                       const char *cwd, enum warder_op op, const char *segment)
+{
+        warder__buf_truncate(&I->pat, 0);
+        int rc = 0;
+        if (str[0] != '/') {
+                rc = escape_into(&I->pat, cwd, strlen(cwd), NULL);
+                if (!rc)
+                        rc = warder__buf_putc(&I->pat, '/');
+        }
+        if (!rc)
+                rc = escape_into(&I->pat, str, len, g);
+        if (rc)
+                return rc;
+        /* Lexical clean-up only: escapes never touch `/` or `.`, so components survive. */
+        struct warder__buf norm = WARDER__BUF_INIT;
+        rc = warder__path_normalize_buf(&norm, NULL, NULL, NULL, I->pat.data, I->pat.len, NULL);
+        if (rc) {
+                warder__buf_free(&norm);
+                return rc == WARDER_ENOMEM ? rc
+                                           : raise_to(I, WARDER_ASK, segment, NULL, op,
+                                                      "a glob that cannot be normalised");
+        }
+        char **res = NULL;
+        size_t count = 0;
+        rc = I->ctx->glob(I->ctx->ud, norm.data, &res, &count);
+        if (rc == WARDER_ENOMEM) {
+                warder__buf_free(&norm);
+                return rc;
+        }
+        if (rc) {
+                rc = raise_to(I, WARDER_ASK, segment, norm.data, op,
+                              "a glob that could not be expanded");
+        } else if (count > MAX_GLOB) {
+                rc =
+                    raise_to(I, WARDER_ASK, segment, norm.data, op, "a glob with too many matches");
+        }
+        for (size_t k = 0; k < count && !rc && res; k++)
+                if (res[k] && res[k][0])
+                        rc = decide_literal(I, res[k], strlen(res[k]), cwd, op, segment);
+        for (size_t k = 0; k < count && res; k++)
+                warder_free(res[k]);
+        warder_free(res);
+        warder__buf_free(&norm);
+        return rc;
+}
+
+/* Decides one candidate against every directory the command may be in. */
+static int decide_path(struct insp *I, const char *str, size_t len, const unsigned char *g,
+                       const struct cwdset *cwd, enum warder_op op, const char *segment)
+{
+        if (len == 0 || is_final(I))
+                return 0;
+        if (memchr(str, '\0', len))
+                return raise_to(I, WARDER_ASK, segment, NULL, op, "a path with a NUL byte");
+        bool glob = false;
+        for (size_t k = 0; g && k < len && !glob; k++)
+                glob = g[k] != 0;
+        int rc = 0;
+        bool relative = str[0] != '/';
+        size_t ncwd = relative ? cwd->n : 1;
+        for (size_t k = 0; k < ncwd && !rc; k++) {
+                const char *dir = relative ? cwd->dirs[k] : "/";
+                /* The pattern's own text is a name the command may use (no match: the shell
+                 * passes it on literally). */
+                rc = decide_literal(I, str, len, dir, op, segment);
+                if (!rc && glob) {
+                        if (I->ctx && I->ctx->glob)
+                                rc = decide_glob(I, str, len, g, dir, op, segment);
+                        else
+                                rc = raise_to(I, WARDER_ASK, segment, str, op,
+                                              "an unquoted glob that cannot be expanded here");
+                }
+        }
+        if (!rc && relative && cwd->uncertain)
+                rc = raise_to(I, WARDER_ASK, segment, str, op,
+                              "a relative path after a `cd` that cannot be followed");
+        return rc;
+}
+
+/* ---- simple commands ---------------------------------------------------------------------- */
+
+static const char *base_name(const char *s)
+{
+        const char *slash = strrchr(s, '/');
+        return slash ? slash + 1 : s;
+}
+
+static bool streq(const char *a, const char *b)
+{
+        return strcmp(a, b) == 0;
+}
+
+static bool in_list(const char *s, const char *const *list)
+{
+        for (; *list; list++)
+                if (streq(s, *list))
+                        return true;
+        return false;
+}
+
+/* `NAME=…` with an unquoted NAME. */
+static bool is_assignment(const struct warder__sh_parse *p, const struct warder__sh_word *w)
+{
+        if (w->npieces == 0)
+                return false;
+        const struct warder__sh_piece *pc = &p->pieces[w->first_piece];
+        if (pc->kind != WARDER__SH_LIT || pc->quoted)
+                return false;
+        const char *t = w->text;
+        uint32_t k = 0;
+        if (!((t[0] >= 'a' && t[0] <= 'z') || (t[0] >= 'A' && t[0] <= 'Z') || t[0] == '_'))
+                return false;
+        while (k < pc->len && t[k] != '=') {
+                char c = t[k];
+                if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+                      (c >= '0' && c <= '9')))
+                        return false;
+                k++;
+        }
+        return k < pc->len && t[k] == '=';
+}
+
+struct opts {
+        const char *flags;         /* short options without an argument */
+        const char *args;          /* short options with an argument */
+        const char *const *lflags; /* long options without an argument */
+        const char *const *largs;  /* long options with an argument (`--x=v` or `--x v`) */
+        bool digits;               /* `-N` numbers (nice) */
+};
+
+/* Skips the options of a wrapper from word `j`. Returns the index of the first operand;
+ * *unknown is set when an option is not known. */
+static size_t skip_opts(const struct xword *x, size_t j, size_t n, const struct opts *o,
+                        bool *unknown)
+{
+        static const char *const none[] = {NULL};
+        const char *const *lflags = o->lflags ? o->lflags : none;
+        const char *const *largs = o->largs ? o->largs : none;
+        while (j < n) {
+                const char *w = x[j].s;
+                if (!w || w[0] != '-' || w[1] == '\0')
+                        return j;
+                if (streq(w, "--"))
+                        return j + 1;
+                if (w[1] == '-') {
+                        const char *eq = strchr(w, '=');
+                        size_t nlen = eq ? (size_t)(eq - w) : strlen(w);
+                        bool ok = false;
+                        for (const char *const *l = largs; *l && !ok; l++)
+                                if (strlen(*l) == nlen && strncmp(*l, w, nlen) == 0) {
+                                        ok = true;
+                                        j += eq ? 1 : 2;
+                                }
+                        for (const char *const *l = lflags; *l && !ok; l++)
+                                if (!eq && streq(*l, w)) {
+                                        ok = true;
+                                        j++;
+                                }
+                        if (!ok) {
+                                *unknown = true;
+                                return j;
+                        }
+                        continue;
+                }
+                if (o->digits && w[1] >= '0' && w[1] <= '9') {
+                        j++;
+                        continue;
+                }
+                size_t k = 1;
+                bool consumed_next = false;
+                for (; w[k]; k++) {
+                        if (o->args && strchr(o->args, w[k])) {
+                                if (w[k + 1] == '\0')
+                                        consumed_next = true;
+                                break;
+                        }
+                        if (!o->flags || !strchr(o->flags, w[k])) {
+                                *unknown = true;
+                                return j;
+                        }
+                }
+                j += consumed_next ? 2 : 1;
+        }
+        return j;
+}
+
+enum wrap { W_NO, W_YES, W_STOP };
+
+/* If word i names a transparent wrapper (§5.3), *next is where the wrapped command starts. */
+static enum wrap unwrap(const struct xword *x, size_t i, size_t n, size_t *next, bool *unknown)
+{
+        if (!x[i].s)
+                return W_NO;
+        const char *name = base_name(x[i].s);
+        size_t j = i + 1;
+        static const char *const env_l[] = {"--ignore-environment", "--null", NULL};
+        static const char *const env_a[] = {"--unset", NULL};
+        static const char *const nice_a[] = {"--adjustment", NULL};
+        static const char *const to_l[] = {"--preserve-status", "--foreground", "--verbose", NULL};
+        static const char *const to_a[] = {"--signal", "--kill-after", NULL};
+        static const char *const sb_a[] = {"--input", "--output", "--error", NULL};
+        static const char *const sudo_l[] = {
+            "--askpass",         "--background", "--preserve-env", "--set-home",        "--login",
+            "--non-interactive", "--shell",      "--stdin",        "--reset-timestamp", NULL};
+        static const char *const sudo_a[] = {
+            "--user", "--group",      "--prompt",       "--close-from",      "--role", "--type",
+            "--host", "--other-user", "--preserve-env", "--command-timeout", NULL};
+        struct opts o = {0};
+        if (streq(name, "env")) {
+                o = (struct opts){.flags = "i0", .args = "u", .lflags = env_l, .largs = env_a};
+                /* a lone `-` means -i */
+                while (j < n && x[j].s && streq(x[j].s, "-"))
+                        j++;
+        } else if (streq(name, "command")) {
+                if (j < n && x[j].s && (streq(x[j].s, "-v") || streq(x[j].s, "-V")))
+                        return W_STOP; /* only describes the command; runs nothing */
+                o.flags = "p";
+        } else if (streq(name, "builtin") || streq(name, "nohup")) {
+                /* no options */
+        } else if (streq(name, "exec")) {
+                o.args = "a";
+        } else if (streq(name, "nice")) {
+                o = (struct opts){.args = "n", .largs = nice_a, .digits = true};
+        } else if (streq(name, "timeout")) {
+                o = (struct opts){.flags = "v", .args = "sk", .lflags = to_l, .largs = to_a};
+        } else if (streq(name, "time")) {
+                o.flags = "p";
+        } else if (streq(name, "stdbuf")) {
+                o = (struct opts){.args = "ioe", .largs = sb_a};
+        } else if (streq(name, "xargs")) {
+                /* no options */
+        } else if (streq(name, "sudo")) {
+                o = (struct opts){
+                    .flags = "AbEHnPSisk", .args = "ugCprtUTch", .lflags = sudo_l, .largs = sudo_a};
+        } else if (streq(name, "doas")) {
+                o.args = "u";
+        } else {
+                return W_NO;
+        }
+        j = skip_opts(x, j, n, &o, unknown);
+        if (*unknown)
+                return W_STOP;
+        if (streq(name, "timeout")) {
+                if (j >= n)
+                        return W_STOP;
+                j++; /* DURATION */
+        }
+        if (j >= n)
+                return W_STOP;
+        *next = j;
+        return W_YES;
+}
+
+static const char *const write_cmds[] = {"tee", "touch", "rm",    "rmdir",    "mkdir",   "mv",
+                                         "ln",  "chmod", "chown", "truncate", "install", NULL};
+static const char *const shells[] = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", NULL};
+/* Commands whose arguments are data, never names of files (§5.4 "plainly not a path"). */
+static const char *const no_path_cmds[] = {"echo", "printf", "true", "false", ":", NULL};
+
+struct segctx {
+        const struct warder__sh_parse *p;
+        const struct warder__sh_segment *seg;
+        const struct warder__sh_word *w;
+        struct xword *x;
+        size_t n;
+        const char *text; /* the segment as written (its name in decisions) */
+        const struct cwdset *cwd;
+};
+
+static int inspect_line(struct insp *I, const char *line, size_t len, unsigned depth,
+                        const struct cwdset *cwd);
+
+/* Candidates from one argument word (§5.4): the word, the value after its first `=`, and the
+ * remainder of a glued short option. */
+static int word_candidates(struct insp *I, struct segctx *C, size_t k, enum warder_op op,
+                           bool options, bool assignment)
+{
+        const struct warder__sh_word *w = &C->w[k];
+        const struct xword *x = &C->x[k];
+        if (w->flags & WARDER__SH_W_PROCSUBST)
+                return 0;
+        if (x->undet) {
+                char note[128];
+                snprintf(note, sizeof(note), "an argument that cannot be determined (%s)",
+                         x->undet);
+                return raise_to(I, WARDER_ASK, C->text, w->text, op, note);
+        }
+        const char *s = x->s;
+        size_t len = x->len;
+        const unsigned char *g = x->g;
+        int rc = 0;
+        const char *eq = memchr(s, '=', len);
+        if (assignment)
+                return eq ? decide_path(I, eq + 1, len - (size_t)(eq + 1 - s),
+                                        g ? g + (eq + 1 - s) : NULL, C->cwd, op, C->text)
+                          : 0;
+        if (options && len > 1 && s[0] == '-') {
+                if (s[1] == '-') {
+                        if (eq)
+                                rc = decide_path(I, eq + 1, len - (size_t)(eq + 1 - s),
+                                                 g ? g + (eq + 1 - s) : NULL, C->cwd, op, C->text);
+                        return rc;
+                }
+                /* -o/etc/x, -xzf.env: every remainder after a run of option letters */
+                for (size_t j = 1; j + 1 < len && !rc; j++) {
+                        char c = s[j];
+                        bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                                     (c >= '0' && c <= '9');
+                        if (!alnum)
+                                break;
+                        rc = decide_path(I, s + j + 1, len - j - 1, g ? g + j + 1 : NULL, C->cwd,
+                                         op, C->text);
+                }
+                if (!rc && eq)
+                        rc = decide_path(I, eq + 1, len - (size_t)(eq + 1 - s),
+                                         g ? g + (eq + 1 - s) : NULL, C->cwd, op, C->text);
+                return rc;
+        }
+        rc = decide_path(I, s, len, g, C->cwd, op, C->text);
+        if (!rc && eq && eq != s)
+                rc = decide_path(I, eq + 1, len - (size_t)(eq + 1 - s), g ? g + (eq + 1 - s) : NULL,
+                                 C->cwd, op, C->text);
+        return rc;
+}
+
+static int match_form(struct insp *I, const char *text, size_t len, bool whole_line,
+                      struct warder_decision *seg_best, bool *matched)
+{
+        struct warder_decision d = WARDER_DECISION_INIT;
+        if (!warder__ruleset_match_execute(I->rs, text, len, whole_line, &d))
+                return 0;
+        if (!*matched || d.action > seg_best->action)
+                *seg_best = d;
+        *matched = true;
+        return 0;
+}
+
+static int join_words(struct warder__buf *b, const struct xword *x, const struct warder__sh_word *w,
+                      size_t from, size_t n)
+{
+        warder__buf_truncate(b, 0);
+        int rc = warder__buf_putc(b, '\0');
+        warder__buf_truncate(b, 0);
+        for (size_t k = from; k < n && !rc; k++) {
+                if (k > from)
+                        rc = warder__buf_putc(b, ' ');
+                if (!rc)
+                        rc = x ? warder__buf_append(b, x[k].s, x[k].len)
+                               : warder__buf_append(b, w[k].text, w[k].len);
+        }
+        return rc;
+}
+
+/* The forms of a simple command and their execute decision (§5.2, §5.3). Returns the index
+ * of the command name in the last form (n when there is none). */
+static int decide_forms(struct insp *I, struct segctx *C, size_t *name_out, bool *wrapper,
+                        bool *stopped)
+{
+        size_t n = C->n, starts[64], nstarts = 0, i = 0;
+        bool unknown = false, expandable = false, determinable = true;
+        for (size_t k = 0; k < n; k++) {
+                if (C->w[k].flags & (WARDER__SH_W_VAR | WARDER__SH_W_TILDE))
+                        expandable = true;
+                if (!C->x[k].s)
+                        determinable = false;
+        }
+        starts[nstarts++] = 0;
+        while (i < n) {
+                size_t i0 = i;
+                while (i < n && is_assignment(C->p, &C->w[i]))
+                        i++;
+                if (i >= n)
+                        break;
+                size_t next;
+                enum wrap r = unwrap(C->x, i, n, &next, &unknown);
+                if (r == W_YES) {
+                        wrapper[i] = true;
+                        i = next;
+                } else if (r == W_STOP) {
+                        wrapper[i] = false;
+                        *stopped = true;
+                        if (i != i0 && nstarts < 64)
+                                starts[nstarts++] = i;
+                        break;
+                }
+                if (i == i0)
+                        break;
+                if (nstarts < 64)
+                        starts[nstarts++] = i;
+                else
+                        unknown = true;
+        }
+        *name_out = i;
+        struct warder__buf b = WARDER__BUF_INIT;
+        struct warder_decision seg_best = WARDER_DECISION_INIT;
+        bool matched = false;
+        int rc = 0;
+        for (size_t s = 0; s < nstarts && !rc; s++) {
+                if (starts[s] >= n)
+                        continue;
+                rc = join_words(&b, NULL, C->w, starts[s], n);
+                if (!rc)
+                        rc = match_form(I, b.data, b.len, false, &seg_best, &matched);
+                /* Expanded forms (declared variables, `~`) can only raise (§5.5). */
+                if (!rc && expandable && determinable) {
+                        rc = join_words(&b, C->x, C->w, starts[s], n);
+                        if (!rc)
+                                rc = match_form(I, b.data, b.len, true, &seg_best, &matched);
+                }
+                /* A command named by its path (`/sbin/mkfs.ext4`) also meets the deny and ask
+                 * rules written for its name; never the allow rules (`/tmp/x/ls` is not `ls`). */
+                size_t cw = starts[s];
+                while (cw < n && is_assignment(C->p, &C->w[cw]))
+                        cw++;
+                const struct warder__sh_word *cmdw = cw < n ? &C->w[cw] : NULL;
+                const char *slash = cmdw ? memrchr(cmdw->text, '/', cmdw->len) : NULL;
+                if (!rc && slash && slash + 1 < cmdw->text + cmdw->len) {
+                        rc = join_words(&b, NULL, C->w, starts[s], cw);
+                        if (!rc && cw > starts[s])
+                                rc = warder__buf_putc(&b, ' ');
+                        if (!rc)
+                                rc = warder__buf_append(
+                                    &b, slash + 1, (size_t)(cmdw->text + cmdw->len - slash - 1));
+                        for (size_t k = cw + 1; k < n && !rc; k++) {
+                                rc = warder__buf_putc(&b, ' ');
+                                if (!rc)
+                                        rc = warder__buf_append(&b, C->w[k].text, C->w[k].len);
+                        }
+                        if (!rc)
+                                rc = match_form(I, b.data, b.len, true, &seg_best, &matched);
+                }
+        }
+        warder__buf_free(&b);
+        if (rc)
+                return rc;
+        if (!matched) {
+                seg_best.by_default = true;
+                seg_best.action = warder_ruleset_default(I->rs, WARDER_OP_EXECUTE);
+                seg_best.op = WARDER_OP_EXECUTE;
+        }
+        rc = consider(I, &seg_best, C->text, NULL, WARDER_OP_EXECUTE);
+        if (!rc && unknown)
+                rc = raise_to(I, WARDER_ASK, C->text, NULL, WARDER_OP_EXECUTE,
+                              "a wrapper option that is not understood");
+        return rc;
+}
+
+/* `cd` / `pushd` / `popd` (§5.6). */
+static int track_cd(struct insp *I, struct segctx *C, size_t name, struct scope_state *st)
+{
+        const char *cmd = base_name(C->x[name].s);
+        const struct cwdset *eff = st->has_ovr ? &st->ovr : &st->set;
+        const struct warder__sh_segment *seg = C->seg;
+        bool certain = !seg->ctl && !st->impure && seg->op_after == WARDER__SH_OP_AND &&
+                       seg->op_before != WARDER__SH_OP_PIPE;
+        if (streq(cmd, "popd") ||
+            (C->n > name + 1 && C->x[name + 1].s && streq(C->x[name + 1].s, "-"))) {
+                /* back to a directory already in the set */
+                st->has_ovr = false;
+                return 0;
+        }
+        size_t j = name + 1;
+        while (j < C->n && C->x[j].s && C->x[j].s[0] == '-' && C->x[j].s[1] &&
+               !(C->x[j].s[1] >= '0' && C->x[j].s[1] <= '9')) {
+                if (streq(C->x[j].s, "--")) {
+                        j++;
+                        break;
+                }
+                j++;
+        }
+        struct cwdset next = {0};
+        int rc = 0;
+        if (j >= C->n) {
+                const char *home = I->env_home ? I->env_home : I->home;
+                if (home)
+                        rc = cwdset_add(&next, home);
+                else
+                        next.uncertain = true;
+        } else {
+                const struct xword *x = &C->x[j];
+                bool digits_stack =
+                    streq(cmd, "pushd") && x->s && (x->s[0] == '+' || x->s[0] == '-');
+                bool glob = false;
+                for (size_t k = 0; x->g && k < x->len; k++)
+                        glob |= x->g[k] != 0;
+                bool cdpath = I->cdpath && x->s && x->s[0] != '/' && x->s[0] != '.';
+                if (!x->s || glob || digits_stack || cdpath || x->len == 0 ||
+                    memchr(x->s, 0, x->len) || (seg->loop && x->s[0] != '/')) {
+                        next.uncertain = true;
+                } else {
+                        size_t nd = x->s[0] == '/' ? 1 : eff->n;
+                        for (size_t k = 0; k < nd && !rc; k++) {
+                                const char *base = x->s[0] == '/' ? "/" : eff->dirs[k];
+                                warder__buf_truncate(&I->tmp, 0);
+                                rc = warder__buf_puts(&I->tmp, base);
+                                if (!rc)
+                                        rc = warder__buf_putc(&I->tmp, '/');
+                                if (!rc)
+                                        rc = warder__buf_append(&I->tmp, x->s, x->len);
+                                if (!rc)
+                                        rc = warder__path_normalize_buf(&I->path, NULL, NULL, NULL,
+                                                                        I->tmp.data, I->tmp.len,
+                                                                        NULL);
+                                if (!rc)
+                                        rc = cwdset_add(&next, I->path.data);
+                        }
+                        if (x->s[0] != '/' && eff->uncertain)
+                                next.uncertain = true;
+                }
+        }
+        if (!rc)
+                rc = cwdset_merge(&st->set, &next);
+        if (!rc && certain) {
+                rc = cwdset_copy(&st->ovr, &next);
+                st->has_ovr = true;
+        }
+        cwdset_clear(&next);
+        return rc == WARDER_ENOMEM ? rc : 0;
+}
+
+static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
+                          const struct warder__sh_segment *seg, struct scope_state *st,
+                          unsigned depth)
+{
+        size_t n = seg->nwords;
+        const struct warder__sh_word *w = p->words + seg->first_word;
+        const struct cwdset *cwd = st->has_ovr ? &st->ovr : &st->set;
+        struct xword *x = calloc(n + 1, sizeof(*x));
+        bool *wrapper = calloc(n + 1, sizeof(*wrapper));
+        struct warder__buf text = WARDER__BUF_INIT, script = WARDER__BUF_INIT;
+        int rc = (!x || !wrapper) ? WARDER_ENOMEM : 0;
+        for (size_t k = 0; k < n && !rc; k++)
+                rc = expand_word(I, p, &w[k], &x[k]);
+        if (!rc)
+                rc = join_words(&text, NULL, w, 0, n);
+        if (!rc && n == 0) {
+                /* redirections only: name it by its first target */
+                const struct warder__sh_word *t = &p->words[p->redirs[seg->first_redir].word];
+                rc = warder__buf_append(&text, t->text, t->len);
+        }
+        if (rc)
+                goto out;
+        struct segctx C = {p, seg, w, x, n, text.data, cwd};
+        size_t name = n;
+        bool stopped = false;
+        if (n > 0)
+                rc = decide_forms(I, &C, &name, wrapper, &stopped);
+        for (size_t k = 0; k < n && !rc; k++)
+                if (w[k].flags & WARDER__SH_W_BRACE)
+                        rc = raise_to(I, WARDER_ASK, text.data, w[k].text, WARDER_OP_EXECUTE,
+                                      "a brace expansion");
+        if (rc)
+                goto out;
+        const char *cmd = NULL;
+        if (name < n) {
+                if (!x[name].s || x[name].g)
+                        rc = raise_to(I, WARDER_ASK, text.data, w[name].text, WARDER_OP_EXECUTE,
+                                      "a command name that cannot be determined");
+                else
+                        cmd = base_name(x[name].s);
+        }
+        /* Arguments before the command name: assignments and wrapper options. */
+        for (size_t k = 0; k < name && k < n && !rc; k++) {
+                if (k == 0 && !is_assignment(p, &w[k]))
+                        continue;
+                if (wrapper[k])
+                        continue;
+                rc = word_candidates(I, &C, k, WARDER_OP_READ, true, is_assignment(p, &w[k]));
+        }
+        if (rc || is_final(I))
+                goto out;
+        if (cmd && !is_final(I)) {
+                /* sh -c SCRIPT and eval (§5.3) first: a denial inside names the inner command. */
+                const char *body = NULL;
+                size_t body_len = 0;
+                bool body_unknown = false;
+                if (in_list(cmd, shells)) {
+                        bool c_flag = false, s_flag = false;
+                        size_t k = name + 1;
+                        for (; k < n; k++) {
+                                const char *s = x[k].s;
+                                if (!s) {
+                                        if (c_flag)
+                                                break;
+                                        body_unknown = true;
+                                        break;
+                                }
+                                if (streq(s, "--")) {
+                                        k++;
+                                        break;
+                                }
+                                if ((s[0] == '-' || s[0] == '+') && s[1]) {
+                                        if (s[1] != '-' && strchr(s + 1, 'c'))
+                                                c_flag = true;
+                                        if (s[1] != '-' && strchr(s + 1, 's'))
+                                                s_flag = true;
+                                        if ((streq(s, "-o") || streq(s, "+o") || streq(s, "-O") ||
+                                             streq(s, "+O") || streq(s, "--rcfile") ||
+                                             streq(s, "--init-file")) &&
+                                            k + 1 < n)
+                                                k++;
+                                        continue;
+                                }
+                                break;
+                        }
+                        if (c_flag) {
+                                if (k >= n || !x[k].s || x[k].g) {
+                                        body_unknown = true;
+                                } else {
+                                        body = x[k].s;
+                                        body_len = x[k].len;
+                                }
+                        } else if (!body_unknown && (k >= n || s_flag)) {
+                                /* The shell reads its commands from its input: a here-string
+                                 * is inspected, anything else cannot be seen. */
+                                const struct warder__sh_word *hw = NULL;
+                                for (uint32_t r = 0; r < seg->nredirs; r++)
+                                        if (p->redirs[seg->first_redir + r].kind ==
+                                            WARDER__SH_R_HERESTR)
+                                                hw =
+                                                    &p->words[p->redirs[seg->first_redir + r].word];
+                                struct xword hx = {0};
+                                if (hw)
+                                        rc = expand_word(I, p, hw, &hx);
+                                if (!rc && hw && !hx.undet && !hx.g)
+                                        rc = warder__buf_append(&script, hx.s, hx.len);
+                                if (!rc && hw && !hx.undet && !hx.g)
+                                        body = script.data, body_len = script.len;
+                                else
+                                        body_unknown = true;
+                                xword_free(&hx);
+                        }
+                } else if (streq(cmd, "eval")) {
+                        for (size_t k = name + 1; k < n && !rc; k++) {
+                                if (!x[k].s || x[k].g) {
+                                        body_unknown = true;
+                                        break;
+                                }
+                                if (k > name + 1)
+                                        rc = warder__buf_putc(&script, ' ');
+                                if (!rc)
+                                        rc = warder__buf_append(&script, x[k].s, x[k].len);
+                        }
+                        if (!body_unknown && script.len) {
+                                body = script.data;
+                                body_len = script.len;
+                        }
+                }
+                if (!rc && body_unknown)
+                        rc = raise_to(I, WARDER_ASK, text.data, NULL, WARDER_OP_EXECUTE,
+                                      "a shell script whose text cannot be seen");
+                if (!rc && body) {
+                        if (depth + 1 > MAX_SHELL_DEPTH)
+                                rc = raise_to(I, WARDER_ASK, text.data, NULL, WARDER_OP_EXECUTE,
+                                              "shell commands nested too deeply");
+                        else if (body_len)
+                                rc = inspect_line(I, body, body_len, depth + 1, cwd);
+                }
+        }
+        bool no_path = cmd && in_list(cmd, no_path_cmds);
+        bool all_write = cmd && in_list(cmd, write_cmds);
+        bool is_cp = cmd && streq(cmd, "cp"), is_dd = cmd && streq(cmd, "dd");
+        bool is_sed_i = false;
+        size_t last_operand = n;
+        bool opts = true;
+        for (size_t k = name + 1; k < n && cmd; k++) {
+                const char *s = x[k].s;
+                if (!s)
+                        continue;
+                if (opts && streq(s, "--")) {
+                        opts = false;
+                        continue;
+                }
+                if (opts && s[0] == '-' && s[1]) {
+                        if (streq(cmd, "sed") &&
+                            (strncmp(s, "--in-place", 10) == 0 || (s[1] != '-' && strchr(s, 'i'))))
+                                is_sed_i = true;
+                        continue;
+                }
+                last_operand = k;
+        }
+        opts = true;
+        for (size_t k = name + 1; k < n && !rc && !no_path; k++) {
+                enum warder_op op = WARDER_OP_READ;
+                if (all_write || is_sed_i || (is_cp && k == last_operand))
+                        op = WARDER_OP_WRITE;
+                if (is_dd && x[k].s && strncmp(x[k].s, "of=", 3) == 0)
+                        op = WARDER_OP_WRITE;
+                bool was_opts = opts;
+                if (opts && x[k].s && streq(x[k].s, "--"))
+                        opts = false;
+                if (is_cp && was_opts && x[k].s &&
+                    (streq(x[k].s, "-t") || strncmp(x[k].s, "--target-directory", 18) == 0)) {
+                        /* cp -t DIR: the destination is the option's value */
+                        rc = word_candidates(I, &C, k, WARDER_OP_WRITE, true, false);
+                        if (!rc && streq(x[k].s, "-t") && k + 1 < n)
+                                rc = word_candidates(I, &C, ++k, WARDER_OP_WRITE, false, false);
+                        continue;
+                }
+                rc = word_candidates(I, &C, k, op, was_opts, false);
+        }
+        /* Redirections (§5.4). */
+        for (uint32_t r = 0; r < seg->nredirs && !rc; r++) {
+                const struct warder__sh_redir *rd = &p->redirs[seg->first_redir + r];
+                enum warder_op op;
+                if (rd->kind == WARDER__SH_R_IN)
+                        op = WARDER_OP_READ;
+                else if (rd->kind == WARDER__SH_R_OUT || rd->kind == WARDER__SH_R_INOUT)
+                        op = WARDER_OP_WRITE;
+                else
+                        continue;
+                const struct warder__sh_word *t = &p->words[rd->word];
+                if (t->flags & WARDER__SH_W_PROCSUBST)
+                        continue;
+                struct xword tx;
+                rc = expand_word(I, p, t, &tx);
+                if (!rc) {
+                        if (tx.undet) {
+                                char note[128];
+                                snprintf(note, sizeof(note),
+                                         "a redirection target that cannot be determined (%s)",
+                                         tx.undet);
+                                rc = raise_to(I, WARDER_ASK, text.data, t->text, op, note);
+                        } else
+                                rc = decide_path(I, tx.s, tx.len, tx.g, cwd, op, text.data);
+                }
+                xword_free(&tx);
+        }
+        if (rc || is_final(I) || !cmd)
+                goto out;
+        if (!rc && (streq(cmd, "cd") || streq(cmd, "pushd") || streq(cmd, "popd")) && !stopped)
+                rc = track_cd(I, &C, name, st);
+out:
+        for (size_t k = 0; x && k < n; k++)
+                xword_free(&x[k]);
+        free(x);
+        free(wrapper);
+        warder__buf_free(&text);
+        warder__buf_free(&script);
+        return rc;
+}
+
+/* ---- lines -------------------------------------------------------------------------------- */
+
+/* The whole line for §5.2: trimmed, runs of blanks outside quotes squeezed to one space. */
+static int squeeze(struct warder__buf *b, const char *s, size_t len)
+{
+        warder__buf_truncate(b, 0);
+        int rc = warder__buf_reserve(b, len);
+        if (rc)
+                return rc;
+        size_t i = 0;
+        while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\n' ||
+                       s[len - 1] == '\r'))
+                len--;
+        while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+                i++;
+        char q = 0;
+        for (; i < len; i++) {
+                char c = s[i];
+                if (q) {
+                        if (c == q)
+                                q = 0;
+                        else if (c == '\\' && q == '"' && i + 1 < len)
+                                b->data[b->len++] = s[i++];
+                        b->data[b->len++] = s[i];
+                        continue;
+                }
+                if (c == '\\' && i + 1 < len) {
+                        b->data[b->len++] = c;
+                        b->data[b->len++] = s[++i];
+                        continue;
+                }
+                if (c == '\'' || c == '"')
+                        q = c;
+                if (c == ' ' || c == '\t') {
+                        while (i + 1 < len && (s[i + 1] == ' ' || s[i + 1] == '\t'))
+                                i++;
+                        c = ' ';
+                }
+                b->data[b->len++] = c;
+        }
+        b->data[b->len] = '\0';
+        return 0;
+}
+
+static int scope_init(struct scope_state *sc, const struct warder__sh_parse *p, uint32_t s,
+                      const struct cwdset *initial)
+{
+        if (sc[s].inited)
+                return 0;
+        int rc;
+        if (s == 0) {
+                rc = cwdset_copy(&sc[0].set, initial);
+        } else {
+                uint32_t parent = p->scope_parent[s];
+                if (parent >= s)
+                        parent = 0;
+                rc = scope_init(sc, p, parent, initial);
+                if (!rc)
+                        rc = cwdset_copy(&sc[s].set,
+                                         sc[parent].has_ovr ? &sc[parent].ovr : &sc[parent].set);
+        }
+        sc[s].inited = true;
+        return rc;
+}
+
+/* Whether the line is one simple command without redirections whose written form (words
+ * joined by single spaces) is the squeezed line itself. */
+static bool same_as_only_form(const struct warder__sh_parse *p, const char *sq, size_t n)
+{
+        if (p->status || p->nsegments != 1 || p->segments[0].nredirs || !p->segments[0].nwords)
+                return false;
+        const struct warder__sh_segment *seg = &p->segments[0];
+        size_t off = 0;
+        for (uint32_t k = 0; k < seg->nwords; k++) {
+                const struct warder__sh_word *w = &p->words[seg->first_word + k];
+                if (k) {
+                        if (off >= n || sq[off] != ' ')
+                                return false;
+                        off++;
+                }
+                if (off + w->len > n || memcmp(sq + off, w->text, w->len) != 0)
+                        return false;
+                off += w->len;
+        }
+        return off == n;
+}
+
+static int inspect_line(struct insp *I, const char *line, size_t len, unsigned depth,
+                        const struct cwdset *cwd)
+{
+        struct warder__buf sq = WARDER__BUF_INIT;
+        int rc = squeeze(&sq, line, len);
+        if (rc)
+                return rc;
+        struct warder__sh_parse p;
+        rc = warder__sh_parse(&p, line, len, NULL);
+        /* §5.2: the whole line against deny and ask rules, unless it is exactly the one
+         * simple command's written form, which meets every rule below anyway. */
+        if (!rc && !same_as_only_form(&p, sq.data, sq.len)) {
+                struct warder_decision d = WARDER_DECISION_INIT;
+                if (warder__ruleset_match_execute(I->rs, sq.data, sq.len, true, &d))
+                        rc = consider(I, &d, sq.data, NULL, WARDER_OP_EXECUTE);
+        }
+        if (!rc && p.status) {
+                const char *note =
+                    (p.status & WARDER__SH_LIMIT)         ? "the command exceeds a parser limit"
+                    : (p.status & WARDER__SH_UNPARSEABLE) ? "the command cannot be parsed"
+                                                          : "a here-document that may run commands";
+                rc = raise_to(I, WARDER_ASK, sq.data, NULL, WARDER_OP_EXECUTE, note);
+        }
+        struct scope_state *sc = NULL;
+        if (!rc && p.nsegments) {
+                sc = calloc(p.nscopes ? p.nscopes : 1, sizeof(*sc));
+                if (!sc)
+                        rc = WARDER_ENOMEM;
+        }
+        for (size_t k = 0; k < p.nsegments && !rc && !is_final(I); k++) {
+                const struct warder__sh_segment *seg = &p.segments[k];
+                uint32_t s = seg->scope < p.nscopes ? seg->scope : 0;
+                rc = scope_init(sc, &p, s, cwd);
+                if (!rc)
+                        rc = decide_segment(I, &p, seg, &sc[s], depth);
+                if (rc)
+                        break;
+                /* and-or chains: a cd followed by && is certain until the chain ends (§5.6) */
+                switch (seg->op_after) {
+                case WARDER__SH_OP_AND:
+                case WARDER__SH_OP_PIPE:
+                        break;
+                case WARDER__SH_OP_OR:
+                        sc[s].impure = true;
+                        sc[s].has_ovr = false;
+                        break;
+                case WARDER__SH_OP_END:
+                case WARDER__SH_OP_SEMI:
+                case WARDER__SH_OP_NL:
+                case WARDER__SH_OP_BG:
+                default:
+                        sc[s].impure = false;
+                        sc[s].has_ovr = false;
+                        break;
+                }
+        }
+        for (size_t k = 0; sc && k < (p.nscopes ? p.nscopes : 1); k++) {
+                cwdset_clear(&sc[k].set);
+                cwdset_clear(&sc[k].ovr);
+        }
+        free(sc);
+        warder__sh_parse_free(&p);
+        warder__buf_free(&sq);
+        return rc;
+}
+
+WARDER_API int warder_ruleset_check_command(const warder_ruleset *rs, const char *command,
+                                            size_t len, const struct warder_command_context *ctx,
+                                            struct warder_decision *out, struct warder_error *err)
+{
+        if (!rs || !command || !out)
+                return warder_error_set(err, WARDER_EINVAL, "invalid argument");
+        if (len == 0 || memchr(command, '\0', len))
+                return warder_error_set(err, WARDER_EINVAL, "empty command or NUL byte");
+        if (ctx && ctx->version != WARDER_COMMAND_CONTEXT_VERSION)
+                return warder_error_set(err, WARDER_EINVAL, "unknown command context version %u",
+                                        ctx->version);
+        struct insp I = {.rs = rs, .ctx = ctx};
+        I.root = warder_ruleset_root(rs);
+        I.home = warder_ruleset_home(rs);
+        I.env_home = env_lookup(ctx, "HOME", 4);
+        if (I.env_home && I.env_home[0] != '/')
+                I.env_home = NULL;
+        I.cdpath = env_lookup(ctx, "CDPATH", 6);
+        I.best = (struct warder_decision)WARDER_DECISION_INIT;
+        struct cwdset start = {0};
+        int rc = 0;
+        const char *cwd = ctx && ctx->cwd ? ctx->cwd : I.root;
+        if (!cwd || cwd[0] != '/') {
+                rc = warder_error_set(err, WARDER_EINVAL, "the current directory must be absolute");
+                goto out;
+        }
+        rc = warder__path_normalize_buf(&I.path, NULL, NULL, NULL, cwd, strlen(cwd), err);
+        if (!rc)
+                rc = cwdset_add(&start, I.path.data);
+        if (!rc)
+                rc = inspect_line(&I, command, len, 0, &start);
+        if (rc) {
+                if (rc == WARDER_ENOMEM)
+                        warder_error_set(err, rc, "out of memory");
+                goto out;
+        }
+        if (!I.have_best) { /* nothing at all (a comment only): the default decides */
+                struct warder_decision d = WARDER_DECISION_INIT;
+                d.by_default = true;
+                d.action = warder_ruleset_default(rs, WARDER_OP_EXECUTE);
+                rc = consider(&I, &d, NULL, NULL, WARDER_OP_EXECUTE);
+                if (rc)
+                        goto out;
+        }
+        I.best.op = WARDER_OP_EXECUTE;
+        *out = I.best;
+        I.best = (struct warder_decision)WARDER_DECISION_INIT;
+out:
+        warder_decision_clear(&I.best);
+        cwdset_clear(&start);
+        warder__buf_free(&I.path);
+        warder__buf_free(&I.pat);
+        warder__buf_free(&I.tmp);
+        return rc;
 }

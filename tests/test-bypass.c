@@ -1,0 +1,1237 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Bypass attempts: ways an agent might read a denied file's content, or write a denied path,
+ * through a guarded backend (§3, §4, §5, §6). Every attack is run against the real library —
+ * the local backend on a real temporary tree (real symlinks, FIFOs, renames), or the memory
+ * backend — and each has a control arm that shows the same fixture leaks without the guard
+ * (plain open(2), the unguarded backend, or a permissive ruleset), so a broken fixture cannot
+ * pass for a working defence.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "mock-backend.h"
+#include "support.h"
+#include "warder/backend.h"
+#include "warder/guard.h"
+#include "warder/local.h"
+#include "warder/memory.h"
+#include "warder/path.h"
+#include "warder/ruleset.h"
+
+#define SECRET     "TOP-SECRET-a1b2c3"
+#define SSH_SECRET "SSH-SECRET-d4e5f6"
+#define OUT_SECRET "OUT-SECRET-778899"
+
+static char W[256]; /* the workspace: the local backend's root and the ruleset's root */
+static char O[256]; /* a directory outside it */
+
+/* ---- fixture ------------------------------------------------------------------------- */
+
+static const char *at(const char *base, const char *rel)
+{
+        static char buf[16][PATH_MAX];
+        static int n;
+        char *b = buf[n++ % 16];
+        snprintf(b, PATH_MAX, "%s/%s", base, rel);
+        return b;
+}
+
+static void put(const char *path, const char *content)
+{
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
+        ck_assert_msg(fd >= 0, "cannot create %s: %s", path, strerror(errno));
+        ck_assert_int_eq(write(fd, content, strlen(content)), (ssize_t)strlen(content));
+        close(fd);
+}
+
+static void lnk(const char *target, const char *path)
+{
+        ck_assert_msg(symlink(target, path) == 0, "symlink %s: %s", path, strerror(errno));
+}
+
+static void mkd(const char *path)
+{
+        ck_assert_msg(mkdir(path, 0755) == 0, "mkdir %s: %s", path, strerror(errno));
+}
+
+/* What a program without warder reads (the control arm). */
+static char *plain_read(const char *path)
+{
+        static char buf[1 << 16];
+        int fd = open(path, O_RDONLY | O_NONBLOCK);
+        if (fd < 0)
+                return NULL;
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        if (n < 0)
+                return NULL;
+        buf[n] = '\0';
+        return buf;
+}
+
+/* The file's content without following a final symlink. */
+static char *peek(const char *path)
+{
+        static char buf[4096];
+        int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+        if (fd < 0)
+                return NULL;
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        buf[n < 0 ? 0 : n] = '\0';
+        return buf;
+}
+
+static bool leaks(const char *data, size_t len)
+{
+        const char *secrets[] = {SECRET, SSH_SECRET, OUT_SECRET};
+        for (size_t i = 0; data && i < sizeof(secrets) / sizeof(secrets[0]); i++)
+                if (memmem(data, len, secrets[i], strlen(secrets[i])))
+                        return true;
+        return false;
+}
+
+static void rm_rf(const char *dir)
+{
+        char cmd[PATH_MAX + 32];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        if (system(cmd) != 0)
+                fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+static void setup(void)
+{
+        strcpy(W, "/tmp/warder-bypass-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(W));
+        strcpy(O, "/tmp/warder-bypass-out-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(O));
+        put(at(W, ".env"), SECRET "\n");
+        mkd(at(W, ".ssh"));
+        put(at(W, ".ssh/id_rsa"), SSH_SECRET "\n");
+        mkd(at(W, "src"));
+        put(at(W, "src/ok.txt"), "public\n");
+        put(at(O, "secret"), OUT_SECRET "\n");
+}
+
+static void teardown(void)
+{
+        rm_rf(W);
+        rm_rf(O);
+}
+
+/* ---- subjects ------------------------------------------------------------------------ */
+
+/* Every path operation: deny `.env` anywhere and everything under `.ssh`, allow the rest of
+ * the workspace, deny everything else (the global default). */
+static const char *secrets_yaml(void)
+{
+        static char y[4096];
+        const char *ops[] = {"read", "write", "edit", "ls", "glob", "grep"};
+        size_t n = (size_t)snprintf(y, sizeof(y), "warder: 1\ndefault: deny\n");
+        for (size_t i = 0; i < 6; i++)
+                n += (size_t)snprintf(y + n, sizeof(y) - n,
+                                      "%s:\n"
+                                      "  rules:\n"
+                                      "    - deny: \"**/.env\"\n"
+                                      "    - deny: \"**/.ssh/**\"\n"
+                                      "    - allow: \"./**\"\n",
+                                      ops[i]);
+        return y;
+}
+
+static warder_ruleset *load(const char *yaml, const char *root, const char *home)
+{
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = root;
+        ro.home = home;
+        warder_ruleset *rs = NULL;
+        struct warder_error e = WARDER_ERROR_INIT;
+        int rc = warder_ruleset_load_string(&rs, yaml, strlen(yaml), "bypass", &ro, &e);
+        ck_assert_msg(rc == 0, "ruleset: %s", e.message);
+        warder_error_clear(&e);
+        return rs;
+}
+
+static warder_backend *local_at(const char *root, bool fallback)
+{
+        struct warder_local_options lo = WARDER_LOCAL_OPTIONS_INIT;
+        lo.force_fallback = fallback;
+        warder_backend *b = NULL;
+        struct warder_error e = WARDER_ERROR_INIT;
+        int rc = warder_local_new(&b, root, &lo, &e);
+        ck_assert_msg(rc == 0, "local: %s", e.message);
+        return b;
+}
+
+static warder_backend *guard_over(warder_backend *inner, const char *yaml, const char *root,
+                                  const struct warder_guard_options *opts)
+{
+        warder_ruleset *rs = load(yaml, root, "/home/u");
+        struct warder_guard_options go = WARDER_GUARD_OPTIONS_INIT;
+        if (opts)
+                go = *opts;
+        warder_backend *g = NULL;
+        struct warder_error e = WARDER_ERROR_INIT;
+        int rc = warder_guard_new(&g, inner, rs, &go, &e);
+        ck_assert_msg(rc == 0, "guard: %s", e.message);
+        warder_ruleset_free(rs);
+        return g;
+}
+
+/* The guard over the local backend on W (`_i & 1`: the O_NOFOLLOW walk instead of openat2). */
+static warder_backend *guarded(int arm, const struct warder_guard_options *opts)
+{
+        return guard_over(local_at(W, arm & 1), secrets_yaml(), W, opts);
+}
+
+static int do_read(warder_backend *b, const char *path, size_t len, struct warder_bytes *out)
+{
+        struct warder_error e = WARDER_ERROR_INIT;
+        int rc = warder_backend_read(b, path, len, 0, 0, 0, out, &e);
+        ck_assert_msg(!leaks(e.message, strlen(e.message)), "error message leaked: %s", e.message);
+        warder_error_clear(&e);
+        return rc;
+}
+
+/* A read through `b` that must be refused and leak nothing. */
+static __attribute__((unused)) int refused_read(warder_backend *b, const char *path)
+{
+        struct warder_bytes out = {NULL, 0, false};
+        int rc = do_read(b, path, strlen(path), &out);
+        ck_assert_msg(rc != 0, "read of '%s' succeeded: %s", path, out.data);
+        ck_assert_msg(!leaks(out.data, out.len), "read of '%s' leaked", path);
+        ck_assert_ptr_null(out.data);
+        return rc;
+}
+
+/* ---- §4.2: a symlink swapped in between the decision and the open ----------------------- */
+
+/*
+ * The audit callback runs after the decision and before the guard forwards the request, so
+ * a swap made there is exactly the check-then-use window, hit every time. The guard decided
+ * `box/f` (a plain file in a plain directory); by the time the inner backend opens it, `box`
+ * is a symlink to `.ssh`. §4.2: the local backend must open the forwarded real form without
+ * following symlinks, so the open fails instead of reading the key.
+ */
+struct swap_on_audit {
+        char a[PATH_MAX], b[PATH_MAX];
+        int swaps;
+        enum warder_op op;
+};
+
+static void swap_audit(void *ud, const struct warder_audit_event *ev)
+{
+        struct swap_on_audit *s = ud;
+        if (ev->filtered || ev->request->op != s->op || ev->final_action != WARDER_ALLOW ||
+            s->swaps)
+                return;
+        if (syscall(SYS_renameat2, AT_FDCWD, s->a, AT_FDCWD, s->b, 2 /* RENAME_EXCHANGE */) == 0)
+                s->swaps++;
+}
+
+static void swap_fixture(struct swap_on_audit *s, enum warder_op op)
+{
+        mkd(at(W, "box"));
+        put(at(W, "box/f"), "public\n");
+        put(at(W, ".ssh/f"), SSH_SECRET "\n");
+        lnk(".ssh", at(W, "lnk"));
+        memset(s, 0, sizeof(*s));
+        snprintf(s->a, sizeof(s->a), "%s/box", W);
+        snprintf(s->b, sizeof(s->b), "%s/lnk", W);
+        s->op = op;
+}
+
+START_TEST(test_swap_between_check_and_read)
+{
+        struct swap_on_audit s;
+        swap_fixture(&s, WARDER_OP_READ);
+        struct warder_guard_options go = WARDER_GUARD_OPTIONS_INIT;
+        go.audit = swap_audit;
+        go.audit_ud = &s;
+        warder_backend *g = guarded(_i, &go);
+        const char *p = at(W, "box/f");
+        struct warder_bytes out = {NULL, 0, false};
+        int rc = do_read(g, p, strlen(p), &out);
+        ck_assert_int_eq(s.swaps, 1);
+        /* control: after the swap the decided path leads to the key */
+        ck_assert(leaks(plain_read(p), 64));
+        ck_assert_msg(!leaks(out.data, out.len), "the swapped-in symlink was followed (rc %d)", rc);
+        ck_assert_int_eq(rc, WARDER_ESYMLINK);
+        warder_bytes_free(&out);
+        warder_backend_free(g);
+}
+END_TEST
+
+START_TEST(test_swap_between_check_and_write)
+{
+        struct swap_on_audit s;
+        swap_fixture(&s, WARDER_OP_WRITE);
+        struct warder_guard_options go = WARDER_GUARD_OPTIONS_INIT;
+        go.audit = swap_audit;
+        go.audit_ud = &s;
+        warder_backend *g = guarded(_i, &go);
+        const char *p = at(W, "box/f");
+        int rc = warder_backend_write(g, p, strlen(p), "PWNED", 5, 0, NULL);
+        ck_assert_int_eq(s.swaps, 1);
+        ck_assert_str_eq(peek(at(W, ".ssh/f")), SSH_SECRET "\n");
+        ck_assert_int_eq(rc, WARDER_ESYMLINK);
+        /* control: a plain write through the decided path now lands in .ssh */
+        int fd = open(p, O_WRONLY | O_TRUNC);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(write(fd, "PWNED", 5), 5);
+        close(fd);
+        ck_assert_str_eq(peek(at(W, ".ssh/f")), "PWNED");
+        warder_backend_free(g);
+}
+END_TEST
+
+START_TEST(test_swap_between_check_and_edit)
+{
+        struct swap_on_audit s;
+        swap_fixture(&s, WARDER_OP_EDIT);
+        struct warder_guard_options go = WARDER_GUARD_OPTIONS_INIT;
+        go.audit = swap_audit;
+        go.audit_ud = &s;
+        warder_backend *g = guarded(_i, &go);
+        const char *p = at(W, "box/f");
+        size_t n = 0;
+        int rc = warder_backend_edit(g, p, strlen(p), "SSH", 3, "PWN", 3, 0, &n, NULL);
+        ck_assert_int_eq(s.swaps, 1);
+        ck_assert_str_eq(peek(at(W, ".ssh/f")), SSH_SECRET "\n");
+        ck_assert_int_eq(rc, WARDER_ESYMLINK);
+        ck_assert(leaks(plain_read(p), 64)); /* control */
+        warder_backend_free(g);
+}
+END_TEST
+
+START_TEST(test_swap_between_check_and_grep)
+{
+        struct swap_on_audit s;
+        swap_fixture(&s, WARDER_OP_GREP);
+        struct warder_guard_options go = WARDER_GUARD_OPTIONS_INIT;
+        go.audit = swap_audit;
+        go.audit_ud = &s;
+        warder_backend *g = guarded(_i, &go);
+        const char *p = at(W, "box/f");
+        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+        req.pattern = "SECRET";
+        req.path = p;
+        req.path_len = strlen(p);
+        struct warder_grep_result r = {NULL, 0, 0, false};
+        int rc = warder_backend_grep(g, &req, &r, NULL);
+        ck_assert_int_eq(s.swaps, 1);
+        for (size_t i = 0; rc == 0 && i < r.count; i++)
+                ck_assert_msg(!leaks(r.items[i].text, r.items[i].text_len), "grep leaked %s",
+                              r.items[i].path);
+        warder_grep_result_free(&r);
+        ck_assert(leaks(plain_read(p), 64)); /* control */
+        warder_backend_free(g);
+}
+END_TEST
+
+/* ---- §4.3–§4.7: the guard's own answers on denied targets -------------------------------- */
+
+static int grep_at(warder_backend *b, const char *base, const char *pattern, const char *glob,
+                   struct warder_grep_result *r)
+{
+        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+        req.pattern = pattern;
+        req.path = base;
+        req.path_len = strlen(base);
+        req.glob = glob;
+        *r = (struct warder_grep_result){NULL, 0, 0, false};
+        return warder_backend_grep(b, &req, r, NULL);
+}
+
+static bool grep_leaks(const struct warder_grep_result *r)
+{
+        for (size_t i = 0; i < r->count; i++)
+                if (leaks(r->items[i].text, r->items[i].text_len))
+                        return true;
+        return false;
+}
+
+/* Every spelling of a denied file, read through the guard: refused, and the unguarded
+ * backend reads the same spelling (control). */
+START_TEST(test_spellings_of_a_denied_file)
+{
+        lnk("../.env", at(W, "src/innocent.txt"));
+        lnk("../.ssh", at(W, "src/keys"));
+        char longp[8192];
+        size_t n = (size_t)snprintf(longp, sizeof(longp), "%s/", W);
+        while (n < 5000)
+                n += (size_t)snprintf(longp + n, sizeof(longp) - n, "src/../");
+        snprintf(longp + n, sizeof(longp) - n, ".env");
+        char up[PATH_MAX], uprel[PATH_MAX];
+        snprintf(up, sizeof(up), "%s/../%s/.env", W, strrchr(W, '/') + 1);
+        snprintf(uprel, sizeof(uprel), "../%s/.env", strrchr(W, '/') + 1);
+        const char *forms[] = {
+            at(W, ".env"),
+            at(W, "./.env"),
+            at(W, "src/../.env"),
+            at(W, "src//..//.env"),
+            at(W, ".env/"),
+            at(W, ".env/."),
+            at(W, "/.env"),
+            at(W, "src/innocent.txt"),
+            at(W, "src/keys/id_rsa"),
+            at(W, "src/keys/../keys/id_rsa"),
+            up,
+            longp,
+            ".env",
+            "./.env",
+            "src/../.env",
+            uprel,
+            "src/innocent.txt",
+            "src/keys/id_rsa",
+        };
+        warder_backend *plain = local_at(W, _i & 1);
+        warder_backend *g = guarded(_i, NULL);
+        for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+                const char *f = forms[i];
+                /* control: the same spelling, made absolute the way the guard does, reads the
+                 * secret from the unguarded backend */
+                char *abs = NULL;
+                ck_assert_int_eq(
+                    warder_path_normalize(&abs, NULL, W, NULL, NULL, f, strlen(f), NULL), 0);
+                struct warder_bytes out = {NULL, 0, false};
+                ck_assert_int_eq(warder_backend_read(plain, abs, strlen(abs), 0, 0, 0, &out, NULL),
+                                 0);
+                ck_assert_msg(leaks(out.data, out.len), "control: %s", f);
+                warder_bytes_free(&out);
+                warder_free(abs);
+                ck_assert_int_eq(refused_read(g, f), WARDER_EDENIED);
+                /* write and edit are refused too and change nothing */
+                ck_assert_int_eq(warder_backend_write(g, f, strlen(f), "x", 1, 0, NULL),
+                                 WARDER_EDENIED);
+                size_t cnt = 0;
+                ck_assert_int_eq(
+                    warder_backend_edit(g, f, strlen(f), "SECRET", 6, "PWNED!", 6, 0, &cnt, NULL),
+                    WARDER_EDENIED);
+                /* with an offset and a limit */
+                ck_assert_int_eq(warder_backend_read(g, f, strlen(f), 4, 3, 0, &out, NULL),
+                                 WARDER_EDENIED);
+                /* WARDER_APPROVED satisfies ask, never deny (§4.4) */
+                ck_assert_int_eq(
+                    warder_backend_read(g, f, strlen(f), 0, 0, WARDER_APPROVED, &out, NULL),
+                    WARDER_EDENIED);
+                ck_assert_int_eq(
+                    warder_backend_write(g, f, strlen(f), "x", 1, WARDER_APPROVED, NULL),
+                    WARDER_EDENIED);
+        }
+        ck_assert_str_eq(peek(at(W, ".env")), SECRET "\n");
+        ck_assert_str_eq(peek(at(W, ".ssh/id_rsa")), SSH_SECRET "\n");
+        /* an embedded NUL never truncates to an allowed prefix (§3.1) */
+        const char nul[] = "src/ok.txt\0/../../.env";
+        struct warder_bytes out = {NULL, 0, false};
+        ck_assert_int_eq(do_read(g, nul, sizeof(nul) - 1, &out), WARDER_EINVAL);
+        ck_assert_int_eq(do_read(g, "", 0, &out), WARDER_EINVAL);
+        ck_assert_int_eq(do_read(g, "src/ok.txt", strlen("src/ok.txt"), &out), 0); /* not blanket */
+        ck_assert_str_eq(out.data, "public\n");
+        warder_bytes_free(&out);
+        warder_backend_free(g);
+        warder_backend_free(plain);
+}
+END_TEST
+
+/* grep: the denied file as the base, as a glob filter, through a symlink to it, through a
+ * symlinked directory, and in a directory walk (§4.7). */
+START_TEST(test_grep_around_a_denied_file)
+{
+        lnk("../.env", at(W, "src/innocent.txt"));
+        lnk("../.ssh", at(W, "src/keys"));
+        lnk(".ssh", at(W, "keys2"));
+        warder_backend *plain = local_at(W, _i & 1);
+        warder_backend *g = guarded(_i, NULL);
+        struct warder_grep_result r;
+        /* control: the unguarded backend finds the secrets */
+        ck_assert_int_eq(grep_at(plain, W, "SECRET", NULL, &r), 0);
+        ck_assert(grep_leaks(&r));
+        warder_grep_result_free(&r);
+        ck_assert_int_eq(grep_at(plain, at(W, ".env"), "SECRET", NULL, &r), 0);
+        ck_assert(grep_leaks(&r));
+        warder_grep_result_free(&r);
+        ck_assert_int_eq(grep_at(plain, at(W, "src/innocent.txt"), "SECRET", NULL, &r), 0);
+        ck_assert(grep_leaks(&r));
+        warder_grep_result_free(&r);
+        ck_assert_int_eq(grep_at(plain, at(W, "keys2"), "SECRET", NULL, &r), 0);
+        ck_assert(grep_leaks(&r));
+        warder_grep_result_free(&r);
+
+        /* the base itself */
+        const char *bases[] = {at(W, ".env"),  at(W, "src/innocent.txt"), at(W, ".ssh"),
+                               at(W, "keys2"), at(W, "src/keys"),         at(W, "src/../.env")};
+        for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
+                int rc = grep_at(g, bases[i], "SECRET", NULL, &r);
+                ck_assert_msg(rc == WARDER_EDENIED, "grep base %s: %d", bases[i], rc);
+                warder_grep_result_free(&r);
+        }
+        /* a walk from the root with filters that name the secret */
+        const char *filters[] = {NULL,        ".env",   "*",     "**",  "**/.env",
+                                 "**/id_rsa", ".ssh/*", "**/.*", "*env"};
+        for (size_t i = 0; i < sizeof(filters) / sizeof(filters[0]); i++) {
+                ck_assert_int_eq(grep_at(g, W, "SECRET|public", filters[i], &r), 0);
+                ck_assert_msg(!grep_leaks(&r), "grep filter %s leaked", filters[i]);
+                warder_grep_result_free(&r);
+                ck_assert_int_eq(grep_at(plain, W, "SECRET|public", filters[i], &r), 0);
+                if (i == 1 || i == 4 || i == 8) /* these name .env, which the walk finds */
+                        ck_assert_msg(grep_leaks(&r), "control for filter %s", filters[i]);
+                warder_grep_result_free(&r);
+        }
+        warder_grep_result_free(&r);
+        /* caseless and regex spellings of the secret do not matter */
+        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+        req.pattern = "(?i)top-secret.*";
+        req.path = W;
+        req.path_len = strlen(W);
+        req.flags = WARDER_GREP_CASELESS | WARDER_APPROVED;
+        ck_assert_int_eq(warder_backend_grep(g, &req, &r, NULL), 0);
+        ck_assert(!grep_leaks(&r));
+        ck_assert_uint_ge(r.hidden_files, 1);
+        warder_grep_result_free(&r);
+        warder_backend_free(g);
+        warder_backend_free(plain);
+}
+END_TEST
+
+static bool has_entry(const struct warder_entries *e, const char *name)
+{
+        for (size_t i = 0; i < e->count; i++)
+                if (strcmp(e->items[i].name, name) == 0)
+                        return true;
+        return false;
+}
+
+static bool any_path_has(const struct warder_entries *e, const char *needle)
+{
+        for (size_t i = 0; i < e->count; i++)
+                if (strstr(e->items[i].path, needle))
+                        return true;
+        return false;
+}
+
+/* ls and glob: names of denied entries are dropped when the ls/glob rules deny them (§4.6). */
+START_TEST(test_names_of_denied_entries)
+{
+        lnk(".ssh", at(W, "keys"));
+        mkd(at(W, ".ssh/sub"));
+        put(at(W, ".ssh/sub/deep"), SSH_SECRET);
+        warder_backend *plain = local_at(W, _i & 1);
+        warder_backend *g = guarded(_i, NULL);
+        struct warder_entries e = {NULL, 0, 0};
+        /* control */
+        ck_assert_int_eq(warder_backend_ls(plain, W, strlen(W), 0, &e, NULL), 0);
+        ck_assert(has_entry(&e, ".env") && has_entry(&e, ".ssh"));
+        warder_entries_free(&e);
+        ck_assert_int_eq(warder_backend_glob(plain, "**", W, strlen(W), 0, &e, NULL), 0);
+        ck_assert(any_path_has(&e, "id_rsa") && any_path_has(&e, ".env"));
+        warder_entries_free(&e);
+        ck_assert_int_eq(warder_backend_glob(plain, "keys/*", W, strlen(W), 0, &e, NULL), 0);
+        warder_entries_free(&e);
+
+        ck_assert_int_eq(warder_backend_ls(g, W, strlen(W), 0, &e, NULL), 0);
+        ck_assert(!has_entry(&e, ".env"));
+        ck_assert(has_entry(&e, "src"));
+        ck_assert_uint_ge(e.hidden, 2);
+        warder_entries_free(&e);
+        const char *denied_dirs[] = {at(W, ".ssh"), at(W, "keys"), at(W, ".ssh/sub"),
+                                     at(W, "keys/sub"), at(W, "src/../.ssh")};
+        for (size_t i = 0; i < sizeof(denied_dirs) / sizeof(denied_dirs[0]); i++) {
+                int rc = warder_backend_ls(g, denied_dirs[i], strlen(denied_dirs[i]), 0, &e, NULL);
+                ck_assert_msg(rc == WARDER_EDENIED, "ls %s: %d", denied_dirs[i], rc);
+                rc = warder_backend_glob(g, "*", denied_dirs[i], strlen(denied_dirs[i]), 0, &e,
+                                         NULL);
+                ck_assert_msg(rc == WARDER_EDENIED, "glob in %s: %d", denied_dirs[i], rc);
+        }
+        const char *patterns[] = {
+            "**",     "*",          ".*",        "**/.env",   ".ssh/*",
+            "keys/*", "keys/sub/*", "**/id_rsa", "**/*",      "{.env,.ssh/id_rsa}",
+            "*/*",    "*/*/*",      "./.env",    "../*/.env", "/**"};
+        for (size_t i = 0; i < sizeof(patterns) / sizeof(patterns[0]); i++) {
+                int rc = warder_backend_glob(g, patterns[i], W, strlen(W), 0, &e, NULL);
+                if (rc == 0) {
+                        ck_assert_msg(!any_path_has(&e, ".env") && !any_path_has(&e, ".ssh") &&
+                                          !any_path_has(&e, "id_rsa") && !any_path_has(&e, "deep"),
+                                      "glob %s showed a denied name", patterns[i]);
+                        warder_entries_free(&e);
+                }
+        }
+        warder_backend_free(g);
+        warder_backend_free(plain);
+}
+END_TEST
+
+/* Writes that try to land on a denied file or outside the root through a link (§4.2, §6.2). */
+START_TEST(test_writes_through_links)
+{
+        lnk("../.env", at(W, "src/innocent.txt"));
+        lnk(at(O, "secret"), at(W, "src/out.txt"));
+        lnk(O, at(W, "odir"));
+        lnk(".ssh/authorized_keys", at(W, "dangling"));
+        warder_backend *g = guarded(_i, NULL);
+        const char *targets[] = {at(W, "src/innocent.txt"), at(W, "src/out.txt"),
+                                 at(W, "odir/secret"), at(W, "odir/new"), at(W, "dangling")};
+        for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
+                int rc =
+                    warder_backend_write(g, targets[i], strlen(targets[i]), "PWNED", 5, 0, NULL);
+                ck_assert_msg(rc != 0, "write through %s succeeded", targets[i]);
+                size_t cnt = 0;
+                rc = warder_backend_edit(g, targets[i], strlen(targets[i]), "SECRET", 6, "PWNED!",
+                                         6, 0, &cnt, NULL);
+                ck_assert_msg(rc != 0, "edit through %s succeeded", targets[i]);
+        }
+        ck_assert_str_eq(peek(at(W, ".env")), SECRET "\n");
+        ck_assert_str_eq(peek(at(O, "secret")), OUT_SECRET "\n");
+        ck_assert_int_eq(access(at(O, "new"), F_OK), -1);
+        ck_assert_int_eq(access(at(W, ".ssh/authorized_keys"), F_OK), -1);
+        /* the dangling link's target appears later: still denied, still not followed */
+        put(at(W, ".ssh/authorized_keys"), SSH_SECRET "\n");
+        ck_assert(leaks(plain_read(at(W, "dangling")), 64)); /* control */
+        ck_assert_int_eq(refused_read(g, at(W, "dangling")), WARDER_EDENIED);
+        ck_assert_int_eq(
+            warder_backend_write(g, at(W, "dangling"), strlen(at(W, "dangling")), "x", 1, 0, NULL),
+            WARDER_EDENIED);
+        ck_assert_str_eq(peek(at(W, ".ssh/authorized_keys")), SSH_SECRET "\n");
+        warder_backend_free(g);
+}
+END_TEST
+
+/* fold_case (§2.12): with it, every case spelling of a denied name is denied; without it the
+ * spellings are other files (documented) — the control shows they are distinct. */
+START_TEST(test_case_spellings)
+{
+        put(at(W, ".ENV"), SECRET "\n");
+        put(at(W, ".Env"), SECRET "\n");
+        mkd(at(W, ".SSH"));
+        put(at(W, ".SSH/id_rsa"), SSH_SECRET "\n");
+        const char *yaml = "warder: 1\n"
+                           "default: deny\n"
+                           "fold_case: true\n"
+                           "read:\n"
+                           "  rules:\n"
+                           "    - deny: \"**/.env\"\n"
+                           "    - deny: \"**/.ssh/**\"\n"
+                           "    - allow: \"./**\"\n"
+                           "grep:\n"
+                           "  rules:\n"
+                           "    - allow: \"./**\"\n";
+        warder_backend *g = guard_over(local_at(W, _i & 1), yaml, W, NULL);
+        const char *forms[] = {".env", ".ENV", ".Env", ".SSH/id_rsa", "src/../.ENV"};
+        for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+                ck_assert(leaks(plain_read(at(W, forms[i])), 64));
+                ck_assert_int_eq(refused_read(g, forms[i]), WARDER_EDENIED);
+        }
+        struct warder_grep_result r;
+        ck_assert_int_eq(grep_at(g, W, "SECRET", NULL, &r), 0);
+        ck_assert(!grep_leaks(&r));
+        ck_assert_uint_eq(r.hidden_files, 5);
+        warder_grep_result_free(&r);
+        warder_backend_free(g);
+        /* control: without fold_case, `.ENV` is another name and the rule does not cover it */
+        char nofold[1024];
+        const char *t = strstr(yaml, "fold_case: true\n");
+        ck_assert_ptr_nonnull(t);
+        snprintf(nofold, sizeof(nofold), "%.*sfold_case: false\n%s", (int)(t - yaml), yaml,
+                 t + strlen("fold_case: true\n"));
+        g = guard_over(local_at(W, _i & 1), nofold, W, NULL);
+        struct warder_bytes out = {NULL, 0, false};
+        ck_assert_int_eq(do_read(g, ".ENV", 4, &out), 0);
+        ck_assert(leaks(out.data, out.len));
+        warder_bytes_free(&out);
+        ck_assert_int_eq(refused_read(g, ".env"), WARDER_EDENIED);
+        warder_backend_free(g);
+}
+END_TEST
+
+/* Stacked guards: the stricter answer wins whichever layer is permissive (§4.1). */
+START_TEST(test_stacked_guards)
+{
+        const char *permissive = "warder: 1\ndefault: allow\n";
+        lnk("../.env", at(W, "src/innocent.txt"));
+        /* control: the permissive guard alone reads the secret */
+        warder_backend *p = guard_over(local_at(W, _i & 1), permissive, W, NULL);
+        struct warder_bytes out = {NULL, 0, false};
+        ck_assert_int_eq(do_read(p, ".env", 4, &out), 0);
+        ck_assert(leaks(out.data, out.len));
+        warder_bytes_free(&out);
+        warder_backend_free(p);
+        /* strict inside, permissive outside */
+        warder_backend *inner = guarded(_i, NULL);
+        warder_backend *outer = guard_over(inner, permissive, W, NULL);
+        ck_assert_int_eq(refused_read(outer, ".env"), WARDER_EDENIED);
+        ck_assert_int_eq(refused_read(outer, "src/innocent.txt"), WARDER_EDENIED);
+        struct warder_grep_result r;
+        ck_assert_int_eq(grep_at(outer, W, "SECRET", NULL, &r), 0);
+        ck_assert(!grep_leaks(&r));
+        warder_grep_result_free(&r);
+        warder_backend_free(outer);
+        /* permissive inside, strict outside */
+        inner = guard_over(local_at(W, _i & 1), permissive, W, NULL);
+        outer = guard_over(inner, secrets_yaml(), W, NULL);
+        ck_assert_int_eq(refused_read(outer, ".env"), WARDER_EDENIED);
+        ck_assert_int_eq(refused_read(outer, "src/innocent.txt"), WARDER_EDENIED);
+        ck_assert_int_eq(grep_at(outer, W, "SECRET", NULL, &r), 0);
+        ck_assert(!grep_leaks(&r));
+        warder_grep_result_free(&r);
+        warder_backend_free(outer);
+}
+END_TEST
+
+/* An approval callback is never asked about a deny, and a "yes" cannot turn one into allow. */
+static int approvals;
+static bool approve_all(void *ud, const struct warder_guard_request *req,
+                        const struct warder_decision *d)
+{
+        (void)ud;
+        (void)req;
+        (void)d;
+        approvals++;
+        return true;
+}
+
+/* The audit callback sees paths and decisions, never content. */
+static bool audit_saw_secret;
+static void audit_scan(void *ud, const struct warder_audit_event *ev)
+{
+        (void)ud;
+        const struct warder_guard_request *q = ev->request;
+        const char *s[] = {q->target,
+                           q->literal,
+                           q->real,
+                           ev->decision->pattern,
+                           ev->decision->reason,
+                           ev->decision->segment,
+                           ev->decision->candidate,
+                           ev->decision->note};
+        for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+                if (s[i] && leaks(s[i], strlen(s[i])))
+                        audit_saw_secret = true;
+}
+
+START_TEST(test_approval_and_audit)
+{
+        const char *yaml = "warder: 1\n"
+                           "default: ask\n"
+                           "read:\n"
+                           "  rules:\n"
+                           "    - deny: \"**/.env\"\n"
+                           "    - allow: \"./src/**\"\n"
+                           "grep:\n"
+                           "  default: allow\n";
+        struct warder_guard_options go = WARDER_GUARD_OPTIONS_INIT;
+        go.approve = approve_all;
+        go.audit = audit_scan;
+        approvals = 0;
+        audit_saw_secret = false;
+        warder_backend *g = guard_over(local_at(W, _i & 1), yaml, W, &go);
+        ck_assert_int_eq(refused_read(g, ".env"), WARDER_EDENIED);
+        ck_assert_int_eq(approvals, 0);
+        struct warder_bytes out = {NULL, 0, false};
+        put(at(W, "notes.txt"), "notes\n");
+        ck_assert_int_eq(do_read(g, "notes.txt", 9, &out), 0); /* ask → approved */
+        ck_assert_int_eq(approvals, 1);
+        warder_bytes_free(&out);
+        struct warder_grep_result r;
+        ck_assert_int_eq(grep_at(g, W, "SECRET|public", NULL, &r), 0);
+        ck_assert(!grep_leaks(&r)); /* read: ask on .ssh/id_rsa drops it too (§4.7) */
+        ck_assert_uint_eq(r.count, 1);
+        warder_grep_result_free(&r);
+        ck_assert(!audit_saw_secret);
+        warder_backend_free(g);
+}
+END_TEST
+
+/* ---- §6.2: the local backend's own confinement ------------------------------------------- */
+
+/*
+ * glob's walk starts below the pattern's literal leading directories. Those must be opened
+ * like every other path — beneath the root, never through a symlink — or a pattern such as
+ * `odir/sub/\*` lists a directory outside the root (or `keys/sub/\*` one the rules deny) by
+ * following the link `odir`.
+ */
+START_TEST(test_glob_prefix_through_a_link)
+{
+        mkd(at(O, "sub"));
+        put(at(O, "sub/outside-name-" OUT_SECRET), "x");
+        mkd(at(W, ".ssh/sub"));
+        put(at(W, ".ssh/sub/inside-name"), "x");
+        lnk(O, at(W, "odir"));
+        lnk(".ssh", at(W, "keys"));
+        /* control: through the links the names are there */
+        ck_assert_int_eq(access(at(W, "odir/sub/outside-name-" OUT_SECRET), F_OK), 0);
+        ck_assert_int_eq(access(at(W, "keys/sub/inside-name"), F_OK), 0);
+        for (int follow = 0; follow < 2; follow++) {
+                struct warder_local_options lo = WARDER_LOCAL_OPTIONS_INIT;
+                lo.force_fallback = _i & 1;
+                lo.follow_symlinks = follow;
+                warder_backend *b = NULL;
+                ck_assert_int_eq(warder_local_new(&b, W, &lo, NULL), 0);
+                const char *pats[] = {"odir/sub/*", "odir/sub/**", "odir/*/*", "keys/sub/*"};
+                for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+                        struct warder_entries e = {NULL, 0, 0};
+                        int rc = warder_backend_glob(b, pats[i], W, strlen(W), 0, &e, NULL);
+                        ck_assert_msg(rc != 0 || (!any_path_has(&e, "outside-name") &&
+                                                  (follow || !any_path_has(&e, "inside-name"))),
+                                      "glob %s (follow %d) listed through a symlink: %s", pats[i],
+                                      follow, e.count ? e.items[0].path : "");
+                        warder_entries_free(&e);
+                }
+                warder_backend_free(b);
+        }
+        /* and through the guard: no name of the denied or outside directory */
+        warder_backend *g = guarded(_i, NULL);
+        const char *pats[] = {"odir/sub/*", "keys/sub/*"};
+        for (size_t i = 0; i < 2; i++) {
+                struct warder_entries e = {NULL, 0, 0};
+                if (warder_backend_glob(g, pats[i], W, strlen(W), 0, &e, NULL) == 0) {
+                        ck_assert(!any_path_has(&e, "outside-name"));
+                        ck_assert(!any_path_has(&e, "inside-name"));
+                }
+                warder_entries_free(&e);
+        }
+        warder_backend_free(g);
+}
+END_TEST
+
+/* ---- §1.8, §2.11, §2.13: rulesets that look right but would not deny ---------------------- */
+
+/*
+ * Each document is what an author might write meaning "deny reading .env"; a slip makes it
+ * mean less. Each must either fail to load, or deny `.env` anyway — never load and allow.
+ * The control: the same loader and check allow `.env` under `default: allow` alone, and the
+ * intended document denies it.
+ */
+static const char *const slips[] = {
+    /* a duplicate key: the second `read` would replace the first */
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**/.env\"\nread:\n  default: "
+    "allow\n",
+    /* YAML 1.1 booleans are strings in 1.2: `fold_case: yes` must not load as false */
+    "warder: 1\ndefault: allow\nfold_case: yes\nread:\n  rules:\n    - deny: \"**/.ENV\"\n",
+    "warder: 1\ndefault: allow\nfold_case: 'true'\nread:\n  rules:\n    - deny: \"**/.ENV\"\n",
+    "warder: 1\ndefault: allow\nfold_case: 1\nread:\n  rules:\n    - deny: \"**/.ENV\"\n",
+    /* two actions in one rule */
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**/.env\"\n      allow: \"**\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - allow: \"**/x\"\n      deny: \"**/.env\"\n",
+    /* duplicate action key in one rule */
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**/x\"\n      deny: \"**/.env\"\n",
+    /* misspellings */
+    "warder: 1\ndefault: allow\nreads:\n  rules:\n    - deny: \"**/.env\"\n",
+    "warder: 1\ndefault: allow\nRead:\n  rules:\n    - deny: \"**/.env\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rule:\n    - deny: \"**/.env\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - denny: \"**/.env\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - Deny: \"**/.env\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**/.env\"\n      reasn: x\n",
+    /* a default that is not an action name */
+    "warder: 1\ndefault: Deny\n",
+    "warder: 1\ndefault: \"deny \"\n",
+    "warder: 1\ndefault: no\n",
+    "warder: 1\ndefault: false\n",
+    "warder: 1\ndefault: ~\n",
+    "warder: 1\ndefault: [deny]\n",
+    "warder: 1\ndefault: allow\nread:\n  default: \"\"\n  rules:\n    - deny: \"**/.env\"\n",
+    /* patterns that are not strings, or null, or empty */
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: ~\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny:\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: [\"**/.env\"]\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: {a: b}\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: true\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: 123\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: 0x1F\n",
+    "warder: 1\ndefault: allow\nread:\n  rules: ~\n",
+    "warder: 1\ndefault: allow\nread:\n  rules: \"**/.env\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - \"**/.env\"\n",
+    "warder: 1\ndefault: allow\nread: ~\n",
+    "warder: 1\ndefault: allow\nread:\n",
+    /* patterns that can never match a normalised target (§2.11) */
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"!**/.env\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**//.env\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**/./.env\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"src/../.env\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"{,**/.env}\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**/.env[\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**/.env{\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**/.env}\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**/[[:alfa:]]env\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**/[z-a]env\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**/.env\\\\\"\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"~root/.env\"\n",
+    /* an explicit id of the generated form */
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**/.env\"\n      id: \"read:1\"\n",
+    /* an alias that is recursive, an alias to nothing, a merge key */
+    "warder: 1\ndefault: allow\nread: &r\n  rules:\n    - deny: *r\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: *nothing\n",
+    "warder: 1\ndefault: allow\nread:\n  rules:\n    - <<: {deny: \"**/x\"}\n",
+    /* a second document */
+    "warder: 1\ndefault: allow\n---\nwarder: 1\nread:\n  rules:\n    - deny: \"**/.env\"\n",
+    /* a precedence or version the loader does not know */
+    "warder: 1\ndefault: allow\nprecedence: strict\nread:\n  rules:\n    - allow: \"**\"\n    - "
+    "deny: "
+    "\"**/.env\"\n",
+    "warder: 2\ndefault: allow\n",
+    "default: allow\n",
+    /* an unknown operation block or key at the top */
+    "warder: 1\ndefault: allow\ncat:\n  default: deny\n",
+    "warder: 1\ndefault: allow\nrules:\n  - deny: \"**/.env\"\n",
+};
+
+/* Loads `yaml` and decides `read` on W/.env; returns -1 when the document does not load. */
+static int read_action(const char *yaml, size_t len, const struct warder_ruleset_options *opts)
+{
+        warder_ruleset *rs = NULL;
+        struct warder_error e = WARDER_ERROR_INIT;
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        if (opts)
+                ro = *opts;
+        ro.root = W;
+        if (warder_ruleset_load_string(&rs, yaml, len, "slip", &ro, &e) != 0) {
+                warder_error_clear(&e);
+                return -1;
+        }
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert_int_eq(warder_ruleset_check(rs, WARDER_OP_READ, at(W, ".env"), NULL, &d, NULL),
+                         0);
+        int a = (int)d.action;
+        warder_decision_clear(&d);
+        warder_ruleset_free(rs);
+        return a;
+}
+
+START_TEST(test_ruleset_slips)
+{
+        const char *y = slips[_i];
+        /* control: the loader and the check do allow under a plain `default: allow`, and the
+         * intended rule denies */
+        const char *allow = "warder: 1\ndefault: allow\n";
+        ck_assert_int_eq(read_action(allow, strlen(allow), NULL), WARDER_ALLOW);
+        const char *meant = "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**/.env\"\n";
+        ck_assert_int_eq(read_action(meant, strlen(meant), NULL), WARDER_DENY);
+        int a = read_action(y, strlen(y), NULL);
+        ck_assert_msg(a == -1 || a == WARDER_DENY, "slip %d loaded and decides %s on .env:\n%s", _i,
+                      warder_action_name((enum warder_action)a), y);
+}
+END_TEST
+
+/* A limit is a load error, never a truncation that drops the deny (§1.8, §2.13). */
+START_TEST(test_ruleset_limits)
+{
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        /* the deny comes last, after many allows that do not cover .env */
+        char *y = malloc(1 << 20);
+        size_t n = (size_t)snprintf(y, 1 << 20, "warder: 1\ndefault: allow\nread:\n  rules:\n");
+        for (int i = 0; i < 50; i++)
+                n += (size_t)snprintf(y + n, (1 << 20) - n, "    - allow: \"**/f%d\"\n", i);
+        n += (size_t)snprintf(y + n, (1 << 20) - n, "    - deny: \"**/.env\"\n");
+        ck_assert_int_eq(read_action(y, n, NULL), WARDER_DENY); /* control */
+        ro.max_rules = 10;
+        ck_assert_int_eq(read_action(y, n, &ro), -1);
+        ro = (struct warder_ruleset_options)WARDER_RULESET_OPTIONS_INIT;
+        ro.max_nodes = 40;
+        ck_assert_int_eq(read_action(y, n, &ro), -1);
+        ro = (struct warder_ruleset_options)WARDER_RULESET_OPTIONS_INIT;
+        ro.max_file_size = n - 1;
+        ck_assert_int_eq(read_action(y, n, &ro), -1);
+        /* a pattern over the length limit */
+        n = (size_t)snprintf(y, 1 << 20,
+                             "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"");
+        for (int i = 0; i < 5000; i++)
+                y[n++] = 'a';
+        n += (size_t)snprintf(y + n, (1 << 20) - n, "{,**/.env}\"\n");
+        ck_assert_int_eq(read_action(y, n, NULL), -1);
+        /* too many brace expansions */
+        n = (size_t)snprintf(y, 1 << 20,
+                             "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"");
+        for (int i = 0; i < 9; i++)
+                n += (size_t)snprintf(y + n, (1 << 20) - n, "{a,b}");
+        n += (size_t)snprintf(y + n, (1 << 20) - n, "{x,**/.env}\"\n");
+        ck_assert_int_eq(read_action(y, n, NULL), -1);
+        /* a deeply nested document */
+        n = (size_t)snprintf(y, 1 << 20, "warder: 1\ndefault: allow\nx: ");
+        for (int i = 0; i < 100; i++)
+                y[n++] = '[';
+        for (int i = 0; i < 100; i++)
+                y[n++] = ']';
+        y[n++] = '\n';
+        ck_assert_int_eq(read_action(y, n, NULL), -1);
+        /* a NUL inside the document */
+        const char nul[] =
+            "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: \"**/.e\0nv\"\n";
+        ck_assert_int_ne(read_action(nul, sizeof(nul) - 1, NULL), WARDER_ALLOW);
+        free(y);
+}
+END_TEST
+
+/* ---- §2.11: root and home are escaped before they are spliced into patterns ------------------ */
+
+static int decide_in(const char *yaml, const char *root, const char *home, enum warder_op op,
+                     const char *target)
+{
+        warder_ruleset *rs = load(yaml, root, home);
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert_int_eq(warder_ruleset_check(rs, op, target, NULL, &d, NULL), 0);
+        int a = (int)d.action;
+        warder_decision_clear(&d);
+        warder_ruleset_free(rs);
+        return a;
+}
+
+/*
+ * A workspace whose name holds glob syntax. If root or home were spliced in unescaped, a
+ * rule anchored there would match nothing (or something else) and the deny would be lost.
+ */
+START_TEST(test_root_with_glob_syntax)
+{
+        static const char *const odd[] = {"/tmp/ws[ab]",  "/tmp/ws*",   "/tmp/w?s",
+                                          "/tmp/ws{x,y}", "/tmp/ws\\",  "/tmp/ws]",
+                                          "/tmp/[!a]",    "/tmp/ws\\*", "/tmp/**"};
+        const char *yaml = "warder: 1\n"
+                           "default: allow\n"
+                           "read:\n"
+                           "  rules:\n"
+                           "    - deny: \"./.env\"\n"
+                           "    - deny: \"*.pem\"\n"
+                           "    - deny: \"keys/**\"\n"
+                           "    - deny: \"~/.ssh/**\"\n"
+                           "    - deny: \"build/\"\n";
+        const char *plain = "warder: 1\ndefault: allow\n";
+        for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+                const char *r = odd[i];
+                char home[64];
+                snprintf(home, sizeof(home), "%s/home", r);
+                const char *targets[] = {".env", "a/b/c.pem", "keys/k", "~/.ssh/id_rsa",
+                                         "build/x/y"};
+                for (size_t t = 0; t < sizeof(targets) / sizeof(targets[0]); t++) {
+                        /* control: without the rules, the same target is allowed */
+                        ck_assert_int_eq(decide_in(plain, r, home, WARDER_OP_READ, targets[t]),
+                                         WARDER_ALLOW);
+                        ck_assert_msg(decide_in(yaml, r, home, WARDER_OP_READ, targets[t]) ==
+                                          WARDER_DENY,
+                                      "root '%s': %s not denied", r, targets[t]);
+                }
+                /* and the escaping does not widen: the same names under a sibling are not
+                 * covered by the anchored rules */
+                ck_assert_int_eq(decide_in(yaml, r, home, WARDER_OP_READ, "/tmp/wsa/.env"),
+                                 WARDER_ALLOW);
+        }
+}
+END_TEST
+
+/* ---- §6.1 and the library fallbacks: the same attacks on a memory tree --------------------- */
+
+static void mem_put(warder_backend *m, const char *path, const char *content)
+{
+        ck_assert_int_eq(
+            warder_backend_write(m, path, strlen(path), content, strlen(content), 0, NULL), 0);
+}
+
+/* `_i`: 0 the memory backend's own glob/grep/edit, 1 the library fallbacks over its
+ * read/write/ls (a host backend with only the required methods). */
+START_TEST(test_memory_and_fallbacks)
+{
+        warder_backend *mem = NULL;
+        ck_assert_int_eq(warder_memory_new(&mem, NULL), 0);
+        mem_put(mem, "/ws/.env", SECRET "\n");
+        mem_put(mem, "/ws/.ssh/id_rsa", SSH_SECRET "\n");
+        mem_put(mem, "/ws/src/ok.txt", "public\n");
+        mem_put(mem, "/ws/src/.env", SECRET "\n");
+        warder_backend *inner = mem;
+        if (_i)
+                ck_assert_int_eq(mock_backend_new(&inner, mem, MOCK_STORAGE_ONLY), 0);
+        struct warder_grep_result r;
+        /* control: unguarded, the secrets are there to read and to find */
+        ck_assert_int_eq(grep_at(inner, "/ws", "SECRET", NULL, &r), 0);
+        ck_assert(grep_leaks(&r));
+        warder_grep_result_free(&r);
+        warder_backend *g = guard_over(inner, secrets_yaml(), "/ws", NULL);
+        const char *forms[] = {"/ws/.env",  ".env",       "src/../.env", "/ws//src/./.env",
+                               "/ws/.env/", "../ws/.env", ".ssh/id_rsa", "/ws/.ssh/x/../id_rsa"};
+        for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+                ck_assert_int_eq(refused_read(g, forms[i]), WARDER_EDENIED);
+                ck_assert_int_eq(
+                    warder_backend_write(g, forms[i], strlen(forms[i]), "x", 1, 0, NULL),
+                    WARDER_EDENIED);
+                size_t n = 0;
+                ck_assert_int_eq(warder_backend_edit(g, forms[i], strlen(forms[i]), "SECRET", 6,
+                                                     "PWNED!", 6, 0, &n, NULL),
+                                 WARDER_EDENIED);
+        }
+        const char *filters[] = {NULL, ".env", "**", "**/.env", ".ssh/*", "*"};
+        for (size_t i = 0; i < sizeof(filters) / sizeof(filters[0]); i++) {
+                ck_assert_int_eq(grep_at(g, "/ws", "SECRET|public", filters[i], &r), 0);
+                ck_assert_msg(!grep_leaks(&r), "grep filter %s leaked", filters[i]);
+                warder_grep_result_free(&r);
+        }
+        ck_assert_int_eq(grep_at(g, "/ws/src/.env", "SECRET", NULL, &r), WARDER_EDENIED);
+        ck_assert_int_eq(grep_at(g, "/", "SECRET", NULL, &r), WARDER_EDENIED); /* outside */
+        struct warder_entries e = {NULL, 0, 0};
+        const char *pats[] = {"**", "**/.env", "*", ".*", "/ws/**", "**/*"};
+        for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+                ck_assert_int_eq(warder_backend_glob(g, pats[i], "/ws", 3, 0, &e, NULL), 0);
+                ck_assert_msg(!any_path_has(&e, ".env") && !any_path_has(&e, ".ssh"), "glob %s",
+                              pats[i]);
+                warder_entries_free(&e);
+        }
+        ck_assert_int_eq(warder_backend_ls(g, "/ws/.ssh", 8, 0, &e, NULL), WARDER_EDENIED);
+        struct warder_bytes out = {NULL, 0, false};
+        ck_assert_int_eq(warder_backend_read(mem, "/ws/.env", 8, 0, 0, 0, &out, NULL), 0);
+        ck_assert_str_eq(out.data, SECRET "\n"); /* unchanged */
+        warder_bytes_free(&out);
+        warder_backend_free(g);
+}
+END_TEST
+
+/*
+ * KNOWN, AS SPECIFIED: grep's `hidden_files` (§4.7) counts files whose matches were dropped,
+ * so it tells whether a denied file matched the caller's regular expression. With a filter
+ * that selects only the denied file and anchored patterns, the whole content is recovered
+ * one byte at a time, although no match text is ever returned. security.md says the count
+ * tells "that something matched but not what"; this test shows "what" too. It pins the
+ * behaviour the spec prescribes (like the hard-link test) so that a change of §4.7 — e.g.
+ * not searching denied files at all, or a count that does not depend on content — must
+ * update it deliberately.
+ */
+START_TEST(test_grep_hidden_count_is_a_content_oracle)
+{
+        warder_backend *g = guarded(0, NULL);
+        struct warder_grep_result r;
+        char known[64] = "";
+        const char *alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-";
+        for (size_t pos = 0; pos < strlen(SECRET); pos++) {
+                bool found = false;
+                for (const char *c = alphabet; *c && !found; c++) {
+                        char pat[96];
+                        snprintf(pat, sizeof(pat), "^\\Q%s%c\\E", known, *c);
+                        ck_assert_int_eq(grep_at(g, W, pat, ".env", &r), 0);
+                        ck_assert_uint_eq(r.count, 0); /* no text is returned... */
+                        if (r.hidden_files) {          /* ...but the count answers */
+                                size_t n = strlen(known);
+                                known[n] = *c;
+                                known[n + 1] = '\0';
+                                found = true;
+                        }
+                        warder_grep_result_free(&r);
+                }
+                if (!found)
+                        break;
+        }
+        ck_assert_str_eq(known, SECRET);
+        /* while a read is refused */
+        ck_assert_int_eq(refused_read(g, ".env"), WARDER_EDENIED);
+        warder_backend_free(g);
+}
+END_TEST
+
+/* §4.10: a ruleset swapped while other threads read never lets a request see a mix (here:
+ * every ruleset denies .env, by a rule or by its default, so every read is refused). */
+struct swap_readers {
+        warder_backend *g;
+        atomic_bool stop;
+        atomic_uint leaked, reads;
+};
+
+static void *swap_reader(void *arg)
+{
+        struct swap_readers *s = arg;
+        while (!atomic_load(&s->stop)) {
+                struct warder_bytes out = {NULL, 0, false};
+                int rc = warder_backend_read(s->g, ".env", 4, 0, 0, 0, &out, NULL);
+                if (rc == 0 || leaks(out.data, out.len))
+                        atomic_fetch_add(&s->leaked, 1);
+                warder_bytes_free(&out);
+                struct warder_grep_result r;
+                if (grep_at(s->g, W, "SECRET", NULL, &r) == 0 && grep_leaks(&r))
+                        atomic_fetch_add(&s->leaked, 1);
+                warder_grep_result_free(&r);
+                atomic_fetch_add(&s->reads, 1);
+        }
+        return NULL;
+}
+
+START_TEST(test_ruleset_swap_under_threads)
+{
+        const char *by_default = "warder: 1\ndefault: deny\nread:\n  rules:\n    - allow: "
+                                 "\"./src/**\"\ngrep:\n  default: allow\n";
+        const char *permissive = "warder: 1\ndefault: allow\n";
+        warder_ruleset *a = load(secrets_yaml(), W, NULL);
+        warder_ruleset *b = load(by_default, W, NULL);
+        warder_ruleset *p = load(permissive, W, NULL);
+        struct swap_readers s;
+        s.g = guarded(0, NULL);
+        /* control: the permissive ruleset would let the read through */
+        ck_assert_int_eq(warder_guard_set_ruleset(s.g, p), 0);
+        struct warder_bytes out = {NULL, 0, false};
+        ck_assert_int_eq(do_read(s.g, ".env", 4, &out), 0);
+        ck_assert(leaks(out.data, out.len));
+        warder_bytes_free(&out);
+        ck_assert_int_eq(warder_guard_set_ruleset(s.g, a), 0);
+        atomic_init(&s.stop, false);
+        atomic_init(&s.leaked, 0);
+        atomic_init(&s.reads, 0);
+        pthread_t t[3];
+        for (int i = 0; i < 3; i++)
+                ck_assert_int_eq(pthread_create(&t[i], NULL, swap_reader, &s), 0);
+        for (int i = 0; i < 2000 || atomic_load(&s.reads) < 300; i++) {
+                ck_assert_int_eq(warder_guard_set_ruleset(s.g, (i & 1) ? a : b), 0);
+                if (i > 200000)
+                        break;
+        }
+        atomic_store(&s.stop, true);
+        for (int i = 0; i < 3; i++)
+                pthread_join(t[i], NULL);
+        ck_assert_uint_eq(atomic_load(&s.leaked), 0);
+        ck_assert_uint_gt(atomic_load(&s.reads), 0);
+        warder_backend_free(s.g);
+        warder_ruleset_free(a);
+        warder_ruleset_free(b);
+        warder_ruleset_free(p);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+        Suite *s = suite_create("bypass");
+        TCase *tc = tcase_create("toctou");
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_loop_test(tc, test_swap_between_check_and_read, 0, 2);
+        tcase_add_loop_test(tc, test_swap_between_check_and_write, 0, 2);
+        tcase_add_loop_test(tc, test_swap_between_check_and_edit, 0, 2);
+        tcase_add_loop_test(tc, test_swap_between_check_and_grep, 0, 2);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("guard");
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_loop_test(tc, test_spellings_of_a_denied_file, 0, 2);
+        tcase_add_loop_test(tc, test_grep_around_a_denied_file, 0, 2);
+        tcase_add_loop_test(tc, test_names_of_denied_entries, 0, 2);
+        tcase_add_loop_test(tc, test_writes_through_links, 0, 2);
+        tcase_add_loop_test(tc, test_case_spellings, 0, 2);
+        tcase_add_loop_test(tc, test_stacked_guards, 0, 2);
+        tcase_add_loop_test(tc, test_approval_and_audit, 0, 2);
+        tcase_add_loop_test(tc, test_glob_prefix_through_a_link, 0, 2);
+        tcase_add_loop_test(tc, test_memory_and_fallbacks, 0, 2);
+        tcase_add_test(tc, test_grep_hidden_count_is_a_content_oracle);
+        tcase_add_test(tc, test_ruleset_swap_under_threads);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("rulesets");
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_loop_test(tc, test_ruleset_slips, 0, (int)(sizeof(slips) / sizeof(slips[0])));
+        tcase_add_test(tc, test_ruleset_limits);
+        tcase_add_test(tc, test_root_with_glob_syntax);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void)
+{
+        return warder_test_run(suite());
+}

@@ -1,0 +1,968 @@
+/* SPDX-License-Identifier: MIT */
+/* Command inspection: the shell word splitter and the execute decisions (semantics §5). */
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "command/command.h"
+#include "command/shell.h"
+#include "support.h"
+#include "util.h"
+#include "warder/backend.h"
+#include "warder/local.h"
+#include "warder/ruleset.h"
+
+/* ---- the splitter ------------------------------------------------------------------------- */
+
+/* Renders a parse: segments joined by " ; ", words by "|", then redirections; a trailing
+ * "!U" / "!L" / "!H" for the status flags. */
+static char *render(const char *cmd, const struct warder__sh_limits *lim)
+{
+        struct warder__sh_parse p;
+        ck_assert_int_eq(warder__sh_parse(&p, cmd, strlen(cmd), lim), 0);
+        struct warder__buf b = WARDER__BUF_INIT;
+        warder__buf_puts(&b, "");
+        for (size_t s = 0; s < p.nsegments; s++) {
+                const struct warder__sh_segment *seg = &p.segments[s];
+                if (s)
+                        warder__buf_puts(&b, " ; ");
+                for (uint32_t k = 0; k < seg->nwords; k++) {
+                        if (k)
+                                warder__buf_putc(&b, '|');
+                        const struct warder__sh_word *w = &p.words[seg->first_word + k];
+                        warder__buf_append(&b, w->text, w->len);
+                }
+                for (uint32_t r = 0; r < seg->nredirs; r++) {
+                        const struct warder__sh_redir *rd = &p.redirs[seg->first_redir + r];
+                        static const char *const sym[] = {"<", ">", "<>", ">&", "<<", "<<<"};
+                        warder__buf_putc(&b, ' ');
+                        if (rd->fd >= 0)
+                                warder__buf_printf(&b, "%d", rd->fd);
+                        warder__buf_puts(&b, sym[rd->kind]);
+                        const struct warder__sh_word *w = &p.words[rd->word];
+                        warder__buf_append(&b, w->text, w->len);
+                }
+        }
+        if (p.status & WARDER__SH_UNPARSEABLE)
+                warder__buf_puts(&b, " !U");
+        if (p.status & WARDER__SH_LIMIT)
+                warder__buf_puts(&b, " !L");
+        if (p.status & WARDER__SH_HEREDOC)
+                warder__buf_puts(&b, " !H");
+        warder__sh_parse_free(&p);
+        return warder__buf_steal(&b);
+}
+
+static const struct {
+        const char *cmd, *want;
+} split_table[] = {
+    /* §5.2 separators */
+    {"cat .env", "cat|.env"},
+    {"cat<.env", "cat <.env"},
+    {"cd sub && cat .env", "cd|sub ; cat|.env"},
+    {"a && b || c ; d & e |& f | g\nh", "a ; b ; c ; d ; e ; f ; g ; h"},
+    {"echo x | tee .env", "echo|x ; tee|.env"},
+    {"{ cat .env; }", "cat|.env"},
+    {"(cat .env)", "cat|.env"},
+    {"( (a) ; b )", "a ; b"},
+    {"echo $(cat .env)", "cat|.env ; echo|$(cat .env)"},
+    {"echo `cat .env`", "cat|.env ; echo|`cat .env`"},
+    {"echo \"$(cat .env)\"", "cat|.env ; echo|$(cat .env)"},
+    {"echo `echo \\`cat .env\\``", "cat|.env ; echo|`cat .env` ; echo|`echo \\`cat .env\\``"},
+    {"echo $(echo $(cat .env))", "cat|.env ; echo|$(cat .env) ; echo|$(echo $(cat .env))"},
+    {"cat <(cat .env)", "cat|.env ; cat|<(cat .env)"},
+    {"diff <(a) >(b)", "a ; b ; diff|<(a)|>(b)"},
+    {"f() { cat .env; }", "f ; cat|.env"},
+    /* §5.1 quote removal */
+    {"'mkfs.ext4' /dev/sda1", "mkfs.ext4|/dev/sda1"},
+    {"mk\"\"fs.ext4", "mkfs.ext4"},
+    {"m\\kfs", "mkfs"},
+    {"echo 'a b'  \"c  d\"", "echo|a b|c  d"},
+    {"echo \"a\\\"b\\$c\\x\"", "echo|a\"b$c\\x"},
+    {"echo $'\\x41\\n\\'\\101\\u00e9'", "echo|A\n'A\xc3\xa9"},
+    {"echo $'a\\0b'", "echo|a"},
+    {"ca\\\nt .env", "cat|.env"},
+    {"echo a#b # cat .env", "echo|a#b"},
+    {"echo x # c\ncat .env", "echo|x ; cat|.env"},
+    /* redirections: not separators, glued or not */
+    {"a 2>&1 | b", "a 2>&1 ; b"},
+    {"a >&2 <&0 >&-", "a >&2 >&0 >&-"}, /* DUP renders as >& */
+    {"echo x >| f &> g &>> h >> i > j", "echo|x >f >g >h >i >j"},
+    {"a <> f 3< g", "a <>f 3<g"},
+    {"cat<<<$HOME", "cat <<<$HOME"},
+    {"a >&file", "a >file"},
+    {"x=1 y=\"2 3\" cmd", "x=1|y=2 3|cmd"},
+    {"> /etc/hosts", " >/etc/hosts"},
+    {"echo 2 > x", "echo|2 >x"},
+    {"file2>out", "file2 >out"},
+    /* control structures */
+    {"if true; then cat .env; else ls; fi", "true ; cat|.env ; ls"},
+    {"while read l; do cat \"$l\"; done < list", "read|l ; cat|$l ;  <list"},
+    {"case $x in a) cat .env;; (b|c) ls ;; esac; pwd", "cat|.env ; ls ; pwd"},
+    {"case $(cat .env) in *) ;; esac", "cat|.env"},
+    {"! cat .env", "cat|.env"},
+    {"echo $((1+2)) $(( (1) ))", "echo|$((1+2))|$(( (1) ))"},
+    {"echo $((cat .env) )", "cat|.env ; echo|$((cat .env) )"},
+    {"echo ${x:-$(cat .env)}", "cat|.env ; echo|${x:-$(cat .env)}"},
+    /* here-documents */
+    {"cat <<EOF\nhello\nEOF\ncat .env", "cat <<EOF ; cat|.env"},
+    {"cat <<-'E'\n\t$(x)\n\tE\necho", "cat <<E ; echo"},
+    {"cat <<EOF\n$(cat .env)\nEOF", "cat <<EOF !H"},
+    /* §5.7: what cannot be parsed keeps what came before */
+    {"cat .env; echo \"oops", "cat|.env ; echo !U"},
+    {"echo 'oops", "echo !U"},
+    {"echo $(cat .env", "cat|.env ; echo !U"},
+    {"echo `cat .env", "echo !U"},
+    {"cat .env )", "cat|.env !U"},
+    {"{ cat .env", "cat|.env !U"},
+    {"cat >", "cat !U"},
+    {"echo ${x", "echo !U"},
+};
+
+START_TEST(test_split_table)
+{
+        for (size_t i = 0; i < sizeof(split_table) / sizeof(split_table[0]); i++) {
+                char *got = render(split_table[i].cmd, NULL);
+                ck_assert_msg(strcmp(got, split_table[i].want) == 0,
+                              "split %s\n  got  [%s]\n  want [%s]", split_table[i].cmd, got,
+                              split_table[i].want);
+                free(got);
+        }
+}
+END_TEST
+
+static uint32_t flags_of(const char *cmd, size_t word)
+{
+        struct warder__sh_parse p;
+        ck_assert_int_eq(warder__sh_parse(&p, cmd, strlen(cmd), NULL), 0);
+        ck_assert_uint_ge(p.nsegments, 1);
+        const struct warder__sh_segment *seg = &p.segments[p.nsegments - 1];
+        ck_assert_uint_gt(seg->nwords, word);
+        uint32_t f = p.words[seg->first_word + word].flags;
+        warder__sh_parse_free(&p);
+        return f;
+}
+
+START_TEST(test_split_word_flags)
+{
+        /* §5.5: what each word holds */
+        ck_assert_uint_eq(flags_of("cat src/main.c", 1), 0);
+        ck_assert_uint_eq(flags_of("cat \"$HOME/x\"", 1), WARDER__SH_W_QUOTED | WARDER__SH_W_VAR);
+        ck_assert_uint_eq(flags_of("cat ${HOME}/x", 1), WARDER__SH_W_VAR);
+        ck_assert_uint_eq(flags_of("cat ~/x", 1), WARDER__SH_W_TILDE);
+        ck_assert_uint_eq(flags_of("cat ~root/x", 1), WARDER__SH_W_TILDE);
+        ck_assert_uint_eq(flags_of("cat '~'/x", 1), WARDER__SH_W_QUOTED);
+        ck_assert_uint_eq(flags_of("cat a~/x", 1), 0);
+        ck_assert_uint_eq(flags_of("A=~/x cmd", 0), WARDER__SH_W_TILDE);
+        ck_assert_uint_eq(flags_of("cat .e*", 1), WARDER__SH_W_GLOB);
+        ck_assert_uint_eq(flags_of("cat '.e*'", 1), WARDER__SH_W_QUOTED);
+        ck_assert_uint_eq(flags_of("cat .e\\*", 1), WARDER__SH_W_QUOTED);
+        ck_assert_uint_eq(flags_of("cat [ab]", 1), WARDER__SH_W_GLOB);
+        ck_assert_uint_eq(flags_of("cat .{env,x}", 1), WARDER__SH_W_BRACE);
+        ck_assert_uint_eq(flags_of("cat x{1..3}", 1), WARDER__SH_W_BRACE);
+        ck_assert_uint_eq(flags_of("find -exec cat {} +", 3), 0);
+        ck_assert_uint_eq(flags_of("cat '{a,b}'", 1), WARDER__SH_W_QUOTED);
+        ck_assert_uint_eq(flags_of("cat $(x)", 1), WARDER__SH_W_SUBST);
+        ck_assert_uint_eq(flags_of("cat `x`", 1), WARDER__SH_W_SUBST);
+        ck_assert_uint_eq(flags_of("cat $?", 1), WARDER__SH_W_SPECIAL);
+        ck_assert_uint_eq(flags_of("cat ${#x}", 1), WARDER__SH_W_SPECIAL);
+        ck_assert_uint_eq(flags_of("cat <(x)", 1), WARDER__SH_W_SUBST | WARDER__SH_W_PROCSUBST);
+}
+END_TEST
+
+START_TEST(test_split_pieces)
+{
+        /* "$HOME"/.ssh: a quoted VAR piece naming HOME, then an unquoted literal */
+        const char *cmd = "cat \"$HOME\"/.ssh";
+        struct warder__sh_parse p;
+        ck_assert_int_eq(warder__sh_parse(&p, cmd, strlen(cmd), NULL), 0);
+        const struct warder__sh_word *w = &p.words[1];
+        ck_assert_str_eq(w->text, "$HOME/.ssh");
+        ck_assert_uint_eq(w->npieces, 2);
+        const struct warder__sh_piece *v = &p.pieces[w->first_piece];
+        ck_assert_int_eq(v->kind, WARDER__SH_VAR);
+        ck_assert(v->quoted);
+        ck_assert_int_eq(strncmp(w->text + v->name_off, "HOME", v->name_len), 0);
+        ck_assert_uint_eq(v->name_len, 4);
+        ck_assert_int_eq(p.pieces[w->first_piece + 1].kind, WARDER__SH_LIT);
+        ck_assert(!p.pieces[w->first_piece + 1].quoted);
+        warder__sh_parse_free(&p);
+}
+END_TEST
+
+START_TEST(test_split_scopes_and_ops)
+{
+        const char *cmd = "cd a && (cd b; x) || y | z &";
+        struct warder__sh_parse p;
+        ck_assert_int_eq(warder__sh_parse(&p, cmd, strlen(cmd), NULL), 0);
+        ck_assert_uint_eq(p.nsegments, 5);
+        ck_assert_uint_eq(p.segments[0].scope, 0);
+        ck_assert_int_eq(p.segments[0].op_after, WARDER__SH_OP_AND);
+        ck_assert_uint_ne(p.segments[1].scope, 0); /* subshell */
+        ck_assert_uint_eq(p.segments[1].scope, p.segments[2].scope);
+        ck_assert_uint_eq(p.scope_parent[p.segments[1].scope], 0);
+        ck_assert_int_eq(p.segments[3].op_before, WARDER__SH_OP_OR);
+        ck_assert_int_eq(p.segments[3].op_after, WARDER__SH_OP_PIPE);
+        ck_assert_int_eq(p.segments[4].op_after, WARDER__SH_OP_BG);
+        warder__sh_parse_free(&p);
+}
+END_TEST
+
+START_TEST(test_split_limits)
+{
+        /* §5.7: every limit is reported, and what came before it is kept */
+        struct warder__sh_limits lim = WARDER__SH_LIMITS_DEFAULT;
+        lim.max_len = 12;
+        char *got = render("cat .env; echo 1234567890", &lim);
+        ck_assert_str_eq(got, "cat|.env ; ec !L");
+        free(got);
+
+        lim = (struct warder__sh_limits)WARDER__SH_LIMITS_DEFAULT;
+        lim.max_segments = 2;
+        got = render("cat .env; a; b; c", &lim);
+        ck_assert_str_eq(got, "cat|.env ; a !L");
+        free(got);
+
+        lim = (struct warder__sh_limits)WARDER__SH_LIMITS_DEFAULT;
+        lim.max_words = 3;
+        got = render("cat .env a b c d", &lim);
+        ck_assert_str_eq(got, "cat|.env|a !L");
+        free(got);
+
+        struct warder__buf b = WARDER__BUF_INIT;
+        warder__buf_puts(&b, "cat .env; ");
+        for (int i = 0; i < 100; i++)
+                warder__buf_puts(&b, "$(");
+        got = render(b.data, NULL);
+        ck_assert_str_eq(got, "cat|.env !L");
+        free(got);
+        warder__buf_free(&b);
+}
+END_TEST
+
+/* ---- decisions ---------------------------------------------------------------------------- */
+
+static const char rules_yaml[] = "warder: 1\n"
+                                 "default: allow\n"
+                                 "read:\n"
+                                 "  default: allow\n"
+                                 "  rules:\n"
+                                 "    - deny: '**/.env'\n"
+                                 "    - deny: '**/.ssh/**'\n"
+                                 "    - deny: '/etc/**'\n"
+                                 "write:\n"
+                                 "  default: allow\n"
+                                 "  rules:\n"
+                                 "    - deny: '**/.env'\n"
+                                 "    - deny: '**/.ssh/**'\n"
+                                 "    - deny: '/etc/**'\n"
+                                 "execute:\n"
+                                 "  default: allow\n";
+
+static warder_ruleset *load(const char *yaml)
+{
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        o.root = "/ws";
+        o.home = "/home/u";
+        warder_ruleset *rs = NULL;
+        struct warder_error err = WARDER_ERROR_INIT;
+        int rc = warder_ruleset_load_string(&rs, yaml, strlen(yaml), "test", &o, &err);
+        if (rc == WARDER_ENOTSUP) {
+                warder_error_clear(&err);
+                return NULL;
+        }
+        ck_assert_msg(rc == 0, "load: %s", err.message);
+        warder_error_clear(&err);
+        return rs;
+}
+
+static warder_ruleset *load_preset(const char *name)
+{
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        o.root = "/ws";
+        o.home = "/home/u";
+        warder_ruleset *rs = NULL;
+        int rc = warder_ruleset_load_preset(&rs, name, &o, NULL);
+        if (rc == WARDER_ENOTSUP)
+                return NULL;
+        ck_assert_int_eq(rc, 0);
+        return rs;
+}
+
+#define NEED(rs)                                                                                   \
+        do {                                                                                       \
+                if (!(rs))                                                                         \
+                        return; /* rulesets are not built yet: nothing to decide against */        \
+        } while (0)
+
+/* A fake file system for the context: a link, and a listing for globs. */
+static const char *const fake_files[] = {"/ws/.env",      "/ws/src/main.c",  "/ws/sub/.env",
+                                         "/ws/README.md", "/ws/link-to-env", NULL};
+
+static int fake_realpath(void *ud, const char *literal, char **out)
+{
+        (void)ud;
+        const char *r = strcmp(literal, "/ws/link-to-env") == 0 ? "/ws/.env" : literal;
+        *out = strdup(r);
+        return *out ? 0 : WARDER_ENOMEM;
+}
+
+static int fake_glob(void *ud, const char *pattern, char ***out, size_t *count)
+{
+        (void)ud;
+        char **v = calloc(8, sizeof(*v));
+        size_t n = 0;
+        for (size_t i = 0; fake_files[i]; i++)
+                if (fnmatch(pattern, fake_files[i], FNM_PATHNAME | FNM_PERIOD) == 0)
+                        v[n++] = strdup(fake_files[i]);
+        *out = v;
+        *count = n;
+        return 0;
+}
+
+static const char *const fake_env[] = {"HOME=/home/u", "SRC=src", NULL};
+
+static enum warder_action decide(const warder_ruleset *rs, const char *cmd, bool with_glob,
+                                 struct warder_decision *keep)
+{
+        struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+        ctx.env = fake_env;
+        ctx.realpath = fake_realpath;
+        if (with_glob)
+                ctx.glob = fake_glob;
+        struct warder_decision d = WARDER_DECISION_INIT;
+        struct warder_error err = WARDER_ERROR_INIT;
+        int rc = warder_ruleset_check_command(rs, cmd, strlen(cmd), &ctx, &d, &err);
+        ck_assert_msg(rc == 0, "%s: %s", cmd, err.message);
+        ck_assert_int_eq(d.op, WARDER_OP_EXECUTE);
+        enum warder_action a = d.action;
+        if (keep)
+                *keep = d;
+        else
+                warder_decision_clear(&d);
+        return a;
+}
+
+static const char *const denied_cmds[] = {
+    "cat .env",
+    "cat<.env",
+    "cat .e*",
+    "cd sub && cat .env",
+    "cat \"$HOME/.ssh/id_rsa\"",
+    "cat ~/.ssh/id_rsa",
+    "tool --in=/etc/passwd",
+    "tool -o/etc/passwd",
+    "echo x > /etc/hosts",
+    "echo x | tee .env",
+    "sh -c 'cat .env'",
+    "timeout 5 cat .env",
+    "env A=1 cat .env",
+    "{ cat .env; }",
+    "(cat .env)",
+    "echo $(cat .env)",
+    "echo `cat .env`",
+    "cat ./link-to-env",
+    /* more shapes of the same */
+    "cat <(cat .env)",
+    "bash -c \"sh -c 'cat .env'\"",
+    "sudo -u root cat /etc/shadow",
+    "xargs cat .env",
+    "cat $'.env'",
+    "c'a't .\"env\"",
+    "cat ${HOME}/.ssh/config",
+    "A=1 B=2 cat .env",
+    "eval cat .env",
+    "if true; then cat .env; fi",
+    "cat src/../.env",
+    "tar -xzf.env",
+    "dd if=.env of=/tmp/x",
+    "cp .env /tmp/x",
+    "cp /tmp/x .env",
+    "sed -i s/a/b/ .env",
+    "cat < /etc/passwd",
+    "cd /etc; cat passwd",
+    "cd /nonexistent || cat .env",
+    "cat .env; echo \"unterminated",
+    "cd /tmp && cat ../etc/passwd",
+    "true && cd /etc && cat passwd",
+    "pushd /etc && cat shadow",
+    "nice -n 5 nohup stdbuf -oL cat .env",
+    "command -p cat .env",
+    "exec cat .env",
+    "time -p cat .env",
+    "doas -u root cat /etc/shadow",
+    "cat /etc/*",
+    "bash <<< 'cat .env'",
+    "exec 3<.env",
+    "cat .en''v",
+    "cat //ws//./sub/../.env",
+    "x=cat; $x .env",
+    "echo x >> ~/.ssh/authorized_keys",
+    "git -C /etc status",
+    "A=/etc/passwd; cat $A",
+    "cat <<EOF\nhello\nEOF; cat /etc/passwd",
+    "bash --rcfile x -c 'cat .env'",
+    "bash -O extglob -ec 'cat .env'",
+};
+
+START_TEST(test_denied)
+{
+        warder_ruleset *rs = load(rules_yaml);
+        NEED(rs);
+        for (size_t i = 0; i < sizeof(denied_cmds) / sizeof(denied_cmds[0]); i++) {
+                struct warder_decision d;
+                enum warder_action a = decide(rs, denied_cmds[i], true, &d);
+                ck_assert_msg(a == WARDER_DENY, "%s: %s (%s)", denied_cmds[i],
+                              warder_action_name(a), d.note ? d.note : "");
+                ck_assert_msg(d.segment != NULL, "%s: no segment named", denied_cmds[i]);
+                warder_decision_clear(&d);
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(test_denied_names_candidate)
+{
+        warder_ruleset *rs = load(rules_yaml);
+        NEED(rs);
+        struct warder_decision d;
+        ck_assert_int_eq(decide(rs, "git status; cd sub && cat .env", false, &d), WARDER_DENY);
+        ck_assert_str_eq(d.segment, "cat .env");
+        ck_assert_str_eq(d.candidate, "/ws/sub/.env");
+        ck_assert_int_eq(d.candidate_op, WARDER_OP_READ);
+        ck_assert_str_eq(d.pattern, "**/.env");
+        warder_decision_clear(&d);
+        ck_assert_int_eq(decide(rs, "echo x | tee .env", false, &d), WARDER_DENY);
+        ck_assert_int_eq(d.candidate_op, WARDER_OP_WRITE);
+        warder_decision_clear(&d);
+        ck_assert_int_eq(decide(rs, "cat ./link-to-env", false, &d), WARDER_DENY);
+        ck_assert_str_eq(d.candidate, "/ws/link-to-env");
+        ck_assert_int_eq(d.form, WARDER_FORM_REAL);
+        warder_decision_clear(&d);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* §5.5: a glob without a way to expand it is at least ask; with one, the results decide. */
+START_TEST(test_glob_without_context)
+{
+        warder_ruleset *rs = load(rules_yaml);
+        NEED(rs);
+        struct warder_decision d;
+        ck_assert_int_eq(decide(rs, "cat .e*", false, &d), WARDER_ASK);
+        ck_assert(d.undeterminable);
+        ck_assert_ptr_nonnull(d.note);
+        warder_decision_clear(&d);
+        ck_assert_int_eq(decide(rs, "cat src/*.c", true, NULL), WARDER_ALLOW);
+        ck_assert_int_eq(decide(rs, "cat '.e*'", false, NULL), WARDER_ALLOW);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+static const char *const allowed_cmds[] = {
+    "cat src/main.c",
+    "ls -la",
+    "git status",
+    "echo hello > out.txt",
+    "cat \"$SRC/main.c\"",
+    "cd sub && ls",
+    "make -j4 2>&1 | tail -n 20",
+    "echo $?",
+    "echo \"$(date)\"",
+    "grep -rn TODO src",
+    "command -v git",
+    "cat README.md # .env",
+    "echo '.env'",
+};
+
+START_TEST(test_allowed_twins)
+{
+        warder_ruleset *rs = load(rules_yaml);
+        NEED(rs);
+        for (size_t i = 0; i < sizeof(allowed_cmds) / sizeof(allowed_cmds[0]); i++) {
+                struct warder_decision d;
+                enum warder_action a = decide(rs, allowed_cmds[i], true, &d);
+                ck_assert_msg(a == WARDER_ALLOW, "%s: %s (%s)", allowed_cmds[i],
+                              warder_action_name(a), d.note ? d.note : "");
+                warder_decision_clear(&d);
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* §5.5, §5.6, §5.7: what inspection cannot see is at least ask. */
+static const char *const ask_cmds[] = {
+    "cat $UNKNOWN",
+    "cat $(find . -name x)",
+    "cat `ls`",
+    "cd $DIR && cat x",
+    "cd \"$(mktemp -d)\"; cat x",
+    "cat .{env,x}",
+    "$CMD x",
+    "$(echo rm) -rf /",
+    "sudo --bogus cat x",
+    "timeout --bogus 5 cat x",
+    "xargs -0 cat",
+    "echo 'unterminated",
+    "sh -c \"$SCRIPT\"",
+    "cat ~other/x",
+    "cat <<EOF\n$(cat x)\nEOF",
+    "cat \"$@\"",
+    "cat > $OUT",
+    "echo 'cat x' | sh",
+    "bash",
+    "cat /proc/self/root/x",
+    "cat$IFS.env",
+};
+
+START_TEST(test_ask)
+{
+        warder_ruleset *rs = load(rules_yaml);
+        NEED(rs);
+        for (size_t i = 0; i < sizeof(ask_cmds) / sizeof(ask_cmds[0]); i++) {
+                struct warder_decision d;
+                enum warder_action a = decide(rs, ask_cmds[i], true, &d);
+                ck_assert_msg(a == WARDER_ASK, "%s: %s", ask_cmds[i], warder_action_name(a));
+                ck_assert_msg(d.undeterminable && d.note, "%s: no note", ask_cmds[i]);
+                warder_decision_clear(&d);
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* §5.6: cd moves later relative paths; where a cd may have failed, every directory the
+ * shell may be in counts. `./secret` is anchored at the root, so only /ws/secret is denied. */
+START_TEST(test_cd_tracking)
+{
+        warder_ruleset *rs = load("warder: 1\n"
+                                  "default: allow\n"
+                                  "read:\n"
+                                  "  default: allow\n"
+                                  "  rules:\n"
+                                  "    - deny: './secret'\n"
+                                  "execute: {default: allow}\n");
+        NEED(rs);
+        static const struct {
+                const char *cmd;
+                enum warder_action want;
+        } rows[] = {
+            {"cat secret", WARDER_DENY},
+            {"cd /tmp && cat secret", WARDER_ALLOW},
+            {"cd /tmp && (cat secret)", WARDER_ALLOW},
+            {"cd /tmp && echo $(cat secret)", WARDER_ALLOW},
+            {"cd /tmp && ls | cat secret", WARDER_ALLOW},
+            {"cd /tmp; cat secret", WARDER_DENY},
+            {"cd /nonexistent || cat secret", WARDER_DENY},
+            {"cd /tmp && true || cat secret", WARDER_DENY},
+            {"(cd /tmp); cat secret", WARDER_DENY},
+            {"(cd /tmp) && cat secret", WARDER_DENY},
+            {"cd /tmp | cat secret", WARDER_DENY},
+            {"cd /tmp & cat secret", WARDER_DENY},
+            {"{ cd /tmp; } && cat secret", WARDER_DENY},
+            {"cd /tmp && cd /ws && cat secret", WARDER_DENY},
+            {"cd sub && cat ../secret", WARDER_DENY},
+            {"cd /tmp && sh -c 'cat secret'", WARDER_ALLOW},
+            {"sh -c 'cd /tmp'; cat secret", WARDER_DENY},
+            {"cd \"$UNKNOWN\" && cat notsecret", WARDER_ASK},
+            {"cd \"$UNKNOWN\" && cat /ws/secret", WARDER_DENY},
+            {"cd && cat secret", WARDER_ALLOW}, /* home */
+            {"pushd /tmp && popd && cat secret", WARDER_DENY},
+            {"while true; do cd sub; done; cat x", WARDER_ASK},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                enum warder_action a = decide(rs, rows[i].cmd, false, NULL);
+                ck_assert_msg(a == rows[i].want, "%s: want %s, got %s", rows[i].cmd,
+                              warder_action_name(rows[i].want), warder_action_name(a));
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* §5.3: sh -c nesting beyond depth 4 is at least ask; up to 4 is inspected. */
+START_TEST(test_shell_depth)
+{
+        warder_ruleset *rs = load(rules_yaml);
+        NEED(rs);
+        char cmd[512] = "true";
+        for (int depth = 1; depth <= 6; depth++) {
+                char next[512];
+                /* wrap in another sh -c with the body quoted by $'…' escapes of single quotes */
+                struct warder__buf b = WARDER__BUF_INIT;
+                warder__buf_puts(&b, "sh -c '");
+                for (const char *c = cmd; *c; c++) {
+                        if (*c == '\'')
+                                warder__buf_puts(&b, "'\\''");
+                        else
+                                warder__buf_putc(&b, *c);
+                }
+                warder__buf_putc(&b, '\'');
+                snprintf(next, sizeof(next), "%s", b.data);
+                warder__buf_free(&b);
+                strcpy(cmd, next);
+                enum warder_action a = decide(rs, cmd, false, NULL);
+                ck_assert_msg(a == (depth <= 4 ? WARDER_ALLOW : WARDER_ASK), "depth %d: %s", depth,
+                              warder_action_name(a));
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* §5.2: order-free strictness and the whole line. */
+START_TEST(test_strictness_examples)
+{
+        warder_ruleset *rs = load("warder: 1\n"
+                                  "read: {default: allow}\n"
+                                  "write: {default: allow}\n"
+                                  "execute:\n"
+                                  "  default: ask\n"
+                                  "  rules:\n"
+                                  "    - allow: 'git *'\n"
+                                  "    - deny: 'git push*'\n");
+        NEED(rs);
+        ck_assert_int_eq(decide(rs, "git push", false, NULL), WARDER_DENY);
+        ck_assert_int_eq(decide(rs, "git status; git push", false, NULL), WARDER_DENY);
+        ck_assert_int_eq(decide(rs, "git status", false, NULL), WARDER_ALLOW);
+        ck_assert_int_eq(decide(rs, "sudo git push origin", false, NULL), WARDER_DENY);
+        /* a path names another program: its name raises, never allows (§5.3) */
+        ck_assert_int_eq(decide(rs, "/usr/bin/git push", false, NULL), WARDER_DENY);
+        ck_assert_int_eq(decide(rs, "/tmp/x/git status", false, NULL), WARDER_ASK);
+        warder_ruleset_free(rs);
+
+        rs = load("warder: 1\n"
+                  "read: {default: allow}\n"
+                  "write: {default: allow}\n"
+                  "execute:\n"
+                  "  default: ask\n"
+                  "  rules:\n"
+                  "    - allow: 'git status*'\n");
+        NEED(rs);
+        ck_assert_int_eq(decide(rs, "git status", false, NULL), WARDER_ALLOW);
+        ck_assert_int_ne(decide(rs, "git status; rm -rf ~", false, NULL), WARDER_ALLOW);
+        ck_assert_int_ne(decide(rs, "git status && rm -rf ~", false, NULL), WARDER_ALLOW);
+        ck_assert_int_ne(decide(rs, "git status $(rm -rf ~)", false, NULL), WARDER_ALLOW);
+        warder_ruleset_free(rs);
+
+        /* the whole line meets deny rules even where no single command does */
+        rs = load("warder: 1\n"
+                  "read: {default: allow}\n"
+                  "write: {default: allow}\n"
+                  "execute:\n"
+                  "  default: allow\n"
+                  "  rules:\n"
+                  "    - deny: ':(){:|:&};:'\n");
+        NEED(rs);
+        ck_assert_int_eq(decide(rs, ":(){:|:&};:", false, NULL), WARDER_DENY);
+        ck_assert_int_eq(decide(rs, "  :(){:|:&};:  ", false, NULL), WARDER_DENY);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* §1.6 dangerous commands, under §5's forms. */
+START_TEST(test_default_preset)
+{
+        warder_ruleset *rs = load_preset("default");
+        NEED(rs);
+        static const char *const deny[] = {
+            "rm -rf /home/user",
+            "mkfs.ext4 /dev/sda1",
+            "sudo mkfs.ext4 /dev/sda1",
+            "dd if=/dev/zero of=/dev/sda",
+            "'mkfs.ext4' /dev/sda1",
+            "mk\"\"fs.ext4 /dev/sda1",
+            "echo ok && sudo -n mkfs.ext4 /dev/sda1",
+            "sh -c 'rm -rf /'",
+            "env X=1 rm -rf /",
+            "chmod -R 777 /",
+            "cat .env",
+            "/sbin/mkfs.ext4 /dev/sda1",
+            "sudo /usr/sbin/mkfs.ext4 /dev/sda1",
+        };
+        for (size_t i = 0; i < sizeof(deny) / sizeof(deny[0]); i++)
+                ck_assert_msg(decide(rs, deny[i], false, NULL) == WARDER_DENY, "%s", deny[i]);
+        /* the default preset asks for other commands (execute default ask) */
+        ck_assert_int_eq(decide(rs, "ls -la", false, NULL), WARDER_ASK);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* §5.7: no limit turns a deny into something weaker; every limit is at least ask. */
+START_TEST(test_limits_decisions)
+{
+        warder_ruleset *rs = load(rules_yaml);
+        NEED(rs);
+        struct warder__buf b = WARDER__BUF_INIT;
+        /* too long: 100 KiB of harmless commands */
+        warder__buf_puts(&b, "cat .env");
+        while (b.len < 100 * 1024)
+                warder__buf_puts(&b, "; true");
+        ck_assert_int_eq(decide(rs, b.data, false, NULL), WARDER_DENY);
+        warder__buf_truncate(&b, 0);
+        while (b.len < 100 * 1024)
+                warder__buf_puts(&b, "true; ");
+        ck_assert_int_eq(decide(rs, b.data, false, NULL), WARDER_ASK);
+        /* too many words */
+        warder__buf_truncate(&b, 0);
+        warder__buf_puts(&b, "cat .env");
+        for (int i = 0; i < 5000; i++)
+                warder__buf_puts(&b, " a");
+        ck_assert_int_eq(decide(rs, b.data, false, NULL), WARDER_DENY);
+        warder__buf_truncate(&b, 0);
+        warder__buf_puts(&b, "echo");
+        for (int i = 0; i < 5000; i++)
+                warder__buf_puts(&b, " a");
+        ck_assert_int_eq(decide(rs, b.data, false, NULL), WARDER_ASK);
+        /* too many commands */
+        warder__buf_truncate(&b, 0);
+        warder__buf_puts(&b, "cat .env");
+        for (int i = 0; i < 2000; i++)
+                warder__buf_puts(&b, ";a");
+        ck_assert_int_eq(decide(rs, b.data, false, NULL), WARDER_DENY);
+        warder__buf_truncate(&b, 0);
+        for (int i = 0; i < 2000; i++)
+                warder__buf_puts(&b, "true;");
+        ck_assert_int_eq(decide(rs, b.data, false, NULL), WARDER_ASK);
+        /* too deep */
+        warder__buf_truncate(&b, 0);
+        warder__buf_puts(&b, "cat .env; ");
+        for (int i = 0; i < 100; i++)
+                warder__buf_puts(&b, "(");
+        ck_assert_int_eq(decide(rs, b.data, false, NULL), WARDER_DENY);
+        warder__buf_truncate(&b, 0);
+        for (int i = 0; i < 100; i++)
+                warder__buf_puts(&b, "$(");
+        ck_assert_int_eq(decide(rs, b.data, false, NULL), WARDER_ASK);
+        /* too many paths */
+        warder__buf_truncate(&b, 0);
+        warder__buf_puts(&b, "cat");
+        for (int i = 0; i < 3000; i++)
+                warder__buf_printf(&b, " f%d", i);
+        warder__buf_puts(&b, "; cat");
+        for (int i = 0; i < 3000; i++)
+                warder__buf_printf(&b, " g%d", i);
+        ck_assert_int_eq(decide(rs, b.data, false, NULL), WARDER_ASK);
+        warder__buf_free(&b);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(test_invalid)
+{
+        warder_ruleset *rs = load(rules_yaml);
+        NEED(rs);
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert_int_eq(warder_ruleset_check_command(rs, "", 0, NULL, &d, NULL), WARDER_EINVAL);
+        ck_assert_int_eq(warder_ruleset_check_command(rs, "a\0b", 3, NULL, &d, NULL),
+                         WARDER_EINVAL);
+        ck_assert_int_eq(warder_ruleset_check_command(NULL, "ls", 2, NULL, &d, NULL),
+                         WARDER_EINVAL);
+        /* through the generic check: ctx NULL, literal forms only */
+        ck_assert_int_eq(warder_ruleset_check(rs, WARDER_OP_EXECUTE, "cat .env", NULL, &d, NULL),
+                         0);
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        warder_decision_clear(&d);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* The real kernel: symbolic links and globs resolved through the local backend (§3.2, §5.4,
+ * §5.5), with a control arm showing the fixture really reaches the secret. */
+static int local_realpath(void *ud, const char *literal, char **out)
+{
+        return warder_backend_realpath(ud, literal, strlen(literal), out, NULL);
+}
+
+static int local_glob(void *ud, const char *pattern, char ***out, size_t *count)
+{
+        /* the base: the directories before the first glob character */
+        size_t first = strcspn(pattern, "*?[\\");
+        size_t base = first;
+        while (base > 1 && pattern[base - 1] != '/')
+                base--;
+        if (base > 1)
+                base--;
+        struct warder_entries e = {0};
+        int rc = warder_backend_glob(ud, pattern, pattern, base, 0, &e, NULL);
+        if (rc)
+                return rc;
+        char **v = calloc(e.count + 1, sizeof(*v));
+        for (size_t i = 0; v && i < e.count; i++)
+                v[i] = strdup(e.items[i].path);
+        *out = v;
+        *count = v ? e.count : 0;
+        warder_entries_free(&e);
+        return v ? 0 : WARDER_ENOMEM;
+}
+
+static void put_file(const char *dir, const char *name, const char *text)
+{
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+        close(fd);
+}
+
+START_TEST(test_real_links_and_globs)
+{
+        char root[] = "/tmp/warder-command-XXXXXX";
+        ck_assert_ptr_nonnull(mkdtemp(root));
+        char path[4096];
+        put_file(root, ".env", "SECRET=1\n");
+        snprintf(path, sizeof(path), "%s/src", root);
+        ck_assert_int_eq(mkdir(path, 0700), 0);
+        put_file(root, "src/main.c", "int main(void) { return 0; }\n");
+        snprintf(path, sizeof(path), "%s/link-to-env", root);
+        ck_assert_int_eq(symlink(".env", path), 0);
+
+        /* control arm: the link really reaches the secret */
+        char buf[32] = {0};
+        int fd = open(path, O_RDONLY);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_gt(read(fd, buf, sizeof(buf) - 1), 0);
+        close(fd);
+        ck_assert_str_eq(buf, "SECRET=1\n");
+
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        o.root = root;
+        o.home = "/home/u";
+        warder_ruleset *rs = NULL;
+        ck_assert_int_eq(
+            warder_ruleset_load_string(&rs, rules_yaml, strlen(rules_yaml), "t", &o, NULL), 0);
+        warder_backend *b = NULL;
+        struct warder_local_options lo = WARDER_LOCAL_OPTIONS_INIT;
+        ck_assert_int_eq(warder_local_new(&b, root, &lo, NULL), 0);
+        struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+        ctx.ud = b;
+        struct {
+                const char *cmd;
+                bool realpath, glob;
+                enum warder_action want;
+        } rows[] = {
+            /* without the real form the link's name is harmless: the control */
+            {"cat ./link-to-env", false, false, WARDER_ALLOW},
+            {"cat ./link-to-env", true, false, WARDER_DENY},
+            {"cat < link-to-env", true, false, WARDER_DENY},
+            {"cat lin*", false, false, WARDER_ASK},
+            {"cat lin*", true, true, WARDER_DENY},
+            {"cat .e*", false, true, WARDER_DENY},
+            {"cat src/*.c", true, true, WARDER_ALLOW},
+            {"cat src/main.c", true, true, WARDER_ALLOW},
+            /* outside the backend's root the real form is unknown: at least ask (§3.2)... */
+            {"cat /usr/share/x", true, false, WARDER_ASK},
+            {"cat /usr/share/x", false, false, WARDER_ALLOW},
+            /* ...except for the devices every line uses */
+            {"make 2>/dev/null >&2 </dev/null", true, false, WARDER_ALLOW},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                ctx.realpath = rows[i].realpath ? local_realpath : NULL;
+                ctx.glob = rows[i].glob ? local_glob : NULL;
+                struct warder_decision d = WARDER_DECISION_INIT;
+                ck_assert_int_eq(warder_ruleset_check_command(rs, rows[i].cmd, strlen(rows[i].cmd),
+                                                              &ctx, &d, NULL),
+                                 0);
+                ck_assert_msg(d.action == rows[i].want, "%s (realpath %d, glob %d): %s",
+                              rows[i].cmd, rows[i].realpath, rows[i].glob,
+                              warder_action_name(d.action));
+                warder_decision_clear(&d);
+        }
+        warder_backend_free(b);
+        warder_ruleset_free(rs);
+        snprintf(path, sizeof(path), "rm -rf '%s'", root);
+        ck_assert_int_eq(system(path), 0);
+}
+END_TEST
+
+/* docs/execute.md: the table of examples is executed here. */
+START_TEST(test_docs_examples)
+{
+        const char *root = getenv("WARDER_SOURCE_ROOT");
+        if (!root)
+                return;
+        warder_ruleset *rs = load_preset("default");
+        NEED(rs);
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/docs/execute.md", root);
+        FILE *f = fopen(path, "r");
+        ck_assert_msg(f != NULL, "cannot open %s", path);
+        char line[2048];
+        int rows = 0;
+        bool in_table = false;
+        while (fgets(line, sizeof(line), f)) {
+                if (strstr(line, "<!-- examples:begin -->")) {
+                        in_table = true;
+                        continue;
+                }
+                if (strstr(line, "<!-- examples:end -->"))
+                        break;
+                if (!in_table || strncmp(line, "| `", 3) != 0)
+                        continue;
+                /* | `command` | action | … */
+                char *cmd = line + 3;
+                char *end = strstr(cmd, "` |");
+                ck_assert_ptr_nonnull(end);
+                *end = '\0';
+                char *act = end + 3;
+                while (*act == ' ')
+                        act++;
+                char *bar = strchr(act, ' ');
+                ck_assert_ptr_nonnull(bar);
+                *bar = '\0';
+                enum warder_action want;
+                ck_assert_int_eq(warder_action_parse(act, &want), 0);
+                /* `\|` in a markdown cell is a literal bar */
+                char unesc[2048];
+                size_t o = 0;
+                for (const char *c = cmd; *c; c++) {
+                        if (c[0] == '\\' && c[1] == '|')
+                                c++;
+                        unesc[o++] = *c;
+                }
+                unesc[o] = '\0';
+                enum warder_action got = decide(rs, unesc, false, NULL);
+                ck_assert_msg(got == want, "docs example `%s`: want %s, got %s", unesc,
+                              warder_action_name(want), warder_action_name(got));
+                rows++;
+        }
+        fclose(f);
+        ck_assert_int_ge(rows, 10);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+static Suite *command_suite(void)
+{
+        Suite *s = suite_create("command");
+        TCase *tc = tcase_create("split");
+        tcase_add_test(tc, test_split_table);
+        tcase_add_test(tc, test_split_word_flags);
+        tcase_add_test(tc, test_split_pieces);
+        tcase_add_test(tc, test_split_scopes_and_ops);
+        tcase_add_test(tc, test_split_limits);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("decide");
+        tcase_add_test(tc, test_denied);
+        tcase_add_test(tc, test_denied_names_candidate);
+        tcase_add_test(tc, test_glob_without_context);
+        tcase_add_test(tc, test_allowed_twins);
+        tcase_add_test(tc, test_ask);
+        tcase_add_test(tc, test_shell_depth);
+        tcase_add_test(tc, test_cd_tracking);
+        tcase_add_test(tc, test_strictness_examples);
+        tcase_add_test(tc, test_default_preset);
+        tcase_add_test(tc, test_limits_decisions);
+        tcase_add_test(tc, test_invalid);
+        tcase_add_test(tc, test_docs_examples);
+        tcase_add_test(tc, test_real_links_and_globs);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void)
+{
+        return warder_test_run(command_suite());
+}
