@@ -3,7 +3,7 @@
 # bounded time on a scratch copy of its corpus (the repository is never written to).
 # Usage: scripts/fuzz.sh [SECONDS_PER_HARNESS] [HARNESS...]
 #   SECONDS_PER_HARNESS  default 60; HARNESS: path, glob, ruleset, command, guard (default:
-#   every harness the tree builds; one whose module is still a stub is reported as skipped).
+#   all of them).
 # Environment: FUZZ_BUILDDIR (default build-fuzz), FUZZ_RSS_MB (default 2048),
 #   FUZZ_TIMEOUT (seconds per input, default 10), FUZZ_ARGS (extra libFuzzer flags).
 # Exit status: 0 when no harness found anything, 1 on a finding or a build failure.
@@ -47,7 +47,12 @@ if ! ninja -C "$builddir" >"$builddir/fuzz-build.log" 2>&1; then
 fi
 
 all=(path glob ruleset command guard)
-[ $# -gt 0 ] && all=("$@")
+if [ $# -gt 0 ]; then
+  for name in "$@"; do
+    case " ${all[*]} " in *" $name "*) ;; *) echo "fuzz.sh: unknown harness '$name'" >&2; exit 2 ;; esac
+  done
+  all=("$@")
+fi
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -56,7 +61,8 @@ summary=()
 for name in "${all[@]}"; do
   exe=$builddir/fuzz/fuzz-$name
   if [ ! -x "$exe" ]; then
-    summary+=("$name: skipped (not built: its module is not implemented yet)")
+    summary+=("$name: NOT BUILT ($exe is missing)")
+    status=1
     continue
   fi
   run=$builddir/fuzz-run/$name
