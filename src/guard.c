@@ -715,11 +715,30 @@ static int ctx_realpath(void *ud, const char *literal, char **out)
         return warder_backend_realpath(g->inner, literal, strlen(literal), out, NULL);
 }
 
+/* Length of the directory part of an absolute pattern that holds no glob syntax: the base to
+ * walk from (a backend confined to a root refuses to walk from "/"). */
+static size_t glob_base_len(const char *pattern)
+{
+        size_t base = 1, i = 0;
+        for (;;) {
+                size_t start = i + 1, j = start;
+                while (pattern[j] && pattern[j] != '/')
+                        j++;
+                if (!pattern[j] || strcspn(pattern + start, "*?[\\{") < j - start)
+                        return base;
+                base = j;
+                i = j;
+        }
+}
+
 static int ctx_glob(void *ud, const char *pattern, char ***out, size_t *count)
 {
         struct guard *g = ud;
         struct warder_entries e = {0};
-        int rc = warder_backend_glob(g->inner, pattern, "/", 1, 0, &e, NULL);
+        if (pattern[0] != '/')
+                return WARDER_EINVAL;
+        int rc =
+            warder_backend_glob(g->inner, pattern, pattern, glob_base_len(pattern), 0, &e, NULL);
         if (rc)
                 return rc;
         char **v = calloc(e.count ? e.count : 1, sizeof(*v));

@@ -1006,6 +1006,46 @@ START_TEST(local_symlinks)
 }
 END_TEST
 
+/* §5.5: an unquoted glob in a command is expanded through the inner backend, so over the
+ * local backend `cat .e*` is decided on `.env` itself, not left undeterminable. */
+START_TEST(command_globs_expand_through_local)
+{
+        struct tree t;
+        snprintf(t.root, sizeof(t.root), "/tmp/warder-guard-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(t.root));
+        char sub[512];
+        snprintf(sub, sizeof(sub), "%s/sub", t.root);
+        ck_assert_int_eq(mkdir(sub, 0700), 0);
+        tree_put(&t, ".env", "SECRET=hunter2\n");
+        tree_put(&t, "sub/a.txt", "plain\n");
+        static const char *const yaml[2] = {"default: allow\n"
+                                            "read:\n"
+                                            "  rules:\n"
+                                            "    - deny: '**/.env'\n",
+                                            "default: allow\n"};
+        for (int arm = 0; arm < 2; arm++) {
+                warder_ruleset *rs = load(yaml[arm], t.root);
+                warder_backend *local = NULL;
+                ck_assert_int_eq(warder_local_new(&local, t.root, NULL, NULL), 0);
+                warder_backend *g = guard_over(local, rs, NULL);
+                struct warder_decision d = WARDER_DECISION_INIT;
+                ck_assert_int_eq(warder_guard_check(g, WARDER_OP_EXECUTE, "cat .e*", 7, &d, NULL),
+                                 0);
+                /* arm 0 denies on the expanded .env; arm 1 (no .env rule, the control) allows:
+                 * an unexpanded glob would have been at least ask in both */
+                ck_assert_int_eq(d.action, (arm == 0 ? WARDER_DENY : WARDER_ALLOW));
+                warder_decision_clear(&d);
+                ck_assert_int_eq(
+                    warder_guard_check(g, WARDER_OP_EXECUTE, "cat sub/*.txt", 13, &d, NULL), 0);
+                ck_assert_int_eq(d.action, WARDER_ALLOW);
+                warder_decision_clear(&d);
+                warder_backend_free(g);
+                warder_ruleset_free(rs);
+        }
+        tree_rm(t.root);
+}
+END_TEST
+
 /* ---- §4.8 execute exposure ----------------------------------------------------------------- */
 
 START_TEST(execute_exposure)
@@ -1686,6 +1726,7 @@ static Suite *guard_suite(void)
         tcase_add_test(tc, guard_over_guard);
         tcase_add_test(tc, ownership);
         tcase_add_test(tc, check_does_not_forward);
+        tcase_add_test(tc, command_globs_expand_through_local);
         tcase_add_test(tc, doc_example_matches);
         tcase_add_test(tc, doc_example_runs);
         suite_add_tcase(s, tc);
