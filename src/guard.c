@@ -626,7 +626,10 @@ static int filter_grep(struct request *r, const char *base_lit, const char *base
         struct warder__buf lit = WARDER__BUF_INIT, alt = WARDER__BUF_INIT;
         struct warder__buf prev = WARDER__BUF_INIT;
         struct hidden_set hidden = {0};
-        bool can_real = r->g->inner_realpath;
+        /* The grep was forwarded with WARDER_NOFOLLOW (fwd_flags), so a backend that promises
+         * real results reports every hit by its real form: no realpath per file. */
+        bool can_real =
+            r->g->inner_realpath && !(r->g->inner->ops->caps & WARDER_BACKEND_CAP_REAL_RESULTS);
         bool have_prev = false, prev_keep = false;
         int rc = 0;
         size_t kept = 0;

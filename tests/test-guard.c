@@ -753,6 +753,41 @@ START_TEST(grep_filtering)
 END_TEST
 
 /* grep through a link: the match's file is decided on its real form too (§4.7, either form) */
+/* WARDER_BACKEND_CAP_REAL_RESULTS: the guard resolves the grep base, and each hit only when
+ * the backend does not promise real results. */
+START_TEST(grep_real_results_capability)
+{
+        static struct warder_backend_ops promising;
+        promising = mock_ops;
+        promising.caps = WARDER_BACKEND_CAP_REAL_RESULTS;
+        for (int promise = 0; promise < 2; promise++) {
+                struct mock *m = mock_new(false, NULL);
+                if (promise)
+                        m->base.ops = &promising;
+                warder_ruleset *rs = load(all_ops_yaml, "/w");
+                warder_backend *g = guard_over(&m->base, rs, NULL);
+                struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+                req.pattern = "TOKEN";
+                req.path = "/w";
+                req.path_len = 2;
+                struct warder_grep_result r = {0};
+                int before = m->realpaths;
+                ck_assert_int_eq(warder_backend_grep(g, &req, &r, NULL), 0);
+                int resolved = m->realpaths - before;
+                ck_assert_uint_eq(m->last_flags & WARDER_NOFOLLOW, WARDER_NOFOLLOW);
+                /* .env itself is hidden either way: its literal form is denied */
+                ck_assert(!grep_has(&r, "hunter2") || grep_has(&r, "hunter2") == promise);
+                if (promise)
+                        ck_assert_int_eq(resolved, 1); /* the base only */
+                else
+                        ck_assert_int_gt(resolved, 3); /* the base and every file hit */
+                warder_grep_result_free(&r);
+                warder_backend_free(g);
+                warder_ruleset_free(rs);
+        }
+}
+END_TEST
+
 START_TEST(grep_real_form)
 {
         struct mock *m = mock_new(false, NULL);
@@ -1727,6 +1762,7 @@ static Suite *guard_suite(void)
         tcase_add_test(tc, ownership);
         tcase_add_test(tc, check_does_not_forward);
         tcase_add_test(tc, command_globs_expand_through_local);
+        tcase_add_test(tc, grep_real_results_capability);
         tcase_add_test(tc, doc_example_matches);
         tcase_add_test(tc, doc_example_runs);
         suite_add_tcase(s, tc);
