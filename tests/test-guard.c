@@ -1081,6 +1081,121 @@ START_TEST(command_globs_expand_through_local)
 }
 END_TEST
 
+/* A pass-through backend over the local one that counts realpath calls and inner reads, and
+ * states (or not) the local backend's promise WARDER_BACKEND_CAP_STRICT_NOFOLLOW. */
+struct counting {
+        struct warder_backend base;
+        warder_backend *inner;
+        int realpaths, reads;
+};
+
+static int counting_read(warder_backend *b, const char *path, uint64_t offset, uint64_t limit,
+                         unsigned flags, struct warder_bytes *out, struct warder_error *err)
+{
+        struct counting *c = (struct counting *)b;
+        c->reads++;
+        return warder_backend_read(c->inner, path, strlen(path), offset, limit, flags, out, err);
+}
+
+static int counting_write(warder_backend *b, const char *path, const void *data, size_t len,
+                          unsigned flags, struct warder_error *err)
+{
+        struct counting *c = (struct counting *)b;
+        return warder_backend_write(c->inner, path, strlen(path), data, len, flags, err);
+}
+
+static int counting_ls(warder_backend *b, const char *path, unsigned flags,
+                       struct warder_entries *out, struct warder_error *err)
+{
+        struct counting *c = (struct counting *)b;
+        return warder_backend_ls(c->inner, path, strlen(path), flags, out, err);
+}
+
+static int counting_realpath(warder_backend *b, const char *path, char **out,
+                             struct warder_error *err)
+{
+        struct counting *c = (struct counting *)b;
+        c->realpaths++;
+        return warder_backend_realpath(c->inner, path, strlen(path), out, err);
+}
+
+static void counting_destroy(warder_backend *b)
+{
+        struct counting *c = (struct counting *)b;
+        warder_backend_free(c->inner);
+        free(c);
+}
+
+static const struct warder_backend_ops counting_plain_ops = {
+    .version = WARDER_BACKEND_OPS_VERSION,
+    .read = counting_read,
+    .write = counting_write,
+    .ls = counting_ls,
+    .realpath = counting_realpath,
+    .destroy = counting_destroy,
+};
+
+static const struct warder_backend_ops counting_strict_ops = {
+    .version = WARDER_BACKEND_OPS_VERSION,
+    .read = counting_read,
+    .write = counting_write,
+    .ls = counting_ls,
+    .realpath = counting_realpath,
+    .destroy = counting_destroy,
+    .caps = WARDER_BACKEND_CAP_STRICT_NOFOLLOW,
+};
+
+/* §3.3 with WARDER_BACKEND_CAP_STRICT_NOFOLLOW: an allowed literal form is read without a
+ * realpath; a symlink still has its real form decided; a denied literal never reaches the
+ * backend. Without the promise every read resolves first. */
+START_TEST(read_literal_first)
+{
+        struct tree t;
+        snprintf(t.root, sizeof(t.root), "/tmp/warder-guard-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(t.root));
+        tree_put(&t, ".env", "SECRET=hunter2\n");
+        tree_put(&t, "notes.txt", "plain notes\n");
+        tree_link(&t, ".env", "innocent.txt");
+        warder_ruleset *rs = load("default: allow\n"
+                                  "read:\n"
+                                  "  rules:\n"
+                                  "    - deny: '**/.env'\n",
+                                  t.root);
+        for (int strict = 0; strict < 2; strict++) {
+                struct counting *c = calloc(1, sizeof(*c));
+                ck_assert_ptr_nonnull(c);
+                ck_assert_int_eq(warder_local_new(&c->inner, t.root, NULL, NULL), 0);
+                ck_assert_int_eq(
+                    warder_backend_init(&c->base,
+                                        strict ? &counting_strict_ops : &counting_plain_ops, NULL),
+                    0);
+                warder_backend *g = guard_over(&c->base, rs, NULL);
+                struct warder_bytes out = {0};
+                struct warder_error err = WARDER_ERROR_INIT;
+                ck_assert_int_eq(warder_backend_read(g, "notes.txt", 9, 0, 0, 0, &out, &err), 0);
+                ck_assert_ptr_nonnull(strstr(out.data, "plain notes"));
+                warder_bytes_free(&out);
+                ck_assert_int_eq(c->realpaths, strict ? 0 : 1);
+                ck_assert_int_eq(c->reads, 1);
+                /* the symlink: the literal read meets it, then the real form denies */
+                ck_assert_int_eq(warder_backend_read(g, "innocent.txt", 12, 0, 0, 0, &out, &err),
+                                 WARDER_EDENIED);
+                ck_assert_ptr_null(out.data);
+                ck_assert_int_eq(err.decision->form, WARDER_FORM_REAL);
+                ck_assert_int_eq(c->realpaths, strict ? 1 : 2);
+                ck_assert_int_eq(c->reads, strict ? 2 : 1);
+                /* a denied literal form: nothing is forwarded */
+                ck_assert_int_eq(warder_backend_read(g, ".env", 4, 0, 0, 0, &out, &err),
+                                 WARDER_EDENIED);
+                ck_assert_int_eq(c->reads, strict ? 2 : 1);
+                warder_error_clear(&err);
+                warder_backend_free(g);
+        }
+        warder_ruleset_free(rs);
+        tree_rm(t.root);
+}
+END_TEST
+
 /* ---- §4.8 execute exposure ----------------------------------------------------------------- */
 
 START_TEST(execute_exposure)
@@ -1763,6 +1878,7 @@ static Suite *guard_suite(void)
         tcase_add_test(tc, check_does_not_forward);
         tcase_add_test(tc, command_globs_expand_through_local);
         tcase_add_test(tc, grep_real_results_capability);
+        tcase_add_test(tc, read_literal_first);
         tcase_add_test(tc, doc_example_matches);
         tcase_add_test(tc, doc_example_runs);
         suite_add_tcase(s, tc);

@@ -60,6 +60,14 @@ struct warder_backend_ops {
  */
 #define WARDER_BACKEND_CAP_REAL_RESULTS (1u << 0)
 
+/*
+ * Under WARDER_NOFOLLOW, read refuses with WARDER_ESYMLINK, having read nothing, any path with
+ * a symlink in any component (the last one included). A guard may then forward an allowed
+ * literal form without resolving it first: if the read succeeds, the path was its own real
+ * form. A backend that makes this promise and follows a symlink leaks its target.
+ */
+#define WARDER_BACKEND_CAP_STRICT_NOFOLLOW (1u << 1)
+
 struct warder_backend {
 	const struct warder_backend_ops *ops;
 	unsigned magic_; /* library-private */
