@@ -273,6 +273,92 @@ static bool is_std_device(const char *p)
         return true;
 }
 
+/* Decides the normalised absolute path in I->path, in its literal and real forms. */
+static int decide_normalised(struct insp *I, enum warder_op op, const char *segment)
+{
+        int rc;
+        char *real = NULL;
+        const char *note = NULL;
+        if (through_proc(I->path.data))
+                note = "a path through /proc/<pid>/root or /cwd";
+        if (I->ctx && I->ctx->realpath) {
+                rc = I->ctx->realpath(I->ctx->ud, I->path.data, &real);
+                if (rc == WARDER_ENOMEM)
+                        return rc;
+                if (rc) {
+                        real = NULL;
+                        if (!is_std_device(I->path.data))
+                                note = "the real path could not be resolved";
+                }
+        }
+        struct warder_decision d = WARDER_DECISION_INIT;
+        rc = warder_ruleset_check(I->rs, op, I->path.data, real, &d, NULL);
+        warder_free(real);
+        if (rc == WARDER_ENOMEM)
+                return rc;
+        if (rc)
+                return raise_to(I, WARDER_ASK, segment, I->path.data, op,
+                                "a path that cannot be decided");
+        rc = consider(I, &d, segment, I->path.data, op);
+        warder_decision_clear(&d);
+        if (!rc && note)
+                rc = raise_to(I, WARDER_ASK, segment, I->path.data, op, note);
+        return rc;
+}
+
+static bool has_dotdot(const char *s, size_t n)
+{
+        for (size_t i = 0; i + 1 < n; i++)
+                if (s[i] == '.' && s[i + 1] == '.' && (i == 0 || s[i - 1] == '/') &&
+                    (i + 2 == n || s[i + 2] == '/'))
+                        return true;
+        return false;
+}
+
+/*
+ * The path the kernel opens for the absolute, unnormalised `s`: components are taken left to
+ * right, and a `..` pops from the real form (ctx->realpath) of what precedes it. Normalised,
+ * into `out`.
+ */
+static int physical_form(struct insp *I, const char *s, size_t n, struct warder__buf *out)
+{
+        warder__buf_truncate(out, 0);
+        int rc = 0;
+        for (size_t i = 0; i < n && !rc;) {
+                while (i < n && s[i] == '/')
+                        i++;
+                size_t start = i;
+                while (i < n && s[i] != '/')
+                        i++;
+                size_t c = i - start;
+                if (c == 0 || (c == 1 && s[start] == '.'))
+                        continue;
+                if (c == 2 && s[start] == '.' && s[start + 1] == '.') {
+                        if (!out->len)
+                                continue;
+                        char *real = NULL;
+                        rc = I->ctx->realpath(I->ctx->ud, out->data, &real);
+                        if (!rc && (!real || real[0] != '/'))
+                                rc = WARDER_EBACKEND;
+                        if (!rc)
+                                rc = warder__path_normalize_buf(out, NULL, NULL, NULL, real,
+                                                                strlen(real), NULL);
+                        warder_free(real);
+                        if (!rc) {
+                                char *slash = memrchr(out->data, '/', out->len);
+                                warder__buf_truncate(out, slash ? (size_t)(slash - out->data) : 0);
+                        }
+                        continue;
+                }
+                rc = warder__buf_putc(out, '/');
+                if (!rc)
+                        rc = warder__buf_append(out, s + start, c);
+        }
+        if (!rc && !out->len)
+                rc = warder__buf_putc(out, '/');
+        return rc;
+}
+
 static int decide_literal(struct insp *I, const char *str, size_t len, const char *cwd,
                           enum warder_op op, const char *segment)
 {
@@ -306,32 +392,33 @@ static int decide_literal(struct insp *I, const char *str, size_t len, const cha
         if (rc)
                 return raise_to(I, WARDER_ASK, segment, NULL, op,
                                 "a path that cannot be normalised");
-        char *real = NULL;
-        const char *note = NULL;
-        if (through_proc(I->path.data))
-                note = "a path through /proc/<pid>/root or /cwd";
-        if (I->ctx && I->ctx->realpath) {
-                rc = I->ctx->realpath(I->ctx->ud, I->path.data, &real);
-                if (rc == WARDER_ENOMEM)
-                        return rc;
-                if (rc) {
-                        real = NULL;
-                        if (!is_std_device(I->path.data))
-                                note = "the real path could not be resolved";
-                }
-        }
-        struct warder_decision d = WARDER_DECISION_INIT;
-        rc = warder_ruleset_check(I->rs, op, I->path.data, real, &d, NULL);
-        warder_free(real);
-        if (rc == WARDER_ENOMEM)
+        rc = decide_normalised(I, op, segment);
+        if (rc || is_final(I) || !I->ctx || !I->ctx->realpath || !has_dotdot(str, len))
                 return rc;
-        if (rc)
+        /* The shell hands the path to the kernel as written, and the kernel climbs a `..` from
+         * where the symlinks before it lead, not from their spelling: `link/../key` with
+         * `link -> vault/pub` opens vault/key. That path is decided too. */
+        struct warder__buf phys = WARDER__BUF_INIT;
+        if (str[0] == '/')
+                rc = physical_form(I, str, len, &phys);
+        else
+                rc = physical_form(I, I->tmp.data, I->tmp.len, &phys);
+        if (rc == WARDER_ENOMEM) {
+                warder__buf_free(&phys);
+                return rc;
+        }
+        if (rc) {
+                warder__buf_free(&phys);
                 return raise_to(I, WARDER_ASK, segment, I->path.data, op,
-                                "a path that cannot be decided");
-        rc = consider(I, &d, segment, I->path.data, op);
-        warder_decision_clear(&d);
-        if (!rc && note)
-                rc = raise_to(I, WARDER_ASK, segment, I->path.data, op, note);
+                                "the real path could not be resolved");
+        }
+        if (strcmp(phys.data, I->path.data) != 0) {
+                warder__buf_truncate(&I->path, 0);
+                rc = warder__buf_append(&I->path, phys.data, phys.len);
+                if (!rc)
+                        rc = decide_normalised(I, op, segment);
+        }
+        warder__buf_free(&phys);
         return rc;
 }
 
@@ -855,6 +942,21 @@ static int track_cd(struct insp *I, struct segctx *C, size_t name, struct scope_
                                                                         NULL);
                                 if (!rc)
                                         rc = cwdset_add(&next, I->path.data);
+                                /* `cd link/..` (or `cd ..` in a linked directory, `cd -P`,
+                                 * `set -o physical`) may land where the link leads: the
+                                 * physical form is a possible directory too. */
+                                if (!rc && I->ctx && I->ctx->realpath &&
+                                    has_dotdot(I->tmp.data, I->tmp.len)) {
+                                        struct warder__buf phys = WARDER__BUF_INIT;
+                                        int prc = physical_form(I, I->tmp.data, I->tmp.len, &phys);
+                                        if (prc == WARDER_ENOMEM)
+                                                rc = prc;
+                                        else if (prc)
+                                                next.uncertain = true;
+                                        else
+                                                rc = cwdset_add(&next, phys.data);
+                                        warder__buf_free(&phys);
+                                }
                         }
                         if (x->s[0] != '/' && eff->uncertain)
                                 next.uncertain = true;
