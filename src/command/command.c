@@ -34,6 +34,9 @@ struct insp {
         const warder_ruleset *rs;
         const struct warder_command_context *ctx;
         const char *root, *home, *env_home, *cdpath;
+        const char *line; /* the whole command line as given */
+        size_t line_len;
+        bool home_rebound; /* HOME is assigned somewhere in the line: `~` is unknown */
         struct warder_decision best;
         bool have_best;
         size_t checks;
@@ -152,6 +155,38 @@ static const char *env_lookup(const struct warder_command_context *ctx, const ch
         return NULL;
 }
 
+static bool ident_char(char c)
+{
+        return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+               (c >= '0' && c <= '9');
+}
+
+/*
+ * Whether the line may give variable `name` another value than the host declared: the name
+ * appears somewhere other than right after `$` or `${` (`NAME=…`, `export NAME`, `read NAME`,
+ * `for NAME in`, `unset NAME`, …). Such a variable is not expanded from the declaration.
+ */
+static bool rebound(const struct insp *I, const char *name, size_t n)
+{
+        const char *end = I->line + I->line_len;
+        for (const char *p = I->line; n && (p = memmem(p, (size_t)(end - p), name, n)); p++) {
+                if ((p > I->line && ident_char(p[-1])) || (p + n < end && ident_char(p[n])))
+                        continue;
+                if (p > I->line && p[-1] == '$')
+                        continue;
+                if (p > I->line + 1 && p[-1] == '{' && p[-2] == '$')
+                        continue;
+                return true;
+        }
+        return false;
+}
+
+/* A declared variable's value, or NULL when it is not declared or the line may rebind it. */
+static const char *var_lookup(const struct insp *I, const char *name, size_t n)
+{
+        return rebound(I, name, n) ? NULL : env_lookup(I->ctx, name, n);
+}
+
 static bool is_glob_char(char c)
 {
         return c == '*' || c == '?' || c == '[';
@@ -190,9 +225,10 @@ static int expand_word(struct insp *I, const struct warder__sh_parse *p,
                 size_t vlen = pc->len;
                 bool active_ok = !pc->quoted;
                 if (pc->kind == WARDER__SH_VAR) {
-                        val = env_lookup(I->ctx, w->text + pc->name_off, pc->name_len);
+                        val = var_lookup(I, w->text + pc->name_off, pc->name_len);
                         if (!val) {
-                                x->undet = "a variable the host did not declare";
+                                x->undet = "a variable the host did not declare, or one the "
+                                           "command line sets";
                                 break;
                         }
                         vlen = strlen(val);
@@ -201,7 +237,7 @@ static int expand_word(struct insp *I, const struct warder__sh_parse *p,
                                 break;
                         }
                 } else if (pc->kind == WARDER__SH_TILDE) {
-                        val = I->env_home ? I->env_home : I->home;
+                        val = I->home_rebound ? NULL : I->env_home ? I->env_home : I->home;
                         if (!val) {
                                 x->undet = "`~` without a home directory";
                                 break;
@@ -910,7 +946,7 @@ static int track_cd(struct insp *I, struct segctx *C, size_t name, struct scope_
         struct cwdset next = {0};
         int rc = 0;
         if (j >= C->n) {
-                const char *home = I->env_home ? I->env_home : I->home;
+                const char *home = I->home_rebound ? NULL : I->env_home ? I->env_home : I->home;
                 if (home)
                         rc = cwdset_add(&next, home);
                 else
@@ -1358,13 +1394,15 @@ WARDER_API int warder_ruleset_check_command(const warder_ruleset *rs, const char
         if (ctx && ctx->version != WARDER_COMMAND_CONTEXT_VERSION)
                 return warder_error_set(err, WARDER_EINVAL, "unknown command context version %u",
                                         ctx->version);
-        struct insp I = {.rs = rs, .ctx = ctx};
+        struct insp I = {.rs = rs, .ctx = ctx, .line = command, .line_len = len};
         I.root = warder_ruleset_root(rs);
         I.home = warder_ruleset_home(rs);
-        I.env_home = env_lookup(ctx, "HOME", 4);
+        I.home_rebound = rebound(&I, "HOME", 4);
+        I.env_home = var_lookup(&I, "HOME", 4);
         if (I.env_home && I.env_home[0] != '/')
                 I.env_home = NULL;
-        I.cdpath = env_lookup(ctx, "CDPATH", 6);
+        /* A CDPATH the line sets is one nobody knows (any relative cd is then uncertain). */
+        I.cdpath = rebound(&I, "CDPATH", 6) ? "" : env_lookup(ctx, "CDPATH", 6);
         I.best = (struct warder_decision)WARDER_DECISION_INIT;
         struct cwdset start = {0};
         int rc = 0;
