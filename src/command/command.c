@@ -832,7 +832,7 @@ static int decide_forms(struct insp *I, struct segctx *C, size_t *name_out, bool
                         bool *stopped)
 {
         size_t n = C->n, starts[64], nstarts = 0, i = 0;
-        bool unknown = false, expandable = false, determinable = true;
+        bool unknown = false, expandable = false, determinable = true, from_input = false;
         for (size_t k = 0; k < n; k++) {
                 if (C->w[k].flags & (WARDER__SH_W_VAR | WARDER__SH_W_TILDE))
                         expandable = true;
@@ -850,6 +850,7 @@ static int decide_forms(struct insp *I, struct segctx *C, size_t *name_out, bool
                 enum wrap r = unwrap(C->x, i, n, &next, &unknown);
                 if (r == W_YES) {
                         wrapper[i] = true;
+                        from_input |= streq(base_name(C->x[i].s), "xargs");
                         i = next;
                 } else if (r == W_STOP) {
                         wrapper[i] = false;
@@ -917,6 +918,10 @@ static int decide_forms(struct insp *I, struct segctx *C, size_t *name_out, bool
         if (!rc && unknown)
                 rc = raise_to(I, WARDER_ASK, C->text, NULL, WARDER_OP_EXECUTE,
                               "a wrapper option that is not understood");
+        /* xargs appends arguments read from its input: candidates nobody can see (§5.5). */
+        if (!rc && from_input)
+                rc = raise_to(I, WARDER_ASK, C->text, NULL, WARDER_OP_EXECUTE,
+                              "xargs adds arguments read from its input");
         return rc;
 }
 
