@@ -1124,6 +1124,8 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                                 else
                                         body_unknown = true;
                                 xword_free(&hx);
+                        } else if (!c_flag) {
+                                body_unknown = true; /* `sh FILE`: a script nobody has seen */
                         }
                 } else if (streq(cmd, "eval")) {
                         for (size_t k = name + 1; k < n && !rc; k++) {
@@ -1139,6 +1141,38 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                         if (!body_unknown && script.len) {
                                 body = script.data;
                                 body_len = script.len;
+                        }
+                } else if (streq(cmd, ".") || streq(cmd, "source")) {
+                        body_unknown = name + 1 < n; /* commands read from a file */
+                } else if (streq(cmd, "trap")) {
+                        /* `trap ACTION SIG…`: ACTION runs later, wherever the shell is then */
+                        size_t k = name + 1;
+                        if (k < n && x[k].s && streq(x[k].s, "--"))
+                                k++;
+                        if (k + 1 < n && (!x[k].s || (x[k].s[0] != '-' && x[k].len))) {
+                                rc = raise_to(I, WARDER_ASK, text.data, NULL, WARDER_OP_EXECUTE,
+                                              "a trap action");
+                                if (!rc && (!x[k].s || x[k].g))
+                                        body_unknown = true;
+                                else if (!rc && depth + 1 <= MAX_SHELL_DEPTH)
+                                        rc = inspect_line(I, x[k].s, x[k].len, depth + 1, cwd);
+                        }
+                } else if (streq(cmd, "alias")) {
+                        /* An alias definition is a command run wherever the name is used
+                         * later (in another directory, too): its text is decided here, and
+                         * the line is at least ask. */
+                        for (size_t k = name + 1; k < n && !rc; k++) {
+                                const char *eq = x[k].s ? memchr(x[k].s, '=', x[k].len) : NULL;
+                                if (x[k].s && !eq)
+                                        continue;
+                                rc = raise_to(I, WARDER_ASK, text.data, NULL, WARDER_OP_EXECUTE,
+                                              "an alias definition");
+                                if (!rc && !eq)
+                                        body_unknown = true;
+                                else if (!rc && depth + 1 <= MAX_SHELL_DEPTH)
+                                        rc = inspect_line(I, eq + 1,
+                                                          x[k].len - (size_t)(eq + 1 - x[k].s),
+                                                          depth + 1, cwd);
                         }
                 }
                 if (!rc && body_unknown)
