@@ -1222,8 +1222,9 @@ static const char *run_sh(const char *shell, const char *cmd)
                 alarm(5);
                 char home[300];
                 snprintf(home, sizeof(home), "HOME=%s", W);
-                static char safe[] = "SAFE=src/ok.txt", path[] = "PATH=/usr/bin:/bin";
-                char *envp[] = {home, safe, path, NULL};
+                static char safe[] = "SAFE=src/ok.txt", path[] = "PATH=/usr/bin:/bin",
+                            empty[] = "EMPTY=";
+                char *envp[] = {home, safe, path, empty, NULL};
                 execle(shell, shell, "-c", cmd, (char *)NULL, envp);
                 _exit(127);
         }
@@ -1260,7 +1261,7 @@ static warder_backend *command_guard(void)
                                       ops[i]);
         char home[300];
         snprintf(home, sizeof(home), "HOME=%s", W);
-        const char *env[] = {home, "SAFE=src/ok.txt", "PATH=/usr/bin:/bin", NULL};
+        const char *env[] = {home, "SAFE=src/ok.txt", "PATH=/usr/bin:/bin", "EMPTY=", NULL};
         struct warder_guard_options go = WARDER_GUARD_OPTIONS_INIT;
         go.env = env;
         go.home = W;
@@ -1464,6 +1465,10 @@ static const char *const read_attacks[] = {
     "HOME=vault; cd; cat key",
     "HOME=vault; cat $HOME/key",
     "HOME=vault sh -c 'cat ~/key'",
+    "eval \"SA\"\"FE=.e\"; cat ${SAFE}nv",
+    "eval 'SA''FE=.e'; cat ${SAFE}nv",
+    ": ${EMPTY:=.env}; cat $EMPTY",
+    "EMPTY=.e; cat ${EMPTY}nv",
     "cd -P pub && cd .. && cat key",
     "cd -P pub; cat ../key",
     "bash -c 'set -P; cd pub; cd ..; cat key'",

@@ -34,9 +34,10 @@ struct insp {
         const warder_ruleset *rs;
         const struct warder_command_context *ctx;
         const char *root, *home, *env_home, *cdpath;
-        const char *line; /* the whole command line as given */
-        size_t line_len;
-        bool home_rebound; /* HOME is assigned somewhere in the line: `~` is unknown */
+        bool *env_rebound; /* per ctx->env entry: the line may give it another value */
+        size_t nenv;
+        bool home_rebound;   /* HOME may be set by the line: `~` and a bare `cd` are unknown */
+        bool cdpath_rebound; /* CDPATH may be set by the line */
         struct warder_decision best;
         bool have_best;
         size_t checks;
@@ -162,29 +163,63 @@ static bool ident_char(char c)
 }
 
 /*
- * Whether the line may give variable `name` another value than the host declared: the name
- * appears somewhere other than right after `$` or `${` (`NAME=…`, `export NAME`, `read NAME`,
- * `for NAME in`, `unset NAME`, …). Such a variable is not expanded from the declaration.
+ * Whether `s` (quotes and backslashes already removed) may give variable `name` another value
+ * than the host declared: the name appears other than right after `$` or `${` (`NAME=…`,
+ * `export NAME`, `read NAME`, `for NAME in`, `unset NAME`, …), or as `${NAME=…}`/`${NAME:=…}`.
  */
-static bool rebound(const struct insp *I, const char *name, size_t n)
+static bool names_var(const char *s, size_t len, const char *name, size_t n)
 {
-        const char *end = I->line + I->line_len;
-        for (const char *p = I->line; n && (p = memmem(p, (size_t)(end - p), name, n)); p++) {
-                if ((p > I->line && ident_char(p[-1])) || (p + n < end && ident_char(p[n])))
+        const char *end = s + len;
+        for (const char *p = s; n && (p = memmem(p, (size_t)(end - p), name, n)); p++) {
+                const char *q = p + n;
+                if ((p > s && ident_char(p[-1])) || (q < end && ident_char(*q)))
                         continue;
-                if (p > I->line && p[-1] == '$')
+                if (p > s && p[-1] == '$')
                         continue;
-                if (p > I->line + 1 && p[-1] == '{' && p[-2] == '$')
+                if (p > s + 1 && p[-1] == '{' && p[-2] == '$' &&
+                    !(q < end && (*q == '=' || (*q == ':' && q + 1 < end && q[1] == '='))))
                         continue;
                 return true;
         }
         return false;
 }
 
+/*
+ * Marks the declared variables (and HOME and CDPATH) that the text of a line about to be
+ * inspected may rebind. Called for the whole line first and again for every script inspected
+ * inside it (sh -c, eval, …), so a name spelled with quotes (`SA""FE=x`) or built by an inner
+ * script is seen too. Such variables are then not expanded from their declaration (§5.5).
+ */
+static int mark_rebound(struct insp *I, const char *text, size_t len)
+{
+        struct warder__buf b = WARDER__BUF_INIT;
+        if (warder__buf_reserve(&b, len + 1))
+                return WARDER_ENOMEM;
+        for (size_t i = 0; i < len; i++)
+                if (text[i] != '\'' && text[i] != '"' && text[i] != '\\')
+                        b.data[b.len++] = text[i];
+        b.data[b.len] = '\0';
+        for (size_t i = 0; i < I->nenv; i++) {
+                const char *e = I->ctx->env[i];
+                const char *eq = strchr(e, '=');
+                if (!I->env_rebound[i] && eq && names_var(b.data, b.len, e, (size_t)(eq - e)))
+                        I->env_rebound[i] = true;
+        }
+        I->home_rebound = I->home_rebound || names_var(b.data, b.len, "HOME", 4);
+        I->cdpath_rebound = I->cdpath_rebound || names_var(b.data, b.len, "CDPATH", 6);
+        warder__buf_free(&b);
+        return 0;
+}
+
 /* A declared variable's value, or NULL when it is not declared or the line may rebind it. */
 static const char *var_lookup(const struct insp *I, const char *name, size_t n)
 {
-        return rebound(I, name, n) ? NULL : env_lookup(I->ctx, name, n);
+        for (size_t i = 0; i < I->nenv; i++) {
+                const char *e = I->ctx->env[i];
+                if (strncmp(e, name, n) == 0 && e[n] == '=')
+                        return I->env_rebound[i] ? NULL : e + n + 1;
+        }
+        return NULL;
 }
 
 static bool is_glob_char(char c)
@@ -963,7 +998,8 @@ static int track_cd(struct insp *I, struct segctx *C, size_t name, struct scope_
                 bool glob = false;
                 for (size_t k = 0; x->g && k < x->len; k++)
                         glob |= x->g[k] != 0;
-                bool cdpath = I->cdpath && x->s && x->s[0] != '/' && x->s[0] != '.';
+                bool cdpath =
+                    (I->cdpath || I->cdpath_rebound) && x->s && x->s[0] != '/' && x->s[0] != '.';
                 if (!x->s || glob || digits_stack || cdpath || x->len == 0 ||
                     memchr(x->s, 0, x->len) || (seg->loop && x->s[0] != '/')) {
                         next.uncertain = true;
@@ -1360,7 +1396,9 @@ static int inspect_line(struct insp *I, const char *line, size_t len, unsigned d
                         const struct cwdset *cwd)
 {
         struct warder__buf sq = WARDER__BUF_INIT;
-        int rc = squeeze(&sq, line, len);
+        int rc = mark_rebound(I, line, len);
+        if (!rc)
+                rc = squeeze(&sq, line, len);
         if (rc)
                 return rc;
         struct warder__sh_parse p;
@@ -1433,15 +1471,17 @@ WARDER_API int warder_ruleset_check_command(const warder_ruleset *rs, const char
         if (ctx && ctx->version != WARDER_COMMAND_CONTEXT_VERSION)
                 return warder_error_set(err, WARDER_EINVAL, "unknown command context version %u",
                                         ctx->version);
-        struct insp I = {.rs = rs, .ctx = ctx, .line = command, .line_len = len};
+        struct insp I = {.rs = rs, .ctx = ctx};
         I.root = warder_ruleset_root(rs);
         I.home = warder_ruleset_home(rs);
-        I.home_rebound = rebound(&I, "HOME", 4);
-        I.env_home = var_lookup(&I, "HOME", 4);
+        I.env_home = env_lookup(ctx, "HOME", 4);
         if (I.env_home && I.env_home[0] != '/')
                 I.env_home = NULL;
-        /* A CDPATH the line sets is one nobody knows (any relative cd is then uncertain). */
-        I.cdpath = rebound(&I, "CDPATH", 6) ? "" : env_lookup(ctx, "CDPATH", 6);
+        I.cdpath = env_lookup(ctx, "CDPATH", 6);
+        while (ctx && ctx->env && ctx->env[I.nenv])
+                I.nenv++;
+        if (I.nenv && !(I.env_rebound = calloc(I.nenv, sizeof(*I.env_rebound))))
+                return warder_error_set(err, WARDER_ENOMEM, "out of memory");
         I.best = (struct warder_decision)WARDER_DECISION_INIT;
         struct cwdset start = {0};
         int rc = 0;
@@ -1477,5 +1517,6 @@ out:
         warder__buf_free(&I.path);
         warder__buf_free(&I.pat);
         warder__buf_free(&I.tmp);
+        free(I.env_rebound);
         return rc;
 }
