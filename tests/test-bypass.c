@@ -1469,6 +1469,10 @@ static const char *const read_attacks[] = {
     "eval 'SA''FE=.e'; cat ${SAFE}nv",
     ": ${EMPTY:=.env}; cat $EMPTY",
     "EMPTY=.e; cat ${EMPTY}nv",
+    "ln -s key vault/k; cat vault/k",
+    "cd src && ln -s vault/key ../k && cat ../k",
+    "bash -c 'cat < <(cat .env)'",
+    "cat /dev/stdin < .env",
     "cd -P pub && cd .. && cat key",
     "cd -P pub; cat ../key",
     "bash -c 'set -P; cd pub; cd ..; cat key'",
@@ -1499,16 +1503,17 @@ START_TEST(test_command_reads)
 {
         command_fixture();
         const char *cmd = read_attacks[_i];
-        const char *shell = "/bin/sh";
-        const char *out = run_sh(shell, cmd);
-        ck_assert_msg(leaks(out, strlen(out)), "control: '%s' did not leak under %s: %s", cmd,
-                      shell, out);
+        /* decided first, on the tree as it is before the command runs */
         warder_backend *g = command_guard();
         /* control: the ruleset is not a blanket refusal */
         ck_assert_int_eq(command_action(g, "cat src/ok.txt", 14), WARDER_ALLOW);
         enum warder_action a = command_action(g, cmd, strlen(cmd));
-        ck_assert_msg(a != WARDER_ALLOW, "'%s' is allowed", cmd);
         warder_backend_free(g);
+        const char *shell = "/bin/sh";
+        const char *out = run_sh(shell, cmd);
+        ck_assert_msg(leaks(out, strlen(out)), "control: '%s' did not leak under %s: %s", cmd,
+                      shell, out);
+        ck_assert_msg(a != WARDER_ALLOW, "'%s' is allowed", cmd);
 }
 END_TEST
 
@@ -1558,6 +1563,9 @@ static const char *const write_attacks[] = {
     "while false; do :; done > .env",
     "exec > .env; echo PWNED",
     "exec 3>.env; echo PWNED >&3",
+    "bash -c 'echo PWNED >& .env'",
+    "bash -c 'echo PWNED &>> .env'",
+    "ln -s key vault/k; echo PWNED > vault/k",
 };
 
 START_TEST(test_command_writes)
@@ -1567,6 +1575,10 @@ START_TEST(test_command_writes)
         struct stat before, after;
         ck_assert_int_eq(lstat(at(W, ".env"), &before), 0);
         char *orig_secret = strdup(peek(at(W, "secret.txt")));
+        /* decided first, on the tree as it is before the command runs */
+        warder_backend *g = command_guard();
+        enum warder_action a = command_action(g, cmd, strlen(cmd));
+        warder_backend_free(g);
         run_sh("/bin/sh", cmd);
         bool changed =
             lstat(at(W, ".env"), &after) != 0 || !S_ISREG(after.st_mode) ||
@@ -1577,10 +1589,7 @@ START_TEST(test_command_writes)
             !peek(at(W, "vault/key")) || strcmp(peek(at(W, "vault/key")), OUT_SECRET "\n") != 0;
         free(orig_secret);
         ck_assert_msg(changed, "control: '%s' changed nothing", cmd);
-        warder_backend *g = command_guard();
-        enum warder_action a = command_action(g, cmd, strlen(cmd));
         ck_assert_msg(a != WARDER_ALLOW, "'%s' is allowed", cmd);
-        warder_backend_free(g);
 }
 END_TEST
 

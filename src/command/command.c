@@ -833,6 +833,75 @@ static int word_candidates(struct insp *I, struct segctx *C, size_t k, enum ward
         return rc;
 }
 
+/* Decides `base`/`rel` (base may be NULL: `rel` alone) for read and for write. */
+static int decide_joined(struct insp *I, struct segctx *C, const struct xword *base,
+                         size_t base_len, const struct xword *rel)
+{
+        struct warder__buf b = WARDER__BUF_INIT;
+        int rc = warder__buf_append(&b, base->s, base_len);
+        if (!rc)
+                rc = warder__buf_putc(&b, '/');
+        if (!rc)
+                rc = warder__buf_append(&b, rel->s, rel->len);
+        if (!rc)
+                rc = decide_path(I, b.data, b.len, NULL, C->cwd, WARDER_OP_READ, C->text);
+        if (!rc)
+                rc = decide_path(I, b.data, b.len, NULL, C->cwd, WARDER_OP_WRITE, C->text);
+        warder__buf_free(&b);
+        return rc;
+}
+
+/*
+ * `ln -s TARGET… LINK` (or `-t DIR`): a relative TARGET is what the link will lead to, and
+ * it is resolved from the link's directory, not from the current one — `ln -s key vault/k`
+ * makes `vault/k` lead to `vault/key`. Each TARGET is decided from there too (for read and
+ * write, as a later command reads or writes through the link), both from LINK's directory and
+ * from LINK itself in case it is a directory.
+ */
+static int ln_targets(struct insp *I, struct segctx *C, size_t name)
+{
+        const struct xword *x = C->x;
+        size_t n = C->n, last = n, count = 0, dir = n;
+        bool symbolic = false, opts = true;
+        for (size_t k = name + 1; k < n; k++) {
+                const char *s = x[k].s;
+                if (!s)
+                        continue; /* undeterminable: already at least ask */
+                if (opts && streq(s, "--")) {
+                        opts = false;
+                        continue;
+                }
+                if (opts && s[0] == '-' && s[1]) {
+                        if (streq(s, "--symbolic") || (s[1] != '-' && strchr(s + 1, 's')))
+                                symbolic = true;
+                        if (streq(s, "-t") && k + 1 < n)
+                                dir = ++k;
+                        else if (strncmp(s, "--target-directory=", 19) == 0)
+                                return 0; /* rare; its value was decided as a path already */
+                        continue;
+                }
+                last = k;
+                count++;
+        }
+        if (!symbolic || count == 0 || (dir == n && count < 2))
+                return 0;
+        int rc = 0;
+        for (size_t k = name + 1; k < n && !rc; k++) {
+                const struct xword *t = &x[k];
+                if (k == dir || (dir == n && k == last) || !t->s || t->g || !t->len ||
+                    t->s[0] == '/' || t->s[0] == '-')
+                        continue;
+                const struct xword *l = &x[dir != n ? dir : last];
+                if (!l->s || l->g || !l->len)
+                        continue;
+                rc = decide_joined(I, C, l, l->len, t);
+                const char *slash = memrchr(l->s, '/', l->len);
+                if (!rc && slash && dir == n)
+                        rc = decide_joined(I, C, l, (size_t)(slash - l->s), t);
+        }
+        return rc;
+}
+
 static int match_form(struct insp *I, const char *text, size_t len, bool whole_line,
                       struct warder_decision *seg_best, bool *matched)
 {
@@ -1264,6 +1333,8 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                 }
                 rc = word_candidates(I, &C, k, op, was_opts, false);
         }
+        if (!rc && cmd && streq(cmd, "ln"))
+                rc = ln_targets(I, &C, name);
         /* Redirections (§5.4). */
         for (uint32_t r = 0; r < seg->nredirs && !rc; r++) {
                 const struct warder__sh_redir *rd = &p->redirs[seg->first_redir + r];
