@@ -70,5 +70,11 @@ say "Shell commands are inspected for the paths they touch, through wrappers and
 run check execute 'cd src && timeout 5 cat "../.env"'
 run check execute 'sudo mkfs.ext4 /dev/sda1'
 
+say "Inspection is a guard rail, not a boundary: grep opens files by itself, so a command the
+# rules allow still reaches .env (here under the permissive preset, which allows commands):"
+run --preset permissive exec -- 'grep -rl API_KEY . | sort'
+say "With --mask-denied, every file the rules deny for read is an empty stand-in for the command:"
+run --preset permissive exec --mask-denied -- 'grep -rl API_KEY . | sort'
+
 say "And every decision can be explained rule by rule:"
 run explain read notes.txt

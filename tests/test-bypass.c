@@ -270,7 +270,9 @@ START_TEST(test_swap_between_check_and_read)
         /* control: after the swap the decided path leads to the key */
         ck_assert(leaks(plain_read(p), 64));
         ck_assert_msg(!leaks(out.data, out.len), "the swapped-in symlink was followed (rc %d)", rc);
-        ck_assert_int_eq(rc, WARDER_ESYMLINK);
+        /* refused either way: the open of the decided form meets the symlink (ESYMLINK), or,
+         * for a literal form read first, the long way then decides the new real form (deny) */
+        ck_assert_msg(rc == WARDER_ESYMLINK || rc == WARDER_EDENIED, "rc %d", rc);
         warder_bytes_free(&out);
         warder_backend_free(g);
 }

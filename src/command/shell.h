@@ -43,7 +43,7 @@ struct warder__sh_piece {
 #define WARDER__SH_W_PROCSUBST 0x80u /* `<( … )` or `>( … )`: names a pipe, not a file */
 
 struct warder__sh_word {
-        const char *text; /* NUL-terminated, `len` bytes (may hold NUL from $'\0'? no: cut) */
+        const char *text; /* NUL-terminated, `len` bytes; $'…' ends at an escaped NUL */
         uint32_t len;
         uint32_t flags;
         uint32_t first_piece, npieces; /* into warder__sh_parse.pieces */

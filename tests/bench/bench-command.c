@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "command/command.h"
 #include "util.h"
 #include "warder/ruleset.h"
 
@@ -36,6 +37,24 @@ static double bench_command(const warder_ruleset *rs, const char *cmd, size_t it
                         if (warder_ruleset_check_command(rs, cmd, len, &ctx, &d, NULL) == 0)
                                 sink += (int)d.action;
                         warder_decision_clear(&d);
+                }
+                double per = (now_ns() - t0) / (double)iters;
+                if (per < best)
+                        best = per;
+        }
+        return best;
+}
+
+static double bench_form(const warder_ruleset *rs, const char *form, size_t iters)
+{
+        size_t len = strlen(form);
+        double best = 1e30;
+        for (int round = 0; round < 5; round++) {
+                double t0 = now_ns();
+                for (size_t i = 0; i < iters; i++) {
+                        struct warder_decision d = WARDER_DECISION_INIT;
+                        if (warder__ruleset_match_execute(rs, form, len, false, &d))
+                                sink += (int)d.action;
                 }
                 double per = (now_ns() - t0) / (double)iters;
                 if (per < best)
@@ -113,21 +132,23 @@ static int run(int nexec)
         }
 
         const char *one = "git status --short";
-        /* 200 bytes, 5 simple commands */
+        /* about 200 bytes, 5 simple commands */
         const char *five = "cd src && git status --short && grep -rn \"TODO\" main.c util.c "
-                           "| head -n 20 > /tmp/todo.txt; ls -la build/output/dir "
-                           "&& cat README.md docs/guide.md docs/api.md docs/more.md";
+                           "| head -n 20 > /tmp/todo.txt; ls -la build/output/dir build/logs "
+                           "&& cat README.md docs/guide.md docs/api.md docs/more.md CHANGES.md";
         struct warder__buf twenty = WARDER__BUF_INIT;
         for (int i = 0; i < 4; i++)
                 warder__buf_printf(&twenty, "%s%s", i ? "; " : "", five);
 
         size_t iters = 20000;
         double base = bench_read(rs, "/ws/src/main.c", iters * 5);
+        double form = bench_form(rs, one, iters / 4);
         double t1 = bench_command(rs, one, iters);
         double t5 = bench_command(rs, five, iters);
         double t20 = bench_command(rs, twenty.data, iters / 4);
         printf("bench-command: 1,000 read + %d execute rules\n", nexec);
         printf("  baseline: one read check            %8.0f ns\n", base);
+        printf("  one execute form match (ruleset)    %8.0f ns\n", form);
         printf("  1 segment  (%3zu bytes)              %8.0f ns  (%.1fx baseline)\n", strlen(one),
                t1, t1 / base);
         printf("  5 segments (%3zu bytes)              %8.0f ns  (%.1fx baseline; target <= 20000 "
