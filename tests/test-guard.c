@@ -1053,6 +1053,10 @@ START_TEST(command_globs_expand_through_local)
         ck_assert_int_eq(mkdir(sub, 0700), 0);
         tree_put(&t, ".env", "SECRET=hunter2\n");
         tree_put(&t, "sub/a.txt", "plain\n");
+        snprintf(sub, sizeof(sub), "%s/vault", t.root);
+        ck_assert_int_eq(mkdir(sub, 0700), 0);
+        tree_put(&t, "vault/.env", "SECRET=swordfish\n");
+        tree_link(&t, "vault", "keys"); /* a directory link: the shell follows it, a walk not */
         static const char *const yaml[2] = {"default: allow\n"
                                             "read:\n"
                                             "  rules:\n"
@@ -1068,6 +1072,10 @@ START_TEST(command_globs_expand_through_local)
                                  0);
                 /* arm 0 denies on the expanded .env; arm 1 (no .env rule, the control) allows:
                  * an unexpanded glob would have been at least ask in both */
+                ck_assert_int_eq(d.action, (arm == 0 ? WARDER_DENY : WARDER_ALLOW));
+                warder_decision_clear(&d);
+                ck_assert_int_eq(
+                    warder_guard_check(g, WARDER_OP_EXECUTE, "cat keys/.e*", 12, &d, NULL), 0);
                 ck_assert_int_eq(d.action, (arm == 0 ? WARDER_DENY : WARDER_ALLOW));
                 warder_decision_clear(&d);
                 ck_assert_int_eq(
