@@ -258,6 +258,12 @@ START_TEST(lint_and_test)
         r = ws_run("lint", "--strict", file);
         ck_assert_int_eq(r.status, 1);
         cli_result_free(&r);
+        r = ws_run("lint", "--json", file);
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_int_eq(strncmp(r.out, "{\"warnings\":[{\"file\":", 22), 0);
+        ck_assert_ptr_nonnull(strstr(r.out, "\"rule\":\"read:1\""));
+        ck_assert_ptr_nonnull(strstr(r.out, "],\"load_errors\":false}\n"));
+        cli_result_free(&r);
         /* a clean file has no warnings: the control for the warnings above */
         ws_put("clean.yaml", "warder: 1\nread:\n  rules:\n    - deny: '**/.env'\n");
         snprintf(file, sizeof(file), "%s/clean.yaml", ws);
