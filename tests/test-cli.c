@@ -260,7 +260,7 @@ START_TEST(lint_and_test)
         cli_result_free(&r);
         r = ws_run("lint", "--json", file);
         ck_assert_int_eq(r.status, 0);
-        ck_assert_int_eq(strncmp(r.out, "{\"warnings\":[{\"file\":", 22), 0);
+        ck_assert_int_eq(strncmp(r.out, "{\"warnings\":[{\"file\":", 21), 0);
         ck_assert_ptr_nonnull(strstr(r.out, "\"rule\":\"read:1\""));
         ck_assert_ptr_nonnull(strstr(r.out, "],\"load_errors\":false}\n"));
         cli_result_free(&r);
