@@ -299,6 +299,69 @@ START_TEST(lint_and_test)
 }
 END_TEST
 
+START_TEST(exec_decides_then_runs)
+{
+        /* allowed: runs in the root, output streamed, exit status passed through */
+        struct cli_result r = ws_run("--preset", "permissive", "exec", "--", "echo hi; exit 7");
+        ck_assert_int_eq(r.status, 7);
+        ck_assert_str_eq(r.out, "hi\n");
+        cli_result_free(&r);
+        /* denied: names the command, the path and the rule; nothing runs */
+        r = ws_run("--preset", "permissive", "exec", "--", "touch ran; cat notes.txt");
+        ck_assert_int_eq(r.status, 1);
+        ck_assert_ptr_null(strstr(r.out, WS_SECRET));
+        ck_assert_ptr_nonnull(strstr(r.err, "command: cat notes.txt"));
+        ck_assert_ptr_nonnull(strstr(r.err, "'**/.env'"));
+        cli_result_free(&r);
+        char ran[600];
+        snprintf(ran, sizeof(ran), "%s/ran", ws);
+        ck_assert_int_ne(access(ran, F_OK), 0);
+        /* the default preset asks before any command */
+        r = ws_run("exec", "--", "echo hi");
+        ck_assert_int_eq(r.status, 3);
+        ck_assert_str_eq(r.out, "");
+        cli_result_free(&r);
+        /* a fresh environment: nothing of ours leaks unless declared */
+        setenv("WARDER_TEST_LEAK", "leaked", 1);
+        r = ws_run("--preset", "permissive", "exec", "--env", "DECLARED=yes", "--",
+                   "echo \"${WARDER_TEST_LEAK:-none} $DECLARED\"");
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_str_eq(r.out, "none yes\n");
+        cli_result_free(&r);
+        /* the deadline kills the command: exit 124 */
+        r = ws_run("--preset", "permissive", "exec", "--timeout", "0.3", "--", "sleep 5");
+        ck_assert_int_eq(r.status, 124);
+        cli_result_free(&r);
+        r = ws_run("--preset", "permissive", "--json", "exec", "--", "printf x");
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_ptr_nonnull(strstr(r.out, "\"exit_status\":0"));
+        ck_assert_ptr_nonnull(strstr(r.out, "\"stdout\":\"x\""));
+        cli_result_free(&r);
+}
+END_TEST
+
+/* §6.3 masking, with its control arm: grep opens .env by itself unless it is masked. */
+START_TEST(exec_mask_denied)
+{
+        struct cli_result r =
+            ws_run("--preset", "permissive", "exec", "--", "grep -rl API_KEY . | sort");
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_ptr_nonnull(strstr(r.out, "./.env\n"));
+        cli_result_free(&r);
+        r = ws_run("--preset", "permissive", "exec", "--mask-denied", "--",
+                   "grep -rl API_KEY . | sort");
+        if (r.status == 4 && strstr(r.err, "namespace")) {
+                /* no mount namespace here (not root, no user namespaces): nothing ran */
+                cli_result_free(&r);
+                return;
+        }
+        ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+        ck_assert_ptr_null(strstr(r.out, ".env"));
+        ck_assert_ptr_nonnull(strstr(r.out, "./src/main.c\n"));
+        cli_result_free(&r);
+}
+END_TEST
+
 START_TEST(shipped_rulesets_pass_their_tests)
 {
         const char *src = getenv("WARDER_SOURCE_ROOT");
@@ -333,6 +396,8 @@ int main(void)
         tcase_add_test(ops, audit_log_has_one_line_per_decision);
         tcase_add_test(ops, lint_and_test);
         tcase_add_test(ops, shipped_rulesets_pass_their_tests);
+        tcase_add_test(ops, exec_decides_then_runs);
+        tcase_add_test(ops, exec_mask_denied);
         suite_add_tcase(s, ops);
         return warder_test_run(s);
 }
