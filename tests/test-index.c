@@ -406,12 +406,12 @@ static void run_execute_round(unsigned long long seed, bool fold, size_t nrules,
 START_TEST(test_execute_index_equals_linear)
 {
         size_t hits[3] = {0, 0, 0};
-        for (unsigned long long seed = 1; seed <= 6; seed++)
-                run_execute_round(seed * 104729 + (unsigned)_i, _i & 1, 20 + 40 * seed, 600, hits);
+        for (unsigned long long seed = 1; seed <= 4; seed++)
+                run_execute_round(seed * 104729 + (unsigned)_i, _i & 1, 20 + 50 * seed, 300, hits);
         /* control: the generated texts do meet rules of every action */
-        ck_assert_uint_gt(hits[WARDER_ALLOW], 50);
-        ck_assert_uint_gt(hits[WARDER_ASK], 50);
-        ck_assert_uint_gt(hits[WARDER_DENY], 50);
+        ck_assert_uint_gt(hits[WARDER_ALLOW], 20);
+        ck_assert_uint_gt(hits[WARDER_ASK], 20);
+        ck_assert_uint_gt(hits[WARDER_DENY], 20);
 }
 END_TEST
 
@@ -419,8 +419,8 @@ START_TEST(test_execute_index_small_sets)
 {
         /* a handful of rules: many ties between keyed and residual postings */
         size_t hits[3] = {0, 0, 0};
-        for (unsigned long long seed = 500; seed < 600; seed++)
-                run_execute_round(seed, seed & 1, 1 + seed % 7, 60, hits);
+        for (unsigned long long seed = 500; seed < 580; seed++)
+                run_execute_round(seed, seed & 1, 1 + seed % 7, 50, hits);
         ck_assert_uint_gt(hits[WARDER_ALLOW] + hits[WARDER_ASK] + hits[WARDER_DENY], 100);
 }
 END_TEST
