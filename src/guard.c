@@ -36,7 +36,8 @@ struct guard {
         void *approve_ud;
         warder_audit_fn audit;
         void *audit_ud;
-        char **env; /* NULL-terminated copy, or NULL */
+        char **env;          /* NULL-terminated copy, or NULL */
+        bool inner_realpath; /* the inner backend has realpath (its ops never change) */
 };
 
 /* What one request works with: its own ruleset reference, and the root and home in force. */
@@ -193,7 +194,7 @@ static int real_form(struct request *r, const char *lit, size_t lit_len, char **
                      struct warder_error *err)
 {
         *out = NULL;
-        if (!warder_backend_can_realpath(r->g->inner))
+        if (!r->g->inner_realpath)
                 return 0;
         char *real = NULL;
         int rc = warder_backend_realpath(r->g->inner, lit, lit_len, &real, err);
@@ -234,11 +235,17 @@ static int decide_path(struct request *r, enum warder_op op, const char *target,
         int rc = warder__path_normalize_buf(lit, r->root, r->home, NULL, target, len, err);
         if (rc)
                 return rc;
-        struct warder_error rerr = WARDER_ERROR_INIT;
-        int real_rc = real_form(r, lit->data, lit->len, real, &rerr);
+        /* (An error is large: only a backend with realpath needs one here.) */
+        struct warder_error rerr;
+        int real_rc = 0;
+        if (r->g->inner_realpath) {
+                rerr = (struct warder_error)WARDER_ERROR_INIT;
+                real_rc = real_form(r, lit->data, lit->len, real, &rerr);
+        }
         rc = warder_ruleset_check(r->rs, op, lit->data, *real, d, err);
         if (rc) {
-                warder_error_clear(&rerr);
+                if (real_rc)
+                        warder_error_clear(&rerr);
                 free(*real);
                 *real = NULL;
                 return rc;
@@ -299,10 +306,47 @@ static size_t fwd_len(const struct warder__buf *lit, const char *real)
  * symlink swapped in after the decision is then an error, not an escape. */
 static unsigned fwd_flags(const struct request *r, unsigned flags)
 {
-        return warder_backend_can_realpath(r->g->inner) ? flags | WARDER_NOFOLLOW : flags;
+        return r->g->inner_realpath ? flags | WARDER_NOFOLLOW : flags;
 }
 
 /* ---- storage operations (§4.5) ----------------------------------------------------------- */
+
+/*
+ * A read whose literal form is allowed, from a backend that refuses every symlink under
+ * WARDER_NOFOLLOW (WARDER_BACKEND_CAP_STRICT_NOFOLLOW): the literal form is forwarded as it
+ * is. If the backend opened it, no component was a symlink, so it was its own real form and
+ * the decision was complete (§3.3). If it met a symlink it answers WARDER_ESYMLINK having read
+ * nothing, and the read goes the long way (*done false). Deny and ask always go the long way.
+ */
+static int read_literal_first(struct request *r, const char *path, uint64_t offset, uint64_t limit,
+                              unsigned flags, struct warder_bytes *out, struct warder_error *err,
+                              bool *done)
+{
+        *done = false;
+        struct warder__buf lit = WARDER__BUF_INIT;
+        struct warder_decision d = WARDER_DECISION_INIT;
+        int rc = warder__path_normalize_buf(&lit, r->root, r->home, NULL, path, strlen(path), NULL);
+        if (!rc)
+                rc = warder_ruleset_check(r->rs, WARDER_OP_READ, lit.data, NULL, &d, NULL);
+        if (!rc && d.action == WARDER_ALLOW) {
+                /* Audited before forwarding, like every decision; a read that then meets a
+                 * symlink is decided and audited again the long way. */
+                struct warder_guard_request req = {WARDER_OP_READ, path, lit.data, lit.data};
+                audit(r->g, &req, &d, false, false, false, WARDER_ALLOW);
+                struct warder_error attempt = WARDER_ERROR_INIT;
+                rc = warder_backend_read(r->g->inner, lit.data, lit.len, offset, limit,
+                                         flags | WARDER_NOFOLLOW, out, &attempt);
+                if (rc != WARDER_ESYMLINK) {
+                        if (rc)
+                                error_move(err, &attempt);
+                        *done = true;
+                }
+                warder_error_clear(&attempt);
+        }
+        warder_decision_clear(&d);
+        warder__buf_free(&lit);
+        return *done ? rc : 0;
+}
 
 static int guard_read(warder_backend *b, const char *path, uint64_t offset, uint64_t limit,
                       unsigned flags, struct warder_bytes *out, struct warder_error *err)
@@ -311,10 +355,17 @@ static int guard_read(warder_backend *b, const char *path, uint64_t offset, uint
         request_begin(&r, guard_of(b));
         struct warder__buf lit = WARDER__BUF_INIT;
         char *real = NULL;
-        int rc = admit_path(&r, WARDER_OP_READ, path, flags, &lit, &real, err);
-        if (!rc)
-                rc = warder_backend_read(r.g->inner, fwd(&lit, real), fwd_len(&lit, real), offset,
-                                         limit, fwd_flags(&r, flags), out, err);
+        bool done = false;
+        int rc = 0;
+        if (path && r.g->inner_realpath &&
+            (r.g->inner->ops->caps & WARDER_BACKEND_CAP_STRICT_NOFOLLOW))
+                rc = read_literal_first(&r, path, offset, limit, flags, out, err, &done);
+        if (!done) {
+                rc = admit_path(&r, WARDER_OP_READ, path, flags, &lit, &real, err);
+                if (!rc)
+                        rc = warder_backend_read(r.g->inner, fwd(&lit, real), fwd_len(&lit, real),
+                                                 offset, limit, fwd_flags(&r, flags), out, err);
+        }
         free(real);
         warder__buf_free(&lit);
         request_end(&r);
@@ -484,7 +535,7 @@ static int filter_entries(struct request *r, enum warder_op op, const char *base
                           const char *base_real, bool ls, struct warder_entries *ents)
 {
         struct warder__buf lit = WARDER__BUF_INIT, alt = WARDER__BUF_INIT;
-        bool can_real = warder_backend_can_realpath(r->g->inner);
+        bool can_real = r->g->inner_realpath;
         const char *real_base = base_real ? base_real : base_lit;
         int rc = 0;
         size_t kept = 0;
@@ -521,22 +572,28 @@ static int filter_entries(struct request *r, enum warder_op op, const char *base
         return rc;
 }
 
-static int guard_ls(warder_backend *b, const char *path, unsigned flags, struct warder_entries *out,
-                    struct warder_error *err)
+/* ls (pattern NULL) and glob: admit the directory or base, list through the inner backend,
+ * filter the entries by the operation's own rules (§4.6). */
+static int listing(warder_backend *b, enum warder_op op, const char *pattern, const char *path,
+                   unsigned flags, struct warder_entries *out, struct warder_error *err)
 {
         struct request r;
         request_begin(&r, guard_of(b));
         struct warder__buf lit = WARDER__BUF_INIT;
         char *real = NULL;
         struct warder_entries raw = {0};
-        int rc = admit_path(&r, WARDER_OP_LS, path, flags, &lit, &real, err);
-        if (!rc)
+        int rc = admit_path(&r, op, path, flags, &lit, &real, err);
+        if (!rc && op == WARDER_OP_LS)
                 rc = warder_backend_ls(r.g->inner, fwd(&lit, real), fwd_len(&lit, real),
                                        fwd_flags(&r, flags), &raw, err);
+        else if (!rc)
+                rc = warder_backend_glob(r.g->inner, pattern, fwd(&lit, real), fwd_len(&lit, real),
+                                         fwd_flags(&r, flags), &raw, err);
         if (!rc) {
-                rc = filter_entries(&r, WARDER_OP_LS, lit.data, real, true, &raw);
+                rc = filter_entries(&r, op, lit.data, real, op == WARDER_OP_LS, &raw);
                 if (rc)
-                        warder_error_set(err, rc, "ls: %s", warder_strerror(rc));
+                        warder_error_set(err, rc, "%s: %s", warder_op_name(op),
+                                         warder_strerror(rc));
                 else
                         *out = raw;
         }
@@ -548,31 +605,16 @@ static int guard_ls(warder_backend *b, const char *path, unsigned flags, struct 
         return rc;
 }
 
+static int guard_ls(warder_backend *b, const char *path, unsigned flags, struct warder_entries *out,
+                    struct warder_error *err)
+{
+        return listing(b, WARDER_OP_LS, NULL, path, flags, out, err);
+}
+
 static int guard_glob(warder_backend *b, const char *pattern, const char *base, unsigned flags,
                       struct warder_entries *out, struct warder_error *err)
 {
-        struct request r;
-        request_begin(&r, guard_of(b));
-        struct warder__buf lit = WARDER__BUF_INIT;
-        char *real = NULL;
-        struct warder_entries raw = {0};
-        int rc = admit_path(&r, WARDER_OP_GLOB, base ? base : ".", flags, &lit, &real, err);
-        if (!rc)
-                rc = warder_backend_glob(r.g->inner, pattern, fwd(&lit, real), fwd_len(&lit, real),
-                                         fwd_flags(&r, flags), &raw, err);
-        if (!rc) {
-                rc = filter_entries(&r, WARDER_OP_GLOB, lit.data, real, false, &raw);
-                if (rc)
-                        warder_error_set(err, rc, "glob: %s", warder_strerror(rc));
-                else
-                        *out = raw;
-        }
-        if (rc)
-                warder_entries_free(&raw);
-        free(real);
-        warder__buf_free(&lit);
-        request_end(&r);
-        return rc;
+        return listing(b, WARDER_OP_GLOB, pattern, base ? base : ".", flags, out, err);
 }
 
 /* Files whose matches were dropped, to count each once (§4.7) whatever order the matches
@@ -628,7 +670,10 @@ static int filter_grep(struct request *r, const char *base_lit, const char *base
         struct warder__buf lit = WARDER__BUF_INIT, alt = WARDER__BUF_INIT;
         struct warder__buf prev = WARDER__BUF_INIT;
         struct hidden_set hidden = {0};
-        bool can_real = warder_backend_can_realpath(r->g->inner);
+        /* The grep was forwarded with WARDER_NOFOLLOW (fwd_flags), so a backend that promises
+         * real results reports every hit by its real form: no realpath per file. */
+        bool can_real =
+            r->g->inner_realpath && !(r->g->inner->ops->caps & WARDER_BACKEND_CAP_REAL_RESULTS);
         bool have_prev = false, prev_keep = false;
         int rc = 0;
         size_t kept = 0;
@@ -717,11 +762,30 @@ static int ctx_realpath(void *ud, const char *literal, char **out)
         return warder_backend_realpath(g->inner, literal, strlen(literal), out, NULL);
 }
 
+/* Length of the directory part of an absolute pattern that holds no glob syntax: the base to
+ * walk from (a backend confined to a root refuses to walk from "/"). */
+static size_t glob_base_len(const char *pattern)
+{
+        size_t base = 1, i = 0;
+        for (;;) {
+                size_t start = i + 1, j = start;
+                while (pattern[j] && pattern[j] != '/')
+                        j++;
+                if (!pattern[j] || strcspn(pattern + start, "*?[\\{") < j - start)
+                        return base;
+                base = j;
+                i = j;
+        }
+}
+
 static int ctx_glob(void *ud, const char *pattern, char ***out, size_t *count)
 {
         struct guard *g = ud;
         struct warder_entries e = {0};
-        int rc = warder_backend_glob(g->inner, pattern, "/", 1, 0, &e, NULL);
+        if (pattern[0] != '/')
+                return WARDER_EINVAL;
+        int rc =
+            warder_backend_glob(g->inner, pattern, pattern, glob_base_len(pattern), 0, &e, NULL);
         if (rc)
                 return rc;
         char **v = calloc(e.count ? e.count : 1, sizeof(*v));
@@ -751,7 +815,7 @@ static int decide_command(struct request *r, const char *cmd, size_t len, const 
         struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
         ctx.cwd = cwd ? cwd : r->root;
         ctx.env = env ? env : (const char *const *)r->g->env;
-        if (warder_backend_can_realpath(r->g->inner))
+        if (r->g->inner_realpath)
                 ctx.realpath = ctx_realpath;
         ctx.glob = ctx_glob;
         ctx.ud = r->g;
@@ -946,6 +1010,7 @@ WARDER_API int warder_guard_new(warder_backend **out, warder_backend *inner, war
                 return rc;
         }
         g->inner = inner;
+        g->inner_realpath = warder_backend_can_realpath(inner);
         g->rules = warder_ruleset_ref(rules);
         g->approve = opts->approve;
         g->approve_ud = opts->approve_ud;

@@ -48,7 +48,25 @@ struct warder_backend_ops {
 	int (*realpath)(warder_backend *b, const char *path, char **out, struct warder_error *err);
 	/* Required. Frees the backend (the struct that embeds the header too). */
 	void (*destroy)(warder_backend *b);
+	/* What the backend promises (WARDER_BACKEND_CAP_*); 0 promises nothing. */
+	unsigned caps;
 };
+
+/*
+ * Under WARDER_NOFOLLOW, grep never passes through a symlink: the walk neither enters a
+ * symlinked directory nor reads a symlinked file, so every path in its results is its own
+ * real form and a guard does not resolve it again (§4.7). A guard trusts this promise: a
+ * backend that makes it and reports a hit through a symlink leaks that file.
+ */
+#define WARDER_BACKEND_CAP_REAL_RESULTS (1u << 0)
+
+/*
+ * Under WARDER_NOFOLLOW, read refuses with WARDER_ESYMLINK, having read nothing, any path with
+ * a symlink in any component (the last one included). A guard may then forward an allowed
+ * literal form without resolving it first: if the read succeeds, the path was its own real
+ * form. A backend that makes this promise and follows a symlink leaks its target.
+ */
+#define WARDER_BACKEND_CAP_STRICT_NOFOLLOW (1u << 1)
 
 struct warder_backend {
 	const struct warder_backend_ops *ops;
