@@ -32,12 +32,17 @@ run_suite() {
   counts=$(python3 - "$builddir/meson-logs/testlog.json" <<'PY'
 import json, sys
 ok = bad = 0
-for line in open(sys.argv[1]):
-    r = json.loads(line)["result"]
-    if r in ("OK", "SKIP", "EXPECTEDFAIL"):
-        ok += 1
-    else:
-        bad += 1
+try:
+    for line in open(sys.argv[1]):
+        if not line.strip():
+            continue
+        r = json.loads(line)["result"]
+        if r in ("OK", "SKIP", "EXPECTEDFAIL"):
+            ok += 1
+        else:
+            bad += 1
+except (OSError, ValueError, KeyError):
+    bad += 1  # an unreadable log counts as a failure, never as a pass
 print(ok, bad)
 PY
 )

@@ -311,6 +311,43 @@ static unsigned fwd_flags(const struct request *r, unsigned flags)
 
 /* ---- storage operations (§4.5) ----------------------------------------------------------- */
 
+/*
+ * A read whose literal form is allowed, from a backend that refuses every symlink under
+ * WARDER_NOFOLLOW (WARDER_BACKEND_CAP_STRICT_NOFOLLOW): the literal form is forwarded as it
+ * is. If the backend opened it, no component was a symlink, so it was its own real form and
+ * the decision was complete (§3.3). If it met a symlink it answers WARDER_ESYMLINK having read
+ * nothing, and the read goes the long way (*done false). Deny and ask always go the long way.
+ */
+static int read_literal_first(struct request *r, const char *path, uint64_t offset, uint64_t limit,
+                              unsigned flags, struct warder_bytes *out, struct warder_error *err,
+                              bool *done)
+{
+        *done = false;
+        struct warder__buf lit = WARDER__BUF_INIT;
+        struct warder_decision d = WARDER_DECISION_INIT;
+        int rc = warder__path_normalize_buf(&lit, r->root, r->home, NULL, path, strlen(path), NULL);
+        if (!rc)
+                rc = warder_ruleset_check(r->rs, WARDER_OP_READ, lit.data, NULL, &d, NULL);
+        if (!rc && d.action == WARDER_ALLOW) {
+                /* Audited before forwarding, like every decision; a read that then meets a
+                 * symlink is decided and audited again the long way. */
+                struct warder_guard_request req = {WARDER_OP_READ, path, lit.data, lit.data};
+                audit(r->g, &req, &d, false, false, false, WARDER_ALLOW);
+                struct warder_error attempt = WARDER_ERROR_INIT;
+                rc = warder_backend_read(r->g->inner, lit.data, lit.len, offset, limit,
+                                         flags | WARDER_NOFOLLOW, out, &attempt);
+                if (rc != WARDER_ESYMLINK) {
+                        if (rc)
+                                error_move(err, &attempt);
+                        *done = true;
+                }
+                warder_error_clear(&attempt);
+        }
+        warder_decision_clear(&d);
+        warder__buf_free(&lit);
+        return *done ? rc : 0;
+}
+
 static int guard_read(warder_backend *b, const char *path, uint64_t offset, uint64_t limit,
                       unsigned flags, struct warder_bytes *out, struct warder_error *err)
 {
@@ -318,10 +355,17 @@ static int guard_read(warder_backend *b, const char *path, uint64_t offset, uint
         request_begin(&r, guard_of(b));
         struct warder__buf lit = WARDER__BUF_INIT;
         char *real = NULL;
-        int rc = admit_path(&r, WARDER_OP_READ, path, flags, &lit, &real, err);
-        if (!rc)
-                rc = warder_backend_read(r.g->inner, fwd(&lit, real), fwd_len(&lit, real), offset,
-                                         limit, fwd_flags(&r, flags), out, err);
+        bool done = false;
+        int rc = 0;
+        if (path && r.g->inner_realpath &&
+            (r.g->inner->ops->caps & WARDER_BACKEND_CAP_STRICT_NOFOLLOW))
+                rc = read_literal_first(&r, path, offset, limit, flags, out, err, &done);
+        if (!done) {
+                rc = admit_path(&r, WARDER_OP_READ, path, flags, &lit, &real, err);
+                if (!rc)
+                        rc = warder_backend_read(r.g->inner, fwd(&lit, real), fwd_len(&lit, real),
+                                                 offset, limit, fwd_flags(&r, flags), out, err);
+        }
         free(real);
         warder__buf_free(&lit);
         request_end(&r);
@@ -626,7 +670,10 @@ static int filter_grep(struct request *r, const char *base_lit, const char *base
         struct warder__buf lit = WARDER__BUF_INIT, alt = WARDER__BUF_INIT;
         struct warder__buf prev = WARDER__BUF_INIT;
         struct hidden_set hidden = {0};
-        bool can_real = r->g->inner_realpath;
+        /* The grep was forwarded with WARDER_NOFOLLOW (fwd_flags), so a backend that promises
+         * real results reports every hit by its real form: no realpath per file. */
+        bool can_real =
+            r->g->inner_realpath && !(r->g->inner->ops->caps & WARDER_BACKEND_CAP_REAL_RESULTS);
         bool have_prev = false, prev_keep = false;
         int rc = 0;
         size_t kept = 0;
@@ -715,11 +762,30 @@ static int ctx_realpath(void *ud, const char *literal, char **out)
         return warder_backend_realpath(g->inner, literal, strlen(literal), out, NULL);
 }
 
+/* Length of the directory part of an absolute pattern that holds no glob syntax: the base to
+ * walk from (a backend confined to a root refuses to walk from "/"). */
+static size_t glob_base_len(const char *pattern)
+{
+        size_t base = 1, i = 0;
+        for (;;) {
+                size_t start = i + 1, j = start;
+                while (pattern[j] && pattern[j] != '/')
+                        j++;
+                if (!pattern[j] || strcspn(pattern + start, "*?[\\{") < j - start)
+                        return base;
+                base = j;
+                i = j;
+        }
+}
+
 static int ctx_glob(void *ud, const char *pattern, char ***out, size_t *count)
 {
         struct guard *g = ud;
         struct warder_entries e = {0};
-        int rc = warder_backend_glob(g->inner, pattern, "/", 1, 0, &e, NULL);
+        if (pattern[0] != '/')
+                return WARDER_EINVAL;
+        int rc =
+            warder_backend_glob(g->inner, pattern, pattern, glob_base_len(pattern), 0, &e, NULL);
         if (rc)
                 return rc;
         char **v = calloc(e.count ? e.count : 1, sizeof(*v));

@@ -13,19 +13,22 @@
 
 /* A growable byte buffer, always NUL-terminated once anything was appended. */
 struct warder__buf {
-	char *data;
-	size_t len;
-	size_t cap;
+        char *data;
+        size_t len;
+        size_t cap;
 };
 
-#define WARDER__BUF_INIT {NULL, 0, 0}
+#define WARDER__BUF_INIT                                                                           \
+        {                                                                                          \
+                NULL, 0, 0                                                                         \
+        }
 
 int warder__buf_reserve(struct warder__buf *b, size_t extra);
 int warder__buf_append(struct warder__buf *b, const void *data, size_t len);
 int warder__buf_puts(struct warder__buf *b, const char *s);
 int warder__buf_putc(struct warder__buf *b, char c);
 int warder__buf_printf(struct warder__buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 void warder__buf_truncate(struct warder__buf *b, size_t len);
 /* Hands the data over (NUL-terminated, never NULL on success) and resets the buffer. */
 char *warder__buf_steal(struct warder__buf *b);
@@ -33,16 +36,17 @@ void warder__buf_free(struct warder__buf *b);
 
 /* Fills err with a location (ruleset errors); returns code. */
 int warder__error_set_at(struct warder_error *err, int code, const char *file, unsigned line,
-			 unsigned column, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+                         unsigned column, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
 int warder__error_vset(struct warder_error *err, int code, const char *fmt, va_list ap)
-	__attribute__((format(printf, 3, 0)));
+    __attribute__((format(printf, 3, 0)));
 
 /*
  * Normalises into `out` (cleared first) as warder_path_normalize() does (§3.1).
  * `root`/`home`/`cwd` may be NULL; see the public function for the rules.
  */
 int warder__path_normalize_buf(struct warder__buf *out, const char *root, const char *home,
-			       const char *cwd, const char *input, size_t len,
-			       struct warder_error *err);
+                               const char *cwd, const char *input, size_t len,
+                               struct warder_error *err);
 
 #endif

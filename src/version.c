@@ -3,5 +3,5 @@
 
 WARDER_API const char *warder_version(void)
 {
-	return WARDER_VERSION_STRING;
+        return WARDER_VERSION_STRING;
 }

@@ -2,5 +2,5 @@
 /* Compiled once per public header with `-include <header>`: each header stands alone. */
 int main(void)
 {
-	return 0;
+        return 0;
 }

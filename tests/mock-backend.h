@@ -205,7 +205,7 @@ MOCK_FN void mock_destroy(warder_backend *b)
 #define MOCK_OPS(exec, rp)                                                                         \
         {                                                                                          \
                 WARDER_BACKEND_OPS_VERSION, mock_read, mock_write, mock_edit, mock_ls, mock_glob,  \
-                    mock_grep, exec, rp, mock_destroy                                              \
+                    mock_grep, exec, rp, mock_destroy, 0                                           \
         }
 
 static const struct warder_backend_ops mock_ops_plain = MOCK_OPS(NULL, NULL);

@@ -251,22 +251,22 @@ START_TEST(init_rejects_incomplete_tables)
                 struct warder_backend_ops ops;
                 const char *message;
         } cases[] = {
-            {{0, dummy_read, dummy_write, NULL, dummy_ls, NULL, NULL, NULL, NULL, dummy_destroy},
+            {{0, dummy_read, dummy_write, NULL, dummy_ls, NULL, NULL, NULL, NULL, dummy_destroy, 0},
              "version 0"},
             {{WARDER_BACKEND_OPS_VERSION + 1, dummy_read, dummy_write, NULL, dummy_ls, NULL, NULL,
-              NULL, NULL, dummy_destroy},
+              NULL, NULL, dummy_destroy, 0},
              "newer"},
             {{WARDER_BACKEND_OPS_VERSION, NULL, dummy_write, NULL, dummy_ls, NULL, NULL, NULL, NULL,
-              dummy_destroy},
+              dummy_destroy, 0},
              "incomplete backend: missing 'read'"},
             {{WARDER_BACKEND_OPS_VERSION, dummy_read, NULL, NULL, dummy_ls, NULL, NULL, NULL, NULL,
-              dummy_destroy},
+              dummy_destroy, 0},
              "incomplete backend: missing 'write'"},
             {{WARDER_BACKEND_OPS_VERSION, dummy_read, dummy_write, NULL, NULL, NULL, NULL, NULL,
-              NULL, dummy_destroy},
+              NULL, dummy_destroy, 0},
              "incomplete backend: missing 'ls'"},
             {{WARDER_BACKEND_OPS_VERSION, dummy_read, dummy_write, NULL, dummy_ls, NULL, NULL, NULL,
-              NULL, NULL},
+              NULL, NULL, 0},
              "incomplete backend: missing 'destroy'"},
         };
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -291,7 +291,8 @@ START_TEST(init_rejects_incomplete_tables)
                                         NULL,
                                         NULL,
                                         NULL,
-                                        dummy_destroy};
+                                        dummy_destroy,
+                                        0};
         struct warder_backend b = {NULL, 0};
         ck_assert_int_eq(warder_backend_init(&b, &ok, NULL), 0);
         struct warder_entries out = {0};
@@ -312,7 +313,8 @@ START_TEST(dispatch_rejects_uninitialised)
                                                      NULL,
                                                      NULL,
                                                      NULL,
-                                                     dummy_destroy};
+                                                     dummy_destroy,
+                                                     0};
         struct warder_backend raw = {&ok, 0}; /* never went through warder_backend_init */
         struct warder_bytes bytes = {0};
         struct warder_error err = WARDER_ERROR_INIT;

@@ -17,11 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "mock-backend.h"
 #include "support.h"
+#include "util.h"
 #include "warder/backend.h"
 #include "warder/guard.h"
 #include "warder/local.h"
@@ -267,7 +270,9 @@ START_TEST(test_swap_between_check_and_read)
         /* control: after the swap the decided path leads to the key */
         ck_assert(leaks(plain_read(p), 64));
         ck_assert_msg(!leaks(out.data, out.len), "the swapped-in symlink was followed (rc %d)", rc);
-        ck_assert_int_eq(rc, WARDER_ESYMLINK);
+        /* refused either way: the open of the decided form meets the symlink (ESYMLINK), or,
+         * for a literal form read first, the long way then decides the new real form (deny) */
+        ck_assert_msg(rc == WARDER_ESYMLINK || rc == WARDER_EDENIED, "rc %d", rc);
         warder_bytes_free(&out);
         warder_backend_free(g);
 }
@@ -1198,6 +1203,453 @@ START_TEST(test_ruleset_swap_under_threads)
 }
 END_TEST
 
+/* ---- §5: command lines that read or write a denied file ----------------------------------- */
+
+/* Runs `sh -c cmd` in W (the control arm: what the command does without warder); stdout and
+ * stderr are returned (static buffer), "" when nothing came. */
+static const char *run_sh(const char *shell, const char *cmd)
+{
+        static char buf[1 << 16];
+        int fds[2];
+        buf[0] = '\0';
+        ck_assert_int_eq(pipe(fds), 0);
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                dup2(fds[1], 1);
+                dup2(fds[1], 2);
+                close(fds[0]);
+                if (chdir(W) != 0)
+                        _exit(126);
+                alarm(5);
+                char home[300];
+                snprintf(home, sizeof(home), "HOME=%s", W);
+                static char safe[] = "SAFE=src/ok.txt", path[] = "PATH=/usr/bin:/bin",
+                            empty[] = "EMPTY=";
+                char *envp[] = {home, safe, path, empty, NULL};
+                execle(shell, shell, "-c", cmd, (char *)NULL, envp);
+                _exit(127);
+        }
+        close(fds[1]);
+        size_t n = 0;
+        ssize_t r;
+        while (n < sizeof(buf) - 1 && (r = read(fds[0], buf + n, sizeof(buf) - 1 - n)) > 0)
+                n += (size_t)r;
+        buf[n] = '\0';
+        close(fds[0]);
+        int st;
+        waitpid(pid, &st, 0);
+        return buf;
+}
+
+/* The execute rules allow everything; read and write deny `.env` anywhere, `.ssh` and an
+ * anchored `./secret.txt`, and allow the rest of the workspace. */
+static warder_backend *command_guard(void)
+{
+        char y[4096];
+        size_t n = (size_t)snprintf(y, sizeof(y),
+                                    "warder: 1\ndefault: deny\nexecute:\n"
+                                    "  default: allow\n");
+        const char *ops[] = {"read", "write"};
+        for (size_t i = 0; i < 2; i++)
+                n += (size_t)snprintf(y + n, sizeof(y) - n,
+                                      "%s:\n  rules:\n"
+                                      "    - deny: \"**/.env\"\n"
+                                      "    - deny: \"**/.ssh/**\"\n"
+                                      "    - deny: \"./secret.txt\"\n"
+                                      "    - deny: \"./vault/key\"\n"
+                                      "    - allow: \"./**\"\n"
+                                      "    - allow: \"/dev/null\"\n",
+                                      ops[i]);
+        char home[300];
+        snprintf(home, sizeof(home), "HOME=%s", W);
+        const char *env[] = {home, "SAFE=src/ok.txt", "PATH=/usr/bin:/bin", "EMPTY=", NULL};
+        struct warder_guard_options go = WARDER_GUARD_OPTIONS_INIT;
+        go.env = env;
+        go.home = W;
+        warder_ruleset *rs = load(y, W, W);
+        warder_backend *g = NULL;
+        struct warder_error e = WARDER_ERROR_INIT;
+        ck_assert_msg(warder_guard_new(&g, local_at(W, false), rs, &go, &e) == 0, "%s", e.message);
+        warder_ruleset_free(rs);
+        return g;
+}
+
+static enum warder_action command_action(warder_backend *g, const char *cmd, size_t len)
+{
+        struct warder_decision d = WARDER_DECISION_INIT;
+        struct warder_error e = WARDER_ERROR_INIT;
+        int rc = warder_guard_check(g, WARDER_OP_EXECUTE, cmd, len, &d, &e);
+        ck_assert_msg(rc == 0, "check '%s': %s", cmd, e.message);
+        enum warder_action a = d.action;
+        warder_decision_clear(&d);
+        return a;
+}
+
+static void command_fixture(void)
+{
+        put(at(W, "secret.txt"), OUT_SECRET "\n");
+        lnk("../.env", at(W, "src/innocent.txt"));
+        mkd(at(W, ".ssh/sub"));
+        lnk(".ssh/sub", at(W, "up"));
+        /* vault/key is denied by an anchored rule, vault/pub is not; `pub` leads into it */
+        mkd(at(W, "vault"));
+        mkd(at(W, "vault/pub"));
+        mkd(at(W, "vault/pub/sub"));
+        put(at(W, "vault/key"), OUT_SECRET "\n");
+        lnk("vault/pub", at(W, "pub"));
+}
+
+/* Each reads a denied file when /bin/sh (or bash, for the `bash -c` ones) runs it in W. */
+static const char *const read_attacks[] = {
+    "cat .env",
+    "cat ./.env",
+    "cat src/../.env",
+    "cat .e''nv",
+    "cat .e\"\"nv",
+    "cat .e\\nv",
+    "cat '.env'",
+    "cat .en?",
+    "cat .[e]nv",
+    "cat .*env",
+    "cat .e*",
+    "cat < .env",
+    "cat<.env",
+    "< .env cat",
+    "cat 0<.env",
+    "cat <> .env",
+    "cat src/innocent.txt",
+    "cat secret.txt",
+    "cat ./secret.txt",
+    "cat s*t.txt",
+    "cat /proc/self/cwd/secret.txt",
+    "cd .ssh && cat id_rsa",
+    "cd .ssh; cat *",
+    "cd src; cd ..; cat .env",
+    "cd src && cat ../.env",
+    "cd src && cat ../secret.txt",
+    "cd; cat .env",
+    "cd ~ && cat secret.txt",
+    "cd \"$HOME\" && cat secret.txt",
+    "cd /; cd \"$OLDPWD\"; cat secret.txt",
+    "cd src; cd -; cat secret.txt",
+    "sh -c 'cat .env'",
+    "sh -c \"sh -c 'cat .env'\"",
+    "sh -c 'cd src; cat ../secret.txt'",
+    "eval cat .env",
+    "eval 'cat .env'",
+    "eval \"cat .e\"\"nv\"",
+    "x=.env; cat $x",
+    "x=.env && cat \"$x\"",
+    "export x=secret.txt; cat \"$x\"",
+    "SAFE=.env; cat $SAFE",
+    "cat ${x:-.env}",
+    "cat ${SAFE%ok.txt}../.env",
+    "cat ${SAFE%/*}/../secret.txt",
+    "cat $(echo .env)",
+    "cat `echo .env`",
+    "cat \"$(printf .env)\"",
+    "echo .env | xargs cat",
+    "cat .e\\\nnv",
+    "c\\\nat .env",
+    "cat <<EOF\n$(cat .env)\nEOF",
+    "cat <<'EOF'\nx\nEOF\ncat .env",
+    "{ cat .env; }",
+    "(cat .env)",
+    "true && cat .env",
+    "false || cat .env",
+    "true | cat .env",
+    "cat .env &",
+    "cat\t.env",
+    "cat${IFS}.env",
+    "command cat .env",
+    "env cat .env",
+    "env -i cat .env",
+    "nice -n 1 cat .env",
+    "exec cat .env",
+    "timeout 5 cat .env",
+    "cat -- .env",
+    "head -c 100 .env",
+    "dd if=.env status=none",
+    "sed -n p .env",
+    "awk 1 .env",
+    "cat ~/.env",
+    "cat $HOME/secret.txt",
+    "cat \"$HOME\"/secret.txt",
+    "cat $PWD/secret.txt",
+    "cat ${PWD}/.env",
+    "cd src; cat $OLDPWD/secret.txt",
+    "cat $(pwd)/secret.txt",
+    "for f in .env; do cat $f; done",
+    "for f in .e*; do cat \"$f\"; done",
+    "f() { cat .env; }; f",
+    "alias c='cat .env'\nc",
+    "read x <<EOF\n.env\nEOF\ncat $x",
+    "case x in x) cat .env;; esac",
+    "if true; then cat .env; fi",
+    "while true; do cat .env; break; done",
+    "! cat .env",
+    "time cat .env",
+    "cat .env 2>&1",
+    "cat .env >&2",
+    "cat .env 1>&2 2>/dev/null",
+    "exec 3<.env; cat <&3",
+    "exec 3< .env && cat 0<&3",
+    "bash -c 'cat .{env,x}'",
+    "bash -c 'cat .e{n,}v'",
+    "bash -c \"cat \\$'\\\\x2eenv'\"",
+    "bash -c 'pushd src; popd; cat secret.txt'",
+    "cd src; f() { cat secret.txt; }; cd ..; f",
+    "cd src && f() { cat secret.txt; } && cd .. && f",
+    "cat up/../id_rsa",
+    "cd up && cat ../id_rsa",
+    "cat pub/../key",
+    "cd pub && cat ../key",
+    "cd pub; cat ../key",
+    "cd pub && cd sub && cat ../../key",
+    "cat \"$(readlink -f up)/../id_rsa\"",
+    "bash -c 'cat <(cat .env)'",
+    "bash -c 'cat .env'",
+    "bash -c 'x=.env; cat $x'",
+    "bash -c 'cat <<< \"$(cat .env)\"'",
+    "echo 'cat .env' | sh",
+    "sh < /dev/null -c 'cat .env'",
+    "sh -s <<EOF\ncat .env\nEOF",
+    "echo cat .env | bash",
+    "unset SAFE; cat ${SAFE:-.env}",
+    "SAFE=; cat ${SAFE:-.env}",
+    "read SAFE <<EOF\n.env\nEOF\ncat $SAFE",
+    "for SAFE in .env; do cat $SAFE; done",
+    "export SAFE=.env; cat $SAFE",
+    "set -- .env; cat $1",
+    "SAFE=.env sh -c 'cat $SAFE'",
+    "env SAFE=.env sh -c 'cat \"$SAFE\"'",
+    "export SAFE=.env; sh -c 'cat $SAFE'",
+    "HOME=.ssh; cat ~/id_rsa",
+    "HOME=$PWD/.ssh; cd; cat id_rsa",
+    "IFS=/; x=cat/.env; $x",
+    "cat .?nv",
+    "cat .[d-f]nv",
+    "cat .[!x]nv",
+    "cat .[[:alpha:]]nv",
+    "cat .ss?/id_rsa",
+    "cat .*/id_rsa",
+    "cat */../.env",
+    "cat <<EOF; cat .env\nx\nEOF",
+    "cat <<A <<B\na\nA\n$(cat .env)\nB",
+    "cat <<EOF\n`cat .env`\nEOF",
+    "cat src/ok.txt #\ncat .env",
+    "# x \\\ncat .env",
+    "echo \"$(echo \"$(cat .env)\")\"",
+    ": ${x:=$(cat .env)}; echo $x",
+    "trap 'cat .env' EXIT",
+    "command eval 'cat .env'",
+    "exec sh -c 'cat .env'",
+    "echo 'cat .env' > s.sh; . ./s.sh",
+    "echo 'cat .env' > s.sh; sh s.sh",
+    "echo 'cat .env' > s.sh; sh ./s.sh",
+    "echo 'cat .env' > s.sh; env sh s.sh",
+    "bash -c \"echo 'cat .env' > s.sh; source ./s.sh\"",
+    "trap 'cat .env' EXIT; trap - INT",
+    "trap -- 'cat .env' EXIT",
+    "cat $(printf '\\056env')",
+    "x=.e; y=nv; cat $x$y",
+    "x=.e; cat ${x}nv",
+    "cat \"${SAFE%/*}\"/../.env",
+    "cd src && cat \"$OLDPWD/.env\"",
+    "SAFE=.e; cat ${SAFE}nv",
+    "export SAFE=.e; cat ${SAFE}nv",
+    "unset SAFE; cat .env$SAFE",
+    "for SAFE in .e; do cat ${SAFE}nv; done",
+    "SAFE=.e sh -c 'cat ${SAFE}nv'",
+    "SAFE=.e env sh -c 'cat \"$SAFE\"nv'",
+    "HOME=vault; cat ~/key",
+    "HOME=vault; cd; cat key",
+    "HOME=vault; cat $HOME/key",
+    "HOME=vault sh -c 'cat ~/key'",
+    "eval \"SA\"\"FE=.e\"; cat ${SAFE}nv",
+    "eval 'SA''FE=.e'; cat ${SAFE}nv",
+    ": ${EMPTY:=.env}; cat $EMPTY",
+    "EMPTY=.e; cat ${EMPTY}nv",
+    "ln -s key vault/k; cat vault/k",
+    "cd src && ln -s vault/key ../k && cat ../k",
+    "bash -c 'cat < <(cat .env)'",
+    "cat /dev/stdin < .env",
+    "cd -P pub && cd .. && cat key",
+    "cd -P pub; cat ../key",
+    "bash -c 'set -P; cd pub; cd ..; cat key'",
+    "bash -c 'set -o physical; cd pub && cd .. && cat key'",
+    "cd pub && cd \"$(pwd -P)\" && cd .. && cat key",
+    "CDPATH=vault cd pub && cd .. && cat key",
+    "bash -c 'echo \"$(<.env)\"'",
+    "exec < .env; cat",
+    "while read l; do echo $l; done < .env",
+    "{ cat; } < .env",
+    "(cat) < .env",
+    "if true; then cat; fi < .env",
+    "for x in 1; do cat; done < .env",
+    "case x in x) cat;; esac < .env",
+    "f() { cat; } < .env; f",
+    "cat /dev/fd/3 3<.env",
+    "cat - < .env",
+    "{ cat; } 0<.env",
+    "( cd .ssh && cat id_rsa )",
+    "{ cd .ssh; }; cat id_rsa",
+    "sudo -n true 2>/dev/null; cat .env",
+    "nice -5 cat .env",
+    "stdbuf -oL cat .env",
+    "command -p cat .env",
+};
+
+START_TEST(test_command_reads)
+{
+        command_fixture();
+        const char *cmd = read_attacks[_i];
+        /* decided first, on the tree as it is before the command runs */
+        warder_backend *g = command_guard();
+        /* control: the ruleset is not a blanket refusal */
+        ck_assert_int_eq(command_action(g, "cat src/ok.txt", 14), WARDER_ALLOW);
+        enum warder_action a = command_action(g, cmd, strlen(cmd));
+        warder_backend_free(g);
+        const char *shell = "/bin/sh";
+        const char *out = run_sh(shell, cmd);
+        ck_assert_msg(leaks(out, strlen(out)), "control: '%s' did not leak under %s: %s", cmd,
+                      shell, out);
+        ck_assert_msg(a != WARDER_ALLOW, "'%s' is allowed", cmd);
+}
+END_TEST
+
+/* Each writes a denied file when /bin/sh runs it in W. */
+static const char *const write_attacks[] = {
+    "echo PWNED > .env",
+    "echo PWNED >.env",
+    "echo PWNED>.env",
+    "echo PWNED >> .env",
+    "echo PWNED >| .env",
+    "echo PWNED 1> .env",
+    "echo PWNED &> .env",
+    ">.env",
+    "echo PWNED > ./secret.txt",
+    "echo PWNED > src/innocent.txt",
+    "echo PWNED | tee .env",
+    "echo PWNED | tee -a .env",
+    "cp src/ok.txt .env",
+    "cp src/ok.txt secret.txt",
+    "mv src/ok.txt .env",
+    "ln -sf src/ok.txt .env",
+    "dd of=.env status=none < src/ok.txt",
+    "sed -i s/TOP/PWN/ .env",
+    "truncate -s 0 .env",
+    "rm .env",
+    "rm -f secret.txt",
+    "cd .ssh && echo PWNED > id_rsa",
+    "cd src && echo PWNED > ../.env",
+    "sh -c 'echo PWNED > .env'",
+    "x=.env; echo PWNED > $x",
+    "echo PWNED > $(echo .env)",
+    "bash -c 'echo PWNED > .e*'",
+    "echo PWNED > up/../id_rsa",
+    "cd up && echo PWNED > ../id_rsa",
+    "cd pub && echo PWNED > ../key",
+    "echo PWNED | tee pub/../key",
+    "eval 'echo PWNED > .env'",
+    "install src/ok.txt .env",
+    "echo PWNED 2>.env >&2",
+    "chmod 000 .env",
+    "touch -d 2000-01-01 .env",
+    "{ echo PWNED; } > .env",
+    "(echo PWNED) > .env",
+    "if true; then echo PWNED; fi > .env",
+    "for x in 1; do echo PWNED; done > .env",
+    "f() { echo PWNED; } > .env; f",
+    "while false; do :; done > .env",
+    "exec > .env; echo PWNED",
+    "exec 3>.env; echo PWNED >&3",
+    "bash -c 'echo PWNED >& .env'",
+    "bash -c 'echo PWNED &>> .env'",
+    "ln -s key vault/k; echo PWNED > vault/k",
+};
+
+START_TEST(test_command_writes)
+{
+        command_fixture();
+        const char *cmd = write_attacks[_i];
+        struct stat before, after;
+        ck_assert_int_eq(lstat(at(W, ".env"), &before), 0);
+        char *orig_secret = strdup(peek(at(W, "secret.txt")));
+        /* decided first, on the tree as it is before the command runs */
+        warder_backend *g = command_guard();
+        enum warder_action a = command_action(g, cmd, strlen(cmd));
+        warder_backend_free(g);
+        run_sh("/bin/sh", cmd);
+        bool changed =
+            lstat(at(W, ".env"), &after) != 0 || !S_ISREG(after.st_mode) ||
+            after.st_mode != before.st_mode || after.st_mtime != before.st_mtime ||
+            strcmp(peek(at(W, ".env")), SECRET "\n") != 0 ||
+            strcmp(peek(at(W, ".ssh/id_rsa")), SSH_SECRET "\n") != 0 ||
+            !peek(at(W, "secret.txt")) || strcmp(peek(at(W, "secret.txt")), orig_secret) != 0 ||
+            !peek(at(W, "vault/key")) || strcmp(peek(at(W, "vault/key")), OUT_SECRET "\n") != 0;
+        free(orig_secret);
+        ck_assert_msg(changed, "control: '%s' changed nothing", cmd);
+        ck_assert_msg(a != WARDER_ALLOW, "'%s' is allowed", cmd);
+}
+END_TEST
+
+/* Parser limits (§5.7): length, nesting and count never turn a deny into anything weaker. */
+START_TEST(test_command_limits)
+{
+        warder_backend *g = command_guard();
+        struct warder__buf b = WARDER__BUF_INIT;
+        /* many segments before the read */
+        for (int i = 0; i < 20000; i++)
+                warder__buf_puts(&b, "true; ");
+        warder__buf_puts(&b, "cat .env");
+        ck_assert_int_ne(command_action(g, b.data, b.len), WARDER_ALLOW);
+        /* a very long word before it */
+        warder__buf_truncate(&b, 0);
+        warder__buf_puts(&b, "echo ");
+        for (int i = 0; i < 200000; i++)
+                warder__buf_putc(&b, 'a');
+        warder__buf_puts(&b, "; cat .env");
+        ck_assert_int_ne(command_action(g, b.data, b.len), WARDER_ALLOW);
+        /* deep nesting of substitutions, subshells, groups and sh -c */
+        const char *open[] = {"$(", "(", "{ ", "`", "sh -c '"};
+        const char *close[] = {")", ")", "; }", "`", "'"};
+        for (size_t k = 0; k < 5; k++) {
+                for (int depth = 1; depth < 300; depth *= 3) {
+                        warder__buf_truncate(&b, 0);
+                        for (int i = 0; i < depth; i++)
+                                warder__buf_puts(&b, open[k]);
+                        warder__buf_puts(&b, "cat .env");
+                        for (int i = 0; i < depth; i++)
+                                warder__buf_puts(&b, close[k]);
+                        ck_assert_msg(command_action(g, b.data, b.len) != WARDER_ALLOW,
+                                      "nesting %s x%d", open[k], depth);
+                }
+        }
+        /* many path candidates before the denied one */
+        warder__buf_truncate(&b, 0);
+        warder__buf_puts(&b, "cat");
+        for (int i = 0; i < 10000; i++)
+                warder__buf_printf(&b, " src/f%d", i);
+        warder__buf_puts(&b, " .env");
+        ck_assert_int_ne(command_action(g, b.data, b.len), WARDER_ALLOW);
+        /* many cds */
+        warder__buf_truncate(&b, 0);
+        for (int i = 0; i < 200; i++)
+                warder__buf_puts(&b, i % 2 ? "cd ..; " : "cd src; ");
+        warder__buf_puts(&b, "cat .env");
+        ck_assert_int_ne(command_action(g, b.data, b.len), WARDER_ALLOW);
+        /* a NUL is refused */
+        const char nul[] = "cat src/ok.txt\0; cat .env";
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_EXECUTE, nul, sizeof(nul) - 1, &d, NULL),
+                         WARDER_EINVAL);
+        warder__buf_free(&b);
+        warder_backend_free(g);
+}
+END_TEST
+
 static Suite *suite(void)
 {
         Suite *s = suite_create("bypass");
@@ -1227,6 +1679,15 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_ruleset_slips, 0, (int)(sizeof(slips) / sizeof(slips[0])));
         tcase_add_test(tc, test_ruleset_limits);
         tcase_add_test(tc, test_root_with_glob_syntax);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("commands");
+        tcase_set_timeout(tc, 60);
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_loop_test(tc, test_command_reads, 0,
+                            (int)(sizeof(read_attacks) / sizeof(read_attacks[0])));
+        tcase_add_loop_test(tc, test_command_writes, 0,
+                            (int)(sizeof(write_attacks) / sizeof(write_attacks[0])));
+        tcase_add_test(tc, test_command_limits);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -7,6 +7,7 @@
 
 #include "cli-run.h"
 #include "support.h"
+#include "workspace.h"
 
 START_TEST(help_and_version)
 {
@@ -82,42 +83,6 @@ START_TEST(normalize_prints_literal_forms)
 }
 END_TEST
 
-/* A workspace like the tour's: a source file, a .env, a key, a symlink to the .env. */
-static char ws[256];
-
-static void write_file(const char *rel, const char *content)
-{
-        char path[512];
-        snprintf(path, sizeof(path), "%s/%s", ws, rel);
-        FILE *f = fopen(path, "w");
-        ck_assert_ptr_nonnull(f);
-        fputs(content, f);
-        fclose(f);
-}
-
-static void make_workspace(void)
-{
-        strcpy(ws, "/tmp/warder-cli-ws.XXXXXX");
-        ck_assert_ptr_nonnull(mkdtemp(ws));
-        char path[512];
-        snprintf(path, sizeof(path), "%s/src", ws);
-        ck_assert_int_eq(mkdir(path, 0755), 0);
-        snprintf(path, sizeof(path), "%s/.ssh", ws);
-        ck_assert_int_eq(mkdir(path, 0700), 0);
-        write_file("src/main.c", "int main(void) { return 0; } /* API_KEY from env */\n");
-        write_file(".env", "API_KEY=sk-live-secret\n");
-        write_file(".ssh/id_ed25519", "PRIVATE KEY\n");
-        snprintf(path, sizeof(path), "%s/notes.txt", ws);
-        ck_assert_int_eq(symlink(".env", path), 0);
-}
-
-static void remove_workspace(void)
-{
-        char cmd[600];
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", ws);
-        ck_assert_int_eq(system(cmd), 0);
-}
-
 #define ws_run(...) cli_run_in(ws, NULL, (const char *const[]){"warder", __VA_ARGS__, NULL})
 
 START_TEST(check_exit_codes_follow_the_action)
@@ -178,7 +143,7 @@ START_TEST(guarded_operations)
 {
         struct cli_result r = ws_run("read", "src/main.c");
         ck_assert_int_eq(r.status, 0);
-        ck_assert_str_eq(r.out, "int main(void) { return 0; } /* API_KEY from env */\n");
+        ck_assert_str_eq(r.out, WS_MAIN_C);
         cli_result_free(&r);
         /* §4.3: a denial names the rule, its reason and source, and leaks nothing */
         static const char *const secrets[] = {".env", "notes.txt", "./src/../.env/",
@@ -186,8 +151,8 @@ START_TEST(guarded_operations)
         for (size_t i = 0; i < 4; i++) {
                 r = ws_run("read", secrets[i]);
                 ck_assert_msg(r.status == 1, "%s: exit %d", secrets[i], r.status);
-                ck_assert_ptr_null(strstr(r.out, "sk-live"));
-                ck_assert_ptr_null(strstr(r.out, "PRIVATE"));
+                ck_assert_ptr_null(strstr(r.out, WS_SECRET));
+                ck_assert_ptr_null(strstr(r.out, "PRIVATE KEY"));
                 ck_assert_ptr_nonnull(strstr(r.err, "denied by policy"));
                 ck_assert_ptr_nonnull(strstr(r.err, "reason:  Protect sensitive files"));
                 cli_result_free(&r);
@@ -195,16 +160,16 @@ START_TEST(guarded_operations)
         /* control arm: the same files are readable without the secret rules */
         char rules[600];
         snprintf(rules, sizeof(rules), "%s/open.yaml", ws);
-        write_file("open.yaml", "warder: 1\ndefault: allow\n");
+        ws_put("open.yaml", "warder: 1\ndefault: allow\n");
         r = ws_run("--rules", rules, "read", "notes.txt");
         ck_assert_int_eq(r.status, 0);
-        ck_assert_ptr_nonnull(strstr(r.out, "sk-live"));
+        ck_assert_ptr_nonnull(strstr(r.out, WS_SECRET));
         cli_result_free(&r);
         /* §4.7: grep drops the .env hit and counts it */
         r = ws_run("grep", "API_KEY");
         ck_assert_int_eq(r.status, 0);
         ck_assert_int_eq(strncmp(r.out, "src/main.c:1:", 13), 0);
-        ck_assert_ptr_null(strstr(r.out, "sk-live"));
+        ck_assert_ptr_null(strstr(r.out, WS_SECRET));
         ck_assert_ptr_nonnull(strstr(r.err, "hidden by the rules"));
         cli_result_free(&r);
         r = ws_run("grep", "--json", "API_KEY");
@@ -274,14 +239,14 @@ END_TEST
 
 START_TEST(lint_and_test)
 {
-        write_file("shadow.yaml", "warder: 1\n"
-                                  "read:\n"
-                                  "  rules:\n"
-                                  "    - allow: 'src/**'\n"
-                                  "    - deny: 'src/*.c'\n"
-                                  "execute:\n"
-                                  "  rules:\n"
-                                  "    - allow: 'git status*'\n");
+        ws_put("shadow.yaml", "warder: 1\n"
+                              "read:\n"
+                              "  rules:\n"
+                              "    - allow: 'src/**'\n"
+                              "    - deny: 'src/*.c'\n"
+                              "execute:\n"
+                              "  rules:\n"
+                              "    - allow: 'git status*'\n");
         char file[600];
         snprintf(file, sizeof(file), "%s/shadow.yaml", ws);
         struct cli_result r = ws_run("lint", file);
@@ -293,37 +258,106 @@ START_TEST(lint_and_test)
         r = ws_run("lint", "--strict", file);
         ck_assert_int_eq(r.status, 1);
         cli_result_free(&r);
+        r = ws_run("lint", "--json", file);
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_int_eq(strncmp(r.out, "{\"warnings\":[{\"file\":", 21), 0);
+        ck_assert_ptr_nonnull(strstr(r.out, "\"rule\":\"read:1\""));
+        ck_assert_ptr_nonnull(strstr(r.out, "],\"load_errors\":false}\n"));
+        cli_result_free(&r);
         /* a clean file has no warnings: the control for the warnings above */
-        write_file("clean.yaml", "warder: 1\nread:\n  rules:\n    - deny: '**/.env'\n");
+        ws_put("clean.yaml", "warder: 1\nread:\n  rules:\n    - deny: '**/.env'\n");
         snprintf(file, sizeof(file), "%s/clean.yaml", ws);
         r = ws_run("lint", "--strict", file);
         ck_assert_int_eq(r.status, 0);
         ck_assert_str_eq(r.out, "");
         cli_result_free(&r);
         /* load errors: file:line:col, exit 2 */
-        write_file("bad.yaml", "warder: 1\nread:\n  rulez: []\n");
+        ws_put("bad.yaml", "warder: 1\nread:\n  rulez: []\n");
         snprintf(file, sizeof(file), "%s/bad.yaml", ws);
         r = ws_run("lint", file);
         ck_assert_int_eq(r.status, 2);
         ck_assert_ptr_nonnull(strstr(r.err, "bad.yaml:3:3: error:"));
         cli_result_free(&r);
         /* inline tests: the last line is exactly "N passed, N failed" */
-        write_file("cases.yaml", "warder: 1\n"
-                                 "read:\n"
-                                 "  default: allow\n"
-                                 "  rules:\n"
-                                 "    - deny: '**/.env'\n"
-                                 "tests:\n"
-                                 "  root: /ws\n"
-                                 "  cases:\n"
-                                 "    - {op: read, target: .env, expect: deny}\n"
-                                 "    - {op: read, target: src/a.c, expect: allow}\n"
-                                 "    - {op: read, target: a/.env, expect: allow}\n");
+        ws_put("cases.yaml", "warder: 1\n"
+                             "read:\n"
+                             "  default: allow\n"
+                             "  rules:\n"
+                             "    - deny: '**/.env'\n"
+                             "tests:\n"
+                             "  root: /ws\n"
+                             "  cases:\n"
+                             "    - {op: read, target: .env, expect: deny}\n"
+                             "    - {op: read, target: src/a.c, expect: allow}\n"
+                             "    - {op: read, target: a/.env, expect: allow}\n");
         snprintf(file, sizeof(file), "%s/cases.yaml", ws);
         r = ws_run("test", file);
         ck_assert_int_eq(r.status, 1);
         ck_assert_ptr_nonnull(strstr(r.out, "FAIL: read a/.env: expected allow, got deny"));
         ck_assert_ptr_nonnull(strstr(r.out, "\n2 passed, 1 failed\n"));
+        cli_result_free(&r);
+}
+END_TEST
+
+START_TEST(exec_decides_then_runs)
+{
+        /* allowed: runs in the root, output streamed, exit status passed through */
+        struct cli_result r = ws_run("--preset", "permissive", "exec", "--", "echo hi; exit 7");
+        ck_assert_int_eq(r.status, 7);
+        ck_assert_str_eq(r.out, "hi\n");
+        cli_result_free(&r);
+        /* denied: names the command, the path and the rule; nothing runs */
+        r = ws_run("--preset", "permissive", "exec", "--", "touch ran; cat notes.txt");
+        ck_assert_int_eq(r.status, 1);
+        ck_assert_ptr_null(strstr(r.out, WS_SECRET));
+        ck_assert_ptr_nonnull(strstr(r.err, "command: cat notes.txt"));
+        ck_assert_ptr_nonnull(strstr(r.err, "'**/.env'"));
+        cli_result_free(&r);
+        char ran[600];
+        snprintf(ran, sizeof(ran), "%s/ran", ws);
+        ck_assert_int_ne(access(ran, F_OK), 0);
+        /* the default preset asks before any command */
+        r = ws_run("exec", "--", "echo hi");
+        ck_assert_int_eq(r.status, 3);
+        ck_assert_str_eq(r.out, "");
+        cli_result_free(&r);
+        /* a fresh environment: nothing of ours leaks unless declared */
+        setenv("WARDER_TEST_LEAK", "leaked", 1);
+        r = ws_run("--preset", "permissive", "exec", "--env", "DECLARED=yes", "--",
+                   "echo \"${WARDER_TEST_LEAK:-none} $DECLARED\"");
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_str_eq(r.out, "none yes\n");
+        cli_result_free(&r);
+        /* the deadline kills the command: exit 124 */
+        r = ws_run("--preset", "permissive", "exec", "--timeout", "0.3", "--", "sleep 5");
+        ck_assert_int_eq(r.status, 124);
+        cli_result_free(&r);
+        r = ws_run("--preset", "permissive", "--json", "exec", "--", "printf x");
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_ptr_nonnull(strstr(r.out, "\"exit_status\":0"));
+        ck_assert_ptr_nonnull(strstr(r.out, "\"stdout\":\"x\""));
+        cli_result_free(&r);
+}
+END_TEST
+
+/* §6.3 masking, with its control arm: grep opens .env by itself unless it is masked. */
+START_TEST(exec_mask_denied)
+{
+        struct cli_result r =
+            ws_run("--preset", "permissive", "exec", "--", "grep -rl API_KEY . | sort");
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_ptr_nonnull(strstr(r.out, "./.env\n"));
+        cli_result_free(&r);
+        r = ws_run("--preset", "permissive", "exec", "--mask-denied", "--",
+                   "grep -rl API_KEY . | sort");
+        if (r.status == 4 && strstr(r.err, "namespace")) {
+                /* no mount namespace here (not root, no user namespaces): nothing ran */
+                cli_result_free(&r);
+                return;
+        }
+        ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+        ck_assert_ptr_null(strstr(r.out, ".env"));
+        ck_assert_ptr_nonnull(strstr(r.out, "./src/main.c\n"));
         cli_result_free(&r);
 }
 END_TEST
@@ -355,13 +389,15 @@ int main(void)
         suite_add_tcase(s, tc);
         TCase *ops = tcase_create("workspace");
         tcase_set_timeout(ops, 120);
-        tcase_add_checked_fixture(ops, make_workspace, remove_workspace);
+        tcase_add_checked_fixture(ops, ws_make, ws_remove);
         tcase_add_test(ops, check_exit_codes_follow_the_action);
         tcase_add_test(ops, explain_shows_both_forms_and_every_match);
         tcase_add_test(ops, guarded_operations);
         tcase_add_test(ops, audit_log_has_one_line_per_decision);
         tcase_add_test(ops, lint_and_test);
         tcase_add_test(ops, shipped_rulesets_pass_their_tests);
+        tcase_add_test(ops, exec_decides_then_runs);
+        tcase_add_test(ops, exec_mask_denied);
         suite_add_tcase(s, ops);
         return warder_test_run(s);
 }

@@ -14,41 +14,7 @@
 #include <unistd.h>
 
 #include "support.h"
-
-static char ws[256];
-
-static void put(const char *rel, const char *content)
-{
-        char path[512];
-        snprintf(path, sizeof(path), "%s/%s", ws, rel);
-        FILE *f = fopen(path, "w");
-        ck_assert_ptr_nonnull(f);
-        fputs(content, f);
-        fclose(f);
-}
-
-static void setup(void)
-{
-        strcpy(ws, "/tmp/warder-docs.XXXXXX");
-        ck_assert_ptr_nonnull(mkdtemp(ws));
-        char path[512];
-        snprintf(path, sizeof(path), "%s/src", ws);
-        ck_assert_int_eq(mkdir(path, 0755), 0);
-        snprintf(path, sizeof(path), "%s/.ssh", ws);
-        ck_assert_int_eq(mkdir(path, 0700), 0);
-        put("src/main.c", "int main(void) { return 0; } /* reads API_KEY from the env */\n");
-        put(".env", "API_KEY=sk-live-0123456789abcdef\n");
-        put(".ssh/id_ed25519", "-----BEGIN OPENSSH PRIVATE KEY-----\n");
-        snprintf(path, sizeof(path), "%s/notes.txt", ws);
-        ck_assert_int_eq(symlink(".env", path), 0);
-}
-
-static void teardown(void)
-{
-        char cmd[600];
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", ws);
-        ck_assert_int_eq(system(cmd), 0);
-}
+#include "workspace.h"
 
 /* Runs `cmd` with the built warder first on PATH; returns its output (stdout + stderr). */
 static char *run_shell(const char *cmd)
@@ -214,7 +180,7 @@ int main(void)
         Suite *s = suite_create("docs");
         TCase *tc = tcase_create("transcripts");
         tcase_set_timeout(tc, 120);
-        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_checked_fixture(tc, ws_make, ws_remove);
         tcase_add_test(tc, doc_transcripts);
         suite_add_tcase(s, tc);
         return warder_test_run(s);

@@ -753,6 +753,41 @@ START_TEST(grep_filtering)
 END_TEST
 
 /* grep through a link: the match's file is decided on its real form too (§4.7, either form) */
+/* WARDER_BACKEND_CAP_REAL_RESULTS: the guard resolves the grep base, and each hit only when
+ * the backend does not promise real results. */
+START_TEST(grep_real_results_capability)
+{
+        static struct warder_backend_ops promising;
+        promising = mock_ops;
+        promising.caps = WARDER_BACKEND_CAP_REAL_RESULTS;
+        for (int promise = 0; promise < 2; promise++) {
+                struct mock *m = mock_new(false, NULL);
+                if (promise)
+                        m->base.ops = &promising;
+                warder_ruleset *rs = load(all_ops_yaml, "/w");
+                warder_backend *g = guard_over(&m->base, rs, NULL);
+                struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+                req.pattern = "TOKEN";
+                req.path = "/w";
+                req.path_len = 2;
+                struct warder_grep_result r = {0};
+                int before = m->realpaths;
+                ck_assert_int_eq(warder_backend_grep(g, &req, &r, NULL), 0);
+                int resolved = m->realpaths - before;
+                ck_assert_uint_eq(m->last_flags & WARDER_NOFOLLOW, WARDER_NOFOLLOW);
+                /* .env itself is hidden either way: its literal form is denied */
+                ck_assert(!grep_has(&r, "hunter2") || grep_has(&r, "hunter2") == promise);
+                if (promise)
+                        ck_assert_int_eq(resolved, 1); /* the base only */
+                else
+                        ck_assert_int_gt(resolved, 3); /* the base and every file hit */
+                warder_grep_result_free(&r);
+                warder_backend_free(g);
+                warder_ruleset_free(rs);
+        }
+}
+END_TEST
+
 START_TEST(grep_real_form)
 {
         struct mock *m = mock_new(false, NULL);
@@ -1001,6 +1036,169 @@ START_TEST(local_symlinks)
         warder_entries_free(&e);
         warder_error_clear(&err);
         warder_backend_free(g);
+        warder_ruleset_free(rs);
+        tree_rm(t.root);
+}
+END_TEST
+
+/* §5.5: an unquoted glob in a command is expanded through the inner backend, so over the
+ * local backend `cat .e*` is decided on `.env` itself, not left undeterminable. */
+START_TEST(command_globs_expand_through_local)
+{
+        struct tree t;
+        snprintf(t.root, sizeof(t.root), "/tmp/warder-guard-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(t.root));
+        char sub[512];
+        snprintf(sub, sizeof(sub), "%s/sub", t.root);
+        ck_assert_int_eq(mkdir(sub, 0700), 0);
+        tree_put(&t, ".env", "SECRET=hunter2\n");
+        tree_put(&t, "sub/a.txt", "plain\n");
+        snprintf(sub, sizeof(sub), "%s/vault", t.root);
+        ck_assert_int_eq(mkdir(sub, 0700), 0);
+        tree_put(&t, "vault/.env", "SECRET=swordfish\n");
+        tree_link(&t, "vault", "keys"); /* a directory link: the shell follows it, a walk not */
+        static const char *const yaml[2] = {"default: allow\n"
+                                            "read:\n"
+                                            "  rules:\n"
+                                            "    - deny: '**/.env'\n",
+                                            "default: allow\n"};
+        for (int arm = 0; arm < 2; arm++) {
+                warder_ruleset *rs = load(yaml[arm], t.root);
+                warder_backend *local = NULL;
+                ck_assert_int_eq(warder_local_new(&local, t.root, NULL, NULL), 0);
+                warder_backend *g = guard_over(local, rs, NULL);
+                struct warder_decision d = WARDER_DECISION_INIT;
+                ck_assert_int_eq(warder_guard_check(g, WARDER_OP_EXECUTE, "cat .e*", 7, &d, NULL),
+                                 0);
+                /* arm 0 denies on the expanded .env; arm 1 (no .env rule, the control) allows:
+                 * an unexpanded glob would have been at least ask in both */
+                ck_assert_int_eq(d.action, (arm == 0 ? WARDER_DENY : WARDER_ALLOW));
+                warder_decision_clear(&d);
+                ck_assert_int_eq(
+                    warder_guard_check(g, WARDER_OP_EXECUTE, "cat keys/.e*", 12, &d, NULL), 0);
+                ck_assert_int_eq(d.action, (arm == 0 ? WARDER_DENY : WARDER_ALLOW));
+                warder_decision_clear(&d);
+                ck_assert_int_eq(
+                    warder_guard_check(g, WARDER_OP_EXECUTE, "cat sub/*.txt", 13, &d, NULL), 0);
+                ck_assert_int_eq(d.action, WARDER_ALLOW);
+                warder_decision_clear(&d);
+                warder_backend_free(g);
+                warder_ruleset_free(rs);
+        }
+        tree_rm(t.root);
+}
+END_TEST
+
+/* A pass-through backend over the local one that counts realpath calls and inner reads, and
+ * states (or not) the local backend's promise WARDER_BACKEND_CAP_STRICT_NOFOLLOW. */
+struct counting {
+        struct warder_backend base;
+        warder_backend *inner;
+        int realpaths, reads;
+};
+
+static int counting_read(warder_backend *b, const char *path, uint64_t offset, uint64_t limit,
+                         unsigned flags, struct warder_bytes *out, struct warder_error *err)
+{
+        struct counting *c = (struct counting *)b;
+        c->reads++;
+        return warder_backend_read(c->inner, path, strlen(path), offset, limit, flags, out, err);
+}
+
+static int counting_write(warder_backend *b, const char *path, const void *data, size_t len,
+                          unsigned flags, struct warder_error *err)
+{
+        struct counting *c = (struct counting *)b;
+        return warder_backend_write(c->inner, path, strlen(path), data, len, flags, err);
+}
+
+static int counting_ls(warder_backend *b, const char *path, unsigned flags,
+                       struct warder_entries *out, struct warder_error *err)
+{
+        struct counting *c = (struct counting *)b;
+        return warder_backend_ls(c->inner, path, strlen(path), flags, out, err);
+}
+
+static int counting_realpath(warder_backend *b, const char *path, char **out,
+                             struct warder_error *err)
+{
+        struct counting *c = (struct counting *)b;
+        c->realpaths++;
+        return warder_backend_realpath(c->inner, path, strlen(path), out, err);
+}
+
+static void counting_destroy(warder_backend *b)
+{
+        struct counting *c = (struct counting *)b;
+        warder_backend_free(c->inner);
+        free(c);
+}
+
+static const struct warder_backend_ops counting_plain_ops = {
+    .version = WARDER_BACKEND_OPS_VERSION,
+    .read = counting_read,
+    .write = counting_write,
+    .ls = counting_ls,
+    .realpath = counting_realpath,
+    .destroy = counting_destroy,
+};
+
+static const struct warder_backend_ops counting_strict_ops = {
+    .version = WARDER_BACKEND_OPS_VERSION,
+    .read = counting_read,
+    .write = counting_write,
+    .ls = counting_ls,
+    .realpath = counting_realpath,
+    .destroy = counting_destroy,
+    .caps = WARDER_BACKEND_CAP_STRICT_NOFOLLOW,
+};
+
+/* §3.3 with WARDER_BACKEND_CAP_STRICT_NOFOLLOW: an allowed literal form is read without a
+ * realpath; a symlink still has its real form decided; a denied literal never reaches the
+ * backend. Without the promise every read resolves first. */
+START_TEST(read_literal_first)
+{
+        struct tree t;
+        snprintf(t.root, sizeof(t.root), "/tmp/warder-guard-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(t.root));
+        tree_put(&t, ".env", "SECRET=hunter2\n");
+        tree_put(&t, "notes.txt", "plain notes\n");
+        tree_link(&t, ".env", "innocent.txt");
+        warder_ruleset *rs = load("default: allow\n"
+                                  "read:\n"
+                                  "  rules:\n"
+                                  "    - deny: '**/.env'\n",
+                                  t.root);
+        for (int strict = 0; strict < 2; strict++) {
+                struct counting *c = calloc(1, sizeof(*c));
+                ck_assert_ptr_nonnull(c);
+                ck_assert_int_eq(warder_local_new(&c->inner, t.root, NULL, NULL), 0);
+                ck_assert_int_eq(
+                    warder_backend_init(&c->base,
+                                        strict ? &counting_strict_ops : &counting_plain_ops, NULL),
+                    0);
+                warder_backend *g = guard_over(&c->base, rs, NULL);
+                struct warder_bytes out = {0};
+                struct warder_error err = WARDER_ERROR_INIT;
+                ck_assert_int_eq(warder_backend_read(g, "notes.txt", 9, 0, 0, 0, &out, &err), 0);
+                ck_assert_ptr_nonnull(strstr(out.data, "plain notes"));
+                warder_bytes_free(&out);
+                ck_assert_int_eq(c->realpaths, strict ? 0 : 1);
+                ck_assert_int_eq(c->reads, 1);
+                /* the symlink: the literal read meets it, then the real form denies */
+                ck_assert_int_eq(warder_backend_read(g, "innocent.txt", 12, 0, 0, 0, &out, &err),
+                                 WARDER_EDENIED);
+                ck_assert_ptr_null(out.data);
+                ck_assert_int_eq(err.decision->form, WARDER_FORM_REAL);
+                ck_assert_int_eq(c->realpaths, strict ? 1 : 2);
+                ck_assert_int_eq(c->reads, strict ? 2 : 1);
+                /* a denied literal form: nothing is forwarded */
+                ck_assert_int_eq(warder_backend_read(g, ".env", 4, 0, 0, 0, &out, &err),
+                                 WARDER_EDENIED);
+                ck_assert_int_eq(c->reads, strict ? 2 : 1);
+                warder_error_clear(&err);
+                warder_backend_free(g);
+        }
         warder_ruleset_free(rs);
         tree_rm(t.root);
 }
@@ -1686,6 +1884,9 @@ static Suite *guard_suite(void)
         tcase_add_test(tc, guard_over_guard);
         tcase_add_test(tc, ownership);
         tcase_add_test(tc, check_does_not_forward);
+        tcase_add_test(tc, command_globs_expand_through_local);
+        tcase_add_test(tc, grep_real_results_capability);
+        tcase_add_test(tc, read_literal_first);
         tcase_add_test(tc, doc_example_matches);
         tcase_add_test(tc, doc_example_runs);
         suite_add_tcase(s, tc);

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* The keyed index decides exactly as a plain loop over every rule's full compiled matcher
- * (§1.5 both precedence modes, §2.11 anchoring, §2.12 fold_case), on generated rules. */
+ * (§1.5 both precedence modes, §2.11 anchoring, §2.12 fold_case), on generated rules; so does
+ * the execute index (§5.1 literal prefixes, §5.2 strictest rule, whole line). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "command/command.h"
 #include "ruleset/ruleset-internal.h"
 #include "support.h"
 #include "warder/ruleset.h"
@@ -253,6 +255,215 @@ START_TEST(test_index_small_sets)
 }
 END_TEST
 
+/* ---- execute rules (§5.1, §5.2, §2.10, §2.12) ------------------------------------------- */
+
+static const char *const words[] = {
+    "git",  "Git",       "push", "status",       "rm",          "-rf",     "/",    "/etc",
+    "mkfs", "mkfs.ext4", "dd",   "if=/dev/zero", "of=/dev/sda", "sudo",    "a",    "A",
+    "ab",   "{a,b}",     "!ls",  "x=1",          "\xc3\xa9",    "--force", "Push", "s"};
+static const char *const seps[] = {" ", " ", " ", "  ", "\t", " \t ", "\\ ", ""};
+static const char *const wilds[] = {"*", "*", "?", "[a-c]", "[!s]", "**", "[ ]", "[gG]", "*?"};
+
+#define WORD pick(words, WARDER__ARRAY_SIZE(words))
+
+/* A word made literal for a command pattern, with the odd needless escape. */
+static void put_cmd_lit(struct warder__buf *b, const char *s)
+{
+        for (; *s; s++) {
+                if (strchr("*?[]\\", *s) || ((unsigned char)*s < 0x80 && rnd(12) == 0))
+                        warder__buf_putc(b, '\\');
+                warder__buf_putc(b, *s);
+        }
+}
+
+static void gen_command_pattern(struct warder__buf *b)
+{
+        warder__buf_truncate(b, 0);
+        if (rnd(5) == 0)
+                warder__buf_puts(b, rnd(2) ? " " : "\t  ");
+        if (rnd(6) == 0) /* residual: a wildcard first */
+                warder__buf_puts(b, pick(wilds, WARDER__ARRAY_SIZE(wilds)));
+        unsigned n = 1 + rnd(3);
+        for (unsigned i = 0; i < n; i++) {
+                if (i)
+                        warder__buf_puts(b, pick(seps, WARDER__ARRAY_SIZE(seps)));
+                put_cmd_lit(b, WORD);
+                if (rnd(6) == 0)
+                        warder__buf_puts(b, pick(wilds, WARDER__ARRAY_SIZE(wilds)));
+        }
+        switch (rnd(6)) {
+        case 0:
+        case 1:
+                warder__buf_puts(b, rnd(3) ? " *" : "  \t*"); /* also matches without the tail */
+                break;
+        case 2:
+                warder__buf_puts(b, "*");
+                break;
+        case 3:
+                warder__buf_puts(b, rnd(2) ? "\\ *" : " ");
+                break;
+        default:
+                break;
+        }
+}
+
+static void gen_command_text(struct warder__buf *b)
+{
+        warder__buf_truncate(b, 0);
+        unsigned n = rnd(5);
+        for (unsigned i = 0; i < n; i++) {
+                if (i)
+                        warder__buf_puts(b, rnd(10) ? " " : rnd(2) ? "  " : "\t");
+                const char *w = WORD;
+                for (; *w; w++) {
+                        char c = *w;
+                        if (rnd(8) == 0 && ((c | 32) >= 'a' && (c | 32) <= 'z'))
+                                c ^= 32;
+                        warder__buf_putc(b, c);
+                }
+        }
+        if (rnd(8) == 0)
+                warder__buf_putc(b, ' ');
+        if (rnd(10) == 0 && b->len) /* cut anywhere */
+                warder__buf_truncate(b, rnd((unsigned)b->len));
+}
+
+/* The reference: each rule's compiled matcher in turn; the strictest match, the first among
+ * equals; the whole line against deny and ask rules only. */
+static long execute_reference(const warder_ruleset *rs, const char *text, bool whole_line)
+{
+        long best = -1;
+        enum warder_action ba = WARDER_ALLOW;
+        for (size_t i = 0; i < warder_ruleset_rule_count(rs, WARDER_OP_EXECUTE); i++) {
+                struct warder_rule_info info;
+                ck_assert_int_eq(warder_ruleset_rule(rs, WARDER_OP_EXECUTE, i, &info), 0);
+                if (whole_line && info.action == WARDER_ALLOW)
+                        continue;
+                if (best >= 0 && info.action <= ba)
+                        continue;
+                bool m = false;
+                ck_assert_int_eq(
+                    warder_ruleset_rule_match(rs, WARDER_OP_EXECUTE, i, text, &m, NULL), 0);
+                if (m) {
+                        best = (long)i;
+                        ba = info.action;
+                }
+        }
+        return best;
+}
+
+static void run_execute_round(unsigned long long seed, bool fold, size_t nrules, size_t ntexts,
+                              size_t *hits)
+{
+        rng_state = seed;
+        struct warder__buf y = WARDER__BUF_INIT, p = WARDER__BUF_INIT;
+        warder__buf_printf(&y, "warder: 1\nfold_case: %s\nexecute:\n  rules:\n",
+                           fold ? "true" : "false");
+        for (size_t i = 0; i < nrules; i++) {
+                gen_command_pattern(&p);
+                warder__buf_printf(&y, "    - %s: '%s'\n", actions[rnd(3)], p.data);
+        }
+        warder_ruleset *rs = NULL;
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_msg(warder_ruleset_load_string(&rs, y.data, y.len, "gen", NULL, &err) == 0,
+                      "%s:%u:%u: %s", err.file, err.line, err.column, err.message);
+        const struct warder__opset *set = &rs->ops[WARDER_OP_EXECUTE];
+        ck_assert_uint_eq(set->n, nrules);
+        if (nrules >= 40) { /* the index is in use, not only the residual list */
+                ck_assert_uint_gt(set->xidx.exact.nlens + set->xidx.fold.nlens, 2);
+                ck_assert_uint_gt(set->xidx.nresidual, 0);
+                ck_assert(!fold || set->xidx.fold.nlens > 0);
+        }
+        for (size_t i = 0; i < ntexts; i++) {
+                gen_command_text(&p);
+                for (int whole = 0; whole < 2; whole++) {
+                        long want = execute_reference(rs, p.data, whole);
+                        struct warder_decision d = WARDER_DECISION_INIT;
+                        bool got = warder__ruleset_match_execute(rs, p.data, p.len, whole, &d);
+                        long gi = got ? (long)d.rule_index : -1;
+                        ck_assert_msg(gi == want,
+                                      "seed %llu fold=%d whole=%d: '%s': index %ld (%s), "
+                                      "reference %ld (%s)",
+                                      seed, fold, whole, p.data, gi,
+                                      gi >= 0 ? set->rules[gi].pattern : "-", want,
+                                      want >= 0 ? set->rules[want].pattern : "-");
+                        if (got) {
+                                ck_assert_int_eq(d.action, set->rules[gi].action);
+                                ck_assert_int_eq(d.op, WARDER_OP_EXECUTE);
+                                hits[d.action]++;
+                        }
+                        struct warder_decision l = WARDER_DECISION_INIT;
+                        bool lin =
+                            warder__ruleset_match_execute_linear(rs, p.data, p.len, whole, &l);
+                        ck_assert_int_eq(lin ? (long)l.rule_index : -1, want);
+                }
+        }
+        warder_ruleset_free(rs);
+        warder__buf_free(&y);
+        warder__buf_free(&p);
+}
+
+START_TEST(test_execute_index_equals_linear)
+{
+        size_t hits[3] = {0, 0, 0};
+        for (unsigned long long seed = 1; seed <= 4; seed++)
+                run_execute_round(seed * 104729 + (unsigned)_i, _i & 1, 20 + 50 * seed, 300, hits);
+        /* control: the generated texts do meet rules of every action */
+        ck_assert_uint_gt(hits[WARDER_ALLOW], 20);
+        ck_assert_uint_gt(hits[WARDER_ASK], 20);
+        ck_assert_uint_gt(hits[WARDER_DENY], 20);
+}
+END_TEST
+
+START_TEST(test_execute_index_small_sets)
+{
+        /* a handful of rules: many ties between keyed and residual postings */
+        size_t hits[3] = {0, 0, 0};
+        for (unsigned long long seed = 500; seed < 580; seed++)
+                run_execute_round(seed, seed & 1, 1 + seed % 7, 50, hits);
+        ck_assert_uint_gt(hits[WARDER_ALLOW] + hits[WARDER_ASK] + hits[WARDER_DENY], 100);
+}
+END_TEST
+
+START_TEST(test_execute_index_examples)
+{
+        /* §5.1 by hand: the key of `git *` is "git"; blanks squeeze; escapes resolve; §2.12 */
+        warder_ruleset *rs = NULL;
+        const char *doc = "warder: 1\nfold_case: true\nexecute:\n  rules:\n"
+                          "    - allow: 'git *'\n"        /* 0 */
+                          "    - deny: '  git   push*'\n" /* 1 */
+                          "    - ask: 'r\\m -rf /*'\n"    /* 2 */
+                          "    - deny: '*mkfs*'\n"        /* 3 */
+                          "    - allow: 'ls'\n"           /* 4 */
+                          "    - ask: 'git\\ *'\n"        /* 5 */
+                          "    - deny: 'DD if=*'\n";      /* 6 */
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, doc, strlen(doc), NULL, NULL, NULL), 0);
+        static const struct {
+                const char *text;
+                long line, whole;
+        } cases[] = {
+            {"git", 0, -1},           {"git status", 5, 5},
+            {"git push", 1, 1},       {"GIT PUSH -f", 1, 1},
+            {"Git status", 5, 5},     {"rm -rf /x", 2, 2},
+            {"sudo mkfs.ext4", 3, 3}, {"ls", 4, -1},
+            {"ls -l", -1, -1},        {"dd if=/dev/zero", 6, 6},
+            {"gitx", -1, -1},         {"", -1, -1},
+        };
+        for (size_t i = 0; i < WARDER__ARRAY_SIZE(cases); i++) {
+                for (int whole = 0; whole < 2; whole++) {
+                        struct warder_decision d = WARDER_DECISION_INIT;
+                        const char *t = cases[i].text;
+                        bool got = warder__ruleset_match_execute(rs, t, strlen(t), whole, &d);
+                        long want = whole ? cases[i].whole : cases[i].line;
+                        ck_assert_msg((got ? (long)d.rule_index : -1) == want, "'%s' whole=%d", t,
+                                      whole);
+                        ck_assert_int_eq(want, execute_reference(rs, t, whole));
+                }
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 static Suite *suite(void)
 {
         Suite *s = suite_create("index");
@@ -261,6 +472,12 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_index_equals_linear, 0, 4);
         tcase_add_test(tc, test_index_small_sets);
         suite_add_tcase(s, tc);
+        TCase *tx = tcase_create("execute");
+        tcase_set_timeout(tx, 120);
+        tcase_add_loop_test(tx, test_execute_index_equals_linear, 0, 2);
+        tcase_add_test(tx, test_execute_index_small_sets);
+        tcase_add_test(tx, test_execute_index_examples);
+        suite_add_tcase(s, tx);
         return s;
 }
 

@@ -23,131 +23,137 @@ typedef struct warder_backend warder_backend;
 
 /* Request flags. */
 enum warder_request_flags {
-	/* The host approved this request: satisfies `ask`, never `deny` (§4.4). */
-	WARDER_APPROVED = 1u << 0,
-	/* edit: replace every occurrence instead of requiring exactly one. */
-	WARDER_EDIT_ALL = 1u << 1,
-	/* grep: ASCII case-insensitive pattern. */
-	WARDER_GREP_CASELESS = 1u << 2,
-	/* The path is a real form (§3.2) the caller obtained from this backend's realpath: open
-	 * it without following any symlink (one met is WARDER_ESYMLINK; one planted at a write's
-	 * destination is replaced, never followed). The guard sets it on every path operation it
-	 * forwards to a backend that has realpath (§4.2), so a symlink swapped in after the
-	 * decision is an error, not an escape. Backends that do not follow symlinks ignore it. */
-	WARDER_NOFOLLOW = 1u << 3,
+        /* The host approved this request: satisfies `ask`, never `deny` (§4.4). */
+        WARDER_APPROVED = 1u << 0,
+        /* edit: replace every occurrence instead of requiring exactly one. */
+        WARDER_EDIT_ALL = 1u << 1,
+        /* grep: ASCII case-insensitive pattern. */
+        WARDER_GREP_CASELESS = 1u << 2,
+        /* The path is a real form (§3.2) the caller obtained from this backend's realpath: open
+         * it without following any symlink (one met is WARDER_ESYMLINK; one planted at a write's
+         * destination is replaced, never followed). The guard sets it on every path operation it
+         * forwards to a backend that has realpath (§4.2), so a symlink swapped in after the
+         * decision is an error, not an escape. Backends that do not follow symlinks ignore it. */
+        WARDER_NOFOLLOW = 1u << 3,
 };
 
 /* Bytes returned by read and exec. `data` is NUL-terminated for convenience (not counted). */
 struct warder_bytes {
-	char *data;
-	size_t len;
-	bool truncated;
+        char *data;
+        size_t len;
+        bool truncated;
 };
 
 enum warder_entry_type {
-	WARDER_ENTRY_FILE = 0,
-	WARDER_ENTRY_DIR,
-	WARDER_ENTRY_SYMLINK,
-	WARDER_ENTRY_OTHER,
+        WARDER_ENTRY_FILE = 0,
+        WARDER_ENTRY_DIR,
+        WARDER_ENTRY_SYMLINK,
+        WARDER_ENTRY_OTHER,
 };
 
 struct warder_entry {
-	char *name; /* last component, raw bytes, NUL-terminated */
-	char *path; /* absolute path in the backend's namespace */
-	enum warder_entry_type type;
-	uint64_t size;
-	int64_t mtime; /* seconds since the epoch */
+        char *name; /* last component, raw bytes, NUL-terminated */
+        char *path; /* absolute path in the backend's namespace */
+        enum warder_entry_type type;
+        uint64_t size;
+        int64_t mtime; /* seconds since the epoch */
 };
 
 /* ls and glob results. `hidden` counts entries a guard dropped. */
 struct warder_entries {
-	struct warder_entry *items;
-	size_t count;
-	size_t hidden;
+        struct warder_entry *items;
+        size_t count;
+        size_t hidden;
 };
 
 struct warder_grep_match {
-	char *path;    /* absolute */
-	uint64_t line; /* 1-based */
-	char *text;    /* the line without its newline, NUL-terminated */
-	size_t text_len;
+        char *path;    /* absolute */
+        uint64_t line; /* 1-based */
+        char *text;    /* the line without its newline, NUL-terminated */
+        size_t text_len;
 };
 
 struct warder_grep_result {
-	struct warder_grep_match *items;
-	size_t count;
-	size_t hidden_files; /* files whose matches a guard dropped (§4.7) */
-	bool truncated;      /* stopped at max_matches or a byte cap */
+        struct warder_grep_match *items;
+        size_t count;
+        size_t hidden_files; /* files whose matches a guard dropped (§4.7) */
+        bool truncated;      /* stopped at max_matches or a byte cap */
 };
 
 struct warder_grep_request {
-	unsigned version;
-	const char *pattern; /* PCRE2 pattern, NUL-terminated */
-	const char *path;    /* base path (file or directory) */
-	size_t path_len;
-	const char *glob;   /* optional filter on file paths (core glob, relative to base), or NULL */
-	unsigned flags;     /* WARDER_GREP_CASELESS, WARDER_APPROVED */
-	size_t max_matches; /* 0: no limit */
+        unsigned version;
+        const char *pattern; /* PCRE2 pattern, NUL-terminated */
+        const char *path;    /* base path (file or directory) */
+        size_t path_len;
+        const char *glob; /* optional filter on file paths (core glob, relative to base), or NULL */
+        unsigned flags;   /* WARDER_GREP_CASELESS, WARDER_APPROVED */
+        size_t max_matches; /* 0: no limit */
 };
 
 #define WARDER_GREP_REQUEST_VERSION 1
-#define WARDER_GREP_REQUEST_INIT {WARDER_GREP_REQUEST_VERSION, NULL, NULL, 0, NULL, 0, 0}
+#define WARDER_GREP_REQUEST_INIT                                                                   \
+        {                                                                                          \
+                WARDER_GREP_REQUEST_VERSION, NULL, NULL, 0, NULL, 0, 0                             \
+        }
 
 /* Called with output as it is produced; stream 1 = stdout, 2 = stderr. */
 typedef void (*warder_exec_stream_fn)(void *ud, int stream, const char *data, size_t len);
 
 struct warder_exec_request {
-	unsigned version;
-	const char *command; /* the shell command line */
-	size_t command_len;
-	const char *cwd;         /* absolute, inside the root; NULL: the root */
-	uint32_t timeout_ms;     /* 0: the backend's default */
-	const char *const *env;  /* "NAME=VALUE", NULL-terminated; NULL: the backend's list */
-	size_t max_output;       /* per stream; 0: the backend's default */
-	warder_exec_stream_fn stream;
-	void *stream_ud;
-	unsigned flags; /* WARDER_APPROVED */
+        unsigned version;
+        const char *command; /* the shell command line */
+        size_t command_len;
+        const char *cwd;        /* absolute, inside the root; NULL: the root */
+        uint32_t timeout_ms;    /* 0: the backend's default */
+        const char *const *env; /* "NAME=VALUE", NULL-terminated; NULL: the backend's list */
+        size_t max_output;      /* per stream; 0: the backend's default */
+        warder_exec_stream_fn stream;
+        void *stream_ud;
+        unsigned flags; /* WARDER_APPROVED */
 };
 
 #define WARDER_EXEC_REQUEST_VERSION 1
-#define WARDER_EXEC_REQUEST_INIT {WARDER_EXEC_REQUEST_VERSION, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, 0}
+#define WARDER_EXEC_REQUEST_INIT                                                                   \
+        {                                                                                          \
+                WARDER_EXEC_REQUEST_VERSION, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, 0              \
+        }
 
 struct warder_exec_result {
-	int exit_status; /* exit code when the command exited, else -1 */
-	int signal;      /* terminating signal, else 0 */
-	bool timed_out;  /* the deadline passed and the process group was killed */
-	struct warder_bytes out;
-	struct warder_bytes err;
-	bool landlock_applied;
-	bool masked; /* denied files were masked in the child's mount namespace */
+        int exit_status; /* exit code when the command exited, else -1 */
+        int signal;      /* terminating signal, else 0 */
+        bool timed_out;  /* the deadline passed and the process group was killed */
+        struct warder_bytes out;
+        struct warder_bytes err;
+        bool landlock_applied;
+        bool masked; /* denied files were masked in the child's mount namespace */
 };
 
 /* Dispatch: what every caller uses. Outputs are untouched on failure. */
 WARDER_API int warder_backend_read(warder_backend *b, const char *path, size_t path_len,
-				   uint64_t offset, uint64_t limit, unsigned flags,
-				   struct warder_bytes *out, struct warder_error *err);
+                                   uint64_t offset, uint64_t limit, unsigned flags,
+                                   struct warder_bytes *out, struct warder_error *err);
 WARDER_API int warder_backend_write(warder_backend *b, const char *path, size_t path_len,
-				    const void *data, size_t len, unsigned flags,
-				    struct warder_error *err);
+                                    const void *data, size_t len, unsigned flags,
+                                    struct warder_error *err);
 /* Replaces `old_text` by `new_text`; *count (may be NULL) receives the replacements made.
  * WARDER_ENOMATCH when absent, WARDER_EAMBIGUOUS when repeated without WARDER_EDIT_ALL. */
 WARDER_API int warder_backend_edit(warder_backend *b, const char *path, size_t path_len,
-				   const char *old_text, size_t old_len, const char *new_text,
-				   size_t new_len, unsigned flags, size_t *count,
-				   struct warder_error *err);
+                                   const char *old_text, size_t old_len, const char *new_text,
+                                   size_t new_len, unsigned flags, size_t *count,
+                                   struct warder_error *err);
 WARDER_API int warder_backend_ls(warder_backend *b, const char *path, size_t path_len,
-				 unsigned flags, struct warder_entries *out,
-				 struct warder_error *err);
+                                 unsigned flags, struct warder_entries *out,
+                                 struct warder_error *err);
 WARDER_API int warder_backend_glob(warder_backend *b, const char *pattern, const char *base,
-				   size_t base_len, unsigned flags, struct warder_entries *out,
-				   struct warder_error *err);
+                                   size_t base_len, unsigned flags, struct warder_entries *out,
+                                   struct warder_error *err);
 WARDER_API int warder_backend_grep(warder_backend *b, const struct warder_grep_request *req,
-				   struct warder_grep_result *out, struct warder_error *err);
+                                   struct warder_grep_result *out, struct warder_error *err);
 WARDER_API int warder_backend_execute(warder_backend *b, const struct warder_exec_request *req,
-				      struct warder_exec_result *out, struct warder_error *err);
+                                      struct warder_exec_result *out, struct warder_error *err);
 /* Real form (§3.2); *out is freed with warder_free(). WARDER_ENOTSUP without realpath. */
 WARDER_API int warder_backend_realpath(warder_backend *b, const char *path, size_t path_len,
-				       char **out, struct warder_error *err);
+                                       char **out, struct warder_error *err);
 WARDER_API bool warder_backend_can_execute(const warder_backend *b);
 WARDER_API bool warder_backend_can_realpath(const warder_backend *b);
 WARDER_API void warder_backend_free(warder_backend *b);

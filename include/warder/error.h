@@ -15,28 +15,28 @@ extern "C" {
  * The numbers are stable: codes are never renumbered or reused, new ones are appended.
  */
 enum warder_status {
-	WARDER_OK = 0,
-	WARDER_EDENIED = -1,     /* denied by policy */
-	WARDER_EASK = -2,        /* approval required and not given */
-	WARDER_ENOTSUP = -3,     /* operation not supported by this backend */
-	WARDER_ENOENT = -4,      /* not found */
-	WARDER_EEXIST = -5,      /* already exists */
-	WARDER_EINVAL = -6,      /* invalid argument or misuse of the API */
-	WARDER_ENOMEM = -7,      /* out of memory */
-	WARDER_EIO = -8,         /* input/output error */
-	WARDER_ETOOBIG = -9,     /* a size or count limit was exceeded */
-	WARDER_ENOTREG = -10,    /* not a regular file */
-	WARDER_ESYMLINK = -11,   /* a symbolic link was refused */
-	WARDER_EOUTSIDE = -12,   /* the target lies outside the root */
-	WARDER_ETIMEDOUT = -13,  /* a deadline passed */
-	WARDER_EPARSE = -14,     /* malformed input (ruleset, pattern, command) */
-	WARDER_EBACKEND = -15,   /* a backend broke its contract or returned an unknown code */
-	WARDER_EACCES = -16,     /* permission denied by the file system */
-	WARDER_ENOTDIR = -17,    /* a path component is not a directory */
-	WARDER_EISDIR = -18,     /* the target is a directory */
-	WARDER_ENOMATCH = -19,   /* edit: the old string does not occur */
-	WARDER_EAMBIGUOUS = -20, /* edit: the old string occurs more than once */
-	WARDER_ELIMIT = -21,     /* a parser or walk budget was exhausted */
+        WARDER_OK = 0,
+        WARDER_EDENIED = -1,     /* denied by policy */
+        WARDER_EASK = -2,        /* approval required and not given */
+        WARDER_ENOTSUP = -3,     /* operation not supported by this backend */
+        WARDER_ENOENT = -4,      /* not found */
+        WARDER_EEXIST = -5,      /* already exists */
+        WARDER_EINVAL = -6,      /* invalid argument or misuse of the API */
+        WARDER_ENOMEM = -7,      /* out of memory */
+        WARDER_EIO = -8,         /* input/output error */
+        WARDER_ETOOBIG = -9,     /* a size or count limit was exceeded */
+        WARDER_ENOTREG = -10,    /* not a regular file */
+        WARDER_ESYMLINK = -11,   /* a symbolic link was refused */
+        WARDER_EOUTSIDE = -12,   /* the target lies outside the root */
+        WARDER_ETIMEDOUT = -13,  /* a deadline passed */
+        WARDER_EPARSE = -14,     /* malformed input (ruleset, pattern, command) */
+        WARDER_EBACKEND = -15,   /* a backend broke its contract or returned an unknown code */
+        WARDER_EACCES = -16,     /* permission denied by the file system */
+        WARDER_ENOTDIR = -17,    /* a path component is not a directory */
+        WARDER_EISDIR = -18,     /* the target is a directory */
+        WARDER_ENOMATCH = -19,   /* edit: the old string does not occur */
+        WARDER_EAMBIGUOUS = -20, /* edit: the old string occurs more than once */
+        WARDER_ELIMIT = -21,     /* a parser or walk budget was exhausted */
 };
 
 /* Lowest code in use; codes in [WARDER_STATUS_MIN, 0] are known to this version. */
@@ -57,16 +57,19 @@ struct warder_decision;
  * the decision that made it.
  */
 struct warder_error {
-	int code;                         /* the status the call returned */
-	char message[512];                /* one line, no trailing newline */
-	char file[1024];                  /* source file for ruleset errors, else "" */
-	unsigned line;                    /* 1-based, 0 when there is no location */
-	unsigned column;                  /* 1-based, 0 when there is no location */
-	long offset;                      /* byte offset into a pattern or command, -1 if none */
-	struct warder_decision *decision; /* the decision behind EDENIED/EASK, else NULL */
+        int code;                         /* the status the call returned */
+        char message[512];                /* one line, no trailing newline */
+        char file[1024];                  /* source file for ruleset errors, else "" */
+        unsigned line;                    /* 1-based, 0 when there is no location */
+        unsigned column;                  /* 1-based, 0 when there is no location */
+        long offset;                      /* byte offset into a pattern or command, -1 if none */
+        struct warder_decision *decision; /* the decision behind EDENIED/EASK, else NULL */
 };
 
-#define WARDER_ERROR_INIT {0, {0}, {0}, 0, 0, -1, NULL}
+#define WARDER_ERROR_INIT                                                                          \
+        {                                                                                          \
+                0, {0}, {0}, 0, 0, -1, NULL                                                        \
+        }
 
 /* Releases what the error owns and resets it to WARDER_ERROR_INIT. NULL is accepted. */
 WARDER_API void warder_error_clear(struct warder_error *err);

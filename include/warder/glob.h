@@ -19,19 +19,19 @@ extern "C" {
 typedef struct warder_glob warder_glob;
 
 enum warder_glob_flags {
-	/* ASCII case folding on both sides, inside classes and after escapes too (§2.8). */
-	WARDER_GLOB_FOLD_CASE = 1u << 0,
-	/* Command patterns (§5.1): `*`, `?` and classes cross `/` and blanks, braces are
-	 * literal, runs of blanks compare as one space, a trailing " *" may match nothing. */
-	WARDER_GLOB_COMMAND = 1u << 1,
-	/* Treat braces as literal text (used after brace expansion has been done). */
-	WARDER_GLOB_NO_BRACES = 1u << 2,
+        /* ASCII case folding on both sides, inside classes and after escapes too (§2.8). */
+        WARDER_GLOB_FOLD_CASE = 1u << 0,
+        /* Command patterns (§5.1): `*`, `?` and classes cross `/` and blanks, braces are
+         * literal, runs of blanks compare as one space, a trailing " *" may match nothing. */
+        WARDER_GLOB_COMMAND = 1u << 1,
+        /* Treat braces as literal text (used after brace expansion has been done). */
+        WARDER_GLOB_NO_BRACES = 1u << 2,
 };
 
 /* Limits of §2.13, enforced at compile time. */
-#define WARDER_GLOB_MAX_PATTERN    4096
+#define WARDER_GLOB_MAX_PATTERN     4096
 #define WARDER_GLOB_MAX_BRACE_DEPTH 32
-#define WARDER_GLOB_MAX_EXPANSIONS 256
+#define WARDER_GLOB_MAX_EXPANSIONS  256
 
 /*
  * Compiles `pattern` (`len` bytes; it may contain NUL only as an escaped literal) with `flags`.
@@ -39,7 +39,7 @@ enum warder_glob_flags {
  * err->message saying what is wrong; WARDER_ETOOBIG for a §2.13 limit.
  */
 WARDER_API int warder_glob_compile(warder_glob **out, const char *pattern, size_t len,
-				   unsigned flags, struct warder_error *err);
+                                   unsigned flags, struct warder_error *err);
 
 /*
  * Matches `subject` (`len` bytes). Returns 1 on a match, 0 on no match, or a negative

@@ -15,52 +15,54 @@ extern "C" {
 
 /* What a guard is about to do, as shown to the approval and audit callbacks. */
 struct warder_guard_request {
-	enum warder_op op;
-	const char *target;  /* the target as the caller gave it (path, pattern or command) */
-	const char *literal; /* literal form (§3.1); the command line for execute */
-	const char *real;    /* real form (§3.2); NULL for execute */
+        enum warder_op op;
+        const char *target;  /* the target as the caller gave it (path, pattern or command) */
+        const char *literal; /* literal form (§3.1); the command line for execute */
+        const char *real;    /* real form (§3.2); NULL for execute */
 };
 
 /* Returns true to approve an `ask` (§4.4). Called synchronously, on the calling thread. */
 typedef bool (*warder_approve_fn)(void *ud, const struct warder_guard_request *req,
-				  const struct warder_decision *decision);
+                                  const struct warder_decision *decision);
 
 /* One decision, as reported to the audit callback (§4.9). */
 struct warder_audit_event {
-	const struct warder_guard_request *request;
-	const struct warder_decision *decision;
-	bool approval_asked;    /* the approval callback was called */
-	bool approved;          /* …and approved (or the request carried WARDER_APPROVED) */
-	bool filtered;          /* a result entry (ls/glob/grep) rather than the request itself */
-	enum warder_action final_action; /* after approval */
+        const struct warder_guard_request *request;
+        const struct warder_decision *decision;
+        bool approval_asked; /* the approval callback was called */
+        bool approved;       /* …and approved (or the request carried WARDER_APPROVED) */
+        bool filtered;       /* a result entry (ls/glob/grep) rather than the request itself */
+        enum warder_action final_action; /* after approval */
 };
 
 typedef void (*warder_audit_fn)(void *ud, const struct warder_audit_event *event);
 
 struct warder_guard_options {
-	unsigned version;
-	const char *root; /* NULL: the ruleset's root */
-	const char *home; /* NULL: the ruleset's home */
-	warder_approve_fn approve;
-	void *approve_ud;
-	warder_audit_fn audit;
-	void *audit_ud;
-	/* The environment commands will run with ("NAME=VALUE", NULL-terminated): declared
-	 * variables for §5.5 and the default env of execute requests. Copied. */
-	const char *const *env;
+        unsigned version;
+        const char *root; /* NULL: the ruleset's root */
+        const char *home; /* NULL: the ruleset's home */
+        warder_approve_fn approve;
+        void *approve_ud;
+        warder_audit_fn audit;
+        void *audit_ud;
+        /* The environment commands will run with ("NAME=VALUE", NULL-terminated): declared
+         * variables for §5.5 and the default env of execute requests. Copied. */
+        const char *const *env;
 };
 
 #define WARDER_GUARD_OPTIONS_VERSION 1
-#define WARDER_GUARD_OPTIONS_INIT {WARDER_GUARD_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
+#define WARDER_GUARD_OPTIONS_INIT                                                                  \
+        {                                                                                          \
+                WARDER_GUARD_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, NULL, NULL             \
+        }
 
 /*
  * Wraps `inner` (§4.1). On success the guard owns `inner` and takes its own reference to
  * `rules`; on failure the caller still owns both. The guard is a backend: use the
  * warder_backend_<verb>() functions on it, and warder_backend_free() to free it (and inner).
  */
-WARDER_API int warder_guard_new(warder_backend **out, warder_backend *inner,
-				warder_ruleset *rules, const struct warder_guard_options *opts,
-				struct warder_error *err);
+WARDER_API int warder_guard_new(warder_backend **out, warder_backend *inner, warder_ruleset *rules,
+                                const struct warder_guard_options *opts, struct warder_error *err);
 
 /* True when `b` is a guard. */
 WARDER_API bool warder_guard_is(const warder_backend *b);
@@ -74,8 +76,8 @@ WARDER_API warder_ruleset *warder_guard_ruleset(const warder_backend *guard);
 
 /* Decides without forwarding: what the guard would decide for `op` on `target`. */
 WARDER_API int warder_guard_check(warder_backend *guard, enum warder_op op, const char *target,
-				  size_t target_len, struct warder_decision *out,
-				  struct warder_error *err);
+                                  size_t target_len, struct warder_decision *out,
+                                  struct warder_error *err);
 
 #ifdef __cplusplus
 }

@@ -17,45 +17,45 @@ extern "C" {
 #endif
 
 enum warder_landlock_mode {
-	WARDER_LANDLOCK_OFF = 0,
-	WARDER_LANDLOCK_BEST_EFFORT,
-	WARDER_LANDLOCK_REQUIRED,
+        WARDER_LANDLOCK_OFF = 0,
+        WARDER_LANDLOCK_BEST_EFFORT,
+        WARDER_LANDLOCK_REQUIRED,
 };
 
 struct warder_local_options {
-	unsigned version;
-	bool follow_symlinks;    /* follow symlinks that stay inside the root (default true) */
-	uint64_t max_read;       /* read cap in bytes (0: 16 MiB) */
-	uint64_t max_write;      /* write cap in bytes (0: 16 MiB) */
-	uint64_t grep_max_file;  /* bytes scanned per file (0: 16 MiB) */
-	size_t grep_max_matches; /* total matches (0: 10,000) */
-	bool grep_skip_binary;   /* default true */
-	bool force_fallback;     /* tests: behave as if openat2 were missing */
+        unsigned version;
+        bool follow_symlinks;    /* follow symlinks that stay inside the root (default true) */
+        uint64_t max_read;       /* read cap in bytes (0: 16 MiB) */
+        uint64_t max_write;      /* write cap in bytes (0: 16 MiB) */
+        uint64_t grep_max_file;  /* bytes scanned per file (0: 16 MiB) */
+        size_t grep_max_matches; /* total matches (0: 10,000) */
+        bool grep_skip_binary;   /* default true */
+        bool force_fallback;     /* tests: behave as if openat2 were missing */
 
-	/* execute (§6.3): off unless `exec` is true. */
-	bool exec;
-	const char *const *exec_env;  /* the child's whole environment, NULL-terminated */
-	uint32_t exec_timeout_ms;     /* default deadline (0: 60 s) */
-	size_t exec_max_output;       /* per stream (0: 1 MiB) */
-	bool drop_privileges;         /* setgroups/setgid/setuid to the ids below */
-	uid_t uid;
-	gid_t gid;
-	enum warder_landlock_mode landlock;
-	const char *const *landlock_read;  /* extra readable trees (NULL: system defaults) */
-	const char *const *landlock_write; /* extra writable trees besides the root */
-	/* Mask files the ruleset denies for read in the child's mount namespace. The backend
-	 * takes its own reference to the ruleset and copies the string arrays above. */
-	const warder_ruleset *mask_ruleset; /* NULL: no masking */
-	uint32_t mask_budget_ms;  /* walk budget (0: 2 s) */
-	size_t mask_budget_entries; /* walk budget (0: 100,000) */
+        /* execute (§6.3): off unless `exec` is true. */
+        bool exec;
+        const char *const *exec_env; /* the child's whole environment, NULL-terminated */
+        uint32_t exec_timeout_ms;    /* default deadline (0: 60 s) */
+        size_t exec_max_output;      /* per stream (0: 1 MiB) */
+        bool drop_privileges;        /* setgroups/setgid/setuid to the ids below */
+        uid_t uid;
+        gid_t gid;
+        enum warder_landlock_mode landlock;
+        const char *const *landlock_read;  /* extra readable trees (NULL: system defaults) */
+        const char *const *landlock_write; /* extra writable trees besides the root */
+        /* Mask files the ruleset denies for read in the child's mount namespace. The backend
+         * takes its own reference to the ruleset and copies the string arrays above. */
+        const warder_ruleset *mask_ruleset; /* NULL: no masking */
+        uint32_t mask_budget_ms;            /* walk budget (0: 2 s) */
+        size_t mask_budget_entries;         /* walk budget (0: 100,000) */
 };
 
 #define WARDER_LOCAL_OPTIONS_VERSION 1
 #define WARDER_LOCAL_OPTIONS_INIT                                                                  \
-	{                                                                                          \
-		WARDER_LOCAL_OPTIONS_VERSION, true, 0, 0, 0, 0, true, false, false, NULL, 0, 0,   \
-			false, 0, 0, WARDER_LANDLOCK_OFF, NULL, NULL, NULL, 0, 0                   \
-	}
+        {                                                                                          \
+                WARDER_LOCAL_OPTIONS_VERSION, true, 0, 0, 0, 0, true, false, false, NULL, 0, 0,    \
+                    false, 0, 0, WARDER_LANDLOCK_OFF, NULL, NULL, NULL, 0, 0                       \
+        }
 
 /*
  * A real directory tree confined to `root` (§6.2), which must be an absolute path to an
@@ -63,7 +63,7 @@ struct warder_local_options {
  * root is WARDER_EOUTSIDE.
  */
 WARDER_API int warder_local_new(warder_backend **out, const char *root,
-				const struct warder_local_options *opts, struct warder_error *err);
+                                const struct warder_local_options *opts, struct warder_error *err);
 
 #ifdef __cplusplus
 }

@@ -18,8 +18,7 @@ extern "C" {
 WARDER_API int warder_memory_new(warder_backend **out, struct warder_error *err);
 
 /* Creates a directory and its missing parents (a host or test helper). */
-WARDER_API int warder_memory_mkdir(warder_backend *mem, const char *path,
-				   struct warder_error *err);
+WARDER_API int warder_memory_mkdir(warder_backend *mem, const char *path, struct warder_error *err);
 
 #ifdef __cplusplus
 }

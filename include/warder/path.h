@@ -23,8 +23,8 @@ extern "C" {
  * warder_free(); *out_len (may be NULL) receives its length.
  */
 WARDER_API int warder_path_normalize(char **out, size_t *out_len, const char *root,
-				     const char *home, const char *cwd, const char *input,
-				     size_t len, struct warder_error *err);
+                                     const char *home, const char *cwd, const char *input,
+                                     size_t len, struct warder_error *err);
 
 #ifdef __cplusplus
 }

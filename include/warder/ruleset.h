@@ -14,35 +14,35 @@ extern "C" {
 
 /* Actions (§1.1). The numeric order is the strictness order: deny > ask > allow. */
 enum warder_action {
-	WARDER_ALLOW = 0,
-	WARDER_ASK = 1,
-	WARDER_DENY = 2,
+        WARDER_ALLOW = 0,
+        WARDER_ASK = 1,
+        WARDER_DENY = 2,
 };
 
 /* Operations (§1.2), exactly seven. */
 enum warder_op {
-	WARDER_OP_READ = 0,
-	WARDER_OP_WRITE,
-	WARDER_OP_EDIT,
-	WARDER_OP_LS,
-	WARDER_OP_GLOB,
-	WARDER_OP_GREP,
-	WARDER_OP_EXECUTE,
+        WARDER_OP_READ = 0,
+        WARDER_OP_WRITE,
+        WARDER_OP_EDIT,
+        WARDER_OP_LS,
+        WARDER_OP_GLOB,
+        WARDER_OP_GREP,
+        WARDER_OP_EXECUTE,
 };
 #define WARDER_OP_COUNT 7
 
 /* Precedence of path operations (§1.5). */
 enum warder_precedence {
-	WARDER_FIRST_MATCH = 0,
-	WARDER_STRICTEST = 1,
+        WARDER_FIRST_MATCH = 0,
+        WARDER_STRICTEST = 1,
 };
 
 /* Which path form decided (§3.3). NONE: no rule matched (the operation's default decided). */
 enum warder_form {
-	WARDER_FORM_NONE = 0,
-	WARDER_FORM_LITERAL = 1,
-	WARDER_FORM_REAL = 2,
-	WARDER_FORM_BOTH = 3,
+        WARDER_FORM_NONE = 0,
+        WARDER_FORM_LITERAL = 1,
+        WARDER_FORM_REAL = 2,
+        WARDER_FORM_BOTH = 3,
 };
 
 WARDER_API const char *warder_action_name(enum warder_action action); /* "allow" … */
@@ -56,24 +56,27 @@ WARDER_API int warder_op_parse(const char *name, enum warder_op *out);
 typedef struct warder_ruleset warder_ruleset;
 
 struct warder_ruleset_options {
-	unsigned version;
-	/* Absolute root that anchors relative patterns (§2.11). NULL: the process's current
-	 * directory at load time. */
-	const char *root;
-	/* Absolute home directory for `~` patterns. NULL: a `~` pattern is a load error. */
-	const char *home;
-	/* Base directory for a relative `extends` of a ruleset loaded from a string.
-	 * NULL: the current directory. */
-	const char *base_dir;
-	/* Limits; 0 means the default of §1.8/§2.13. */
-	size_t max_file_size; /* default 1 MiB */
-	size_t max_depth;     /* default 64 */
-	size_t max_nodes;     /* default 1,000,000 */
-	size_t max_rules;     /* default 100,000 */
+        unsigned version;
+        /* Absolute root that anchors relative patterns (§2.11). NULL: the process's current
+         * directory at load time. */
+        const char *root;
+        /* Absolute home directory for `~` patterns. NULL: a `~` pattern is a load error. */
+        const char *home;
+        /* Base directory for a relative `extends` of a ruleset loaded from a string.
+         * NULL: the current directory. */
+        const char *base_dir;
+        /* Limits; 0 means the default of §1.8/§2.13. */
+        size_t max_file_size; /* default 1 MiB */
+        size_t max_depth;     /* default 64 */
+        size_t max_nodes;     /* default 1,000,000 */
+        size_t max_rules;     /* default 100,000 */
 };
 
 #define WARDER_RULESET_OPTIONS_VERSION 1
-#define WARDER_RULESET_OPTIONS_INIT {WARDER_RULESET_OPTIONS_VERSION, NULL, NULL, NULL, 0, 0, 0, 0}
+#define WARDER_RULESET_OPTIONS_INIT                                                                \
+        {                                                                                          \
+                WARDER_RULESET_OPTIONS_VERSION, NULL, NULL, NULL, 0, 0, 0, 0                       \
+        }
 
 /*
  * Loading. On failure returns WARDER_EPARSE (or ETOOBIG for a limit, ENOENT/EIO for the
@@ -82,15 +85,15 @@ struct warder_ruleset_options {
  * "<string>").
  */
 WARDER_API int warder_ruleset_load_file(warder_ruleset **out, const char *path,
-					const struct warder_ruleset_options *opts,
-					struct warder_error *err);
+                                        const struct warder_ruleset_options *opts,
+                                        struct warder_error *err);
 WARDER_API int warder_ruleset_load_string(warder_ruleset **out, const char *yaml, size_t len,
-					  const char *name,
-					  const struct warder_ruleset_options *opts,
-					  struct warder_error *err);
+                                          const char *name,
+                                          const struct warder_ruleset_options *opts,
+                                          struct warder_error *err);
 WARDER_API int warder_ruleset_load_preset(warder_ruleset **out, const char *preset,
-					  const struct warder_ruleset_options *opts,
-					  struct warder_error *err);
+                                          const struct warder_ruleset_options *opts,
+                                          struct warder_error *err);
 
 /* Takes another reference; returns `rs`. */
 WARDER_API warder_ruleset *warder_ruleset_ref(warder_ruleset *rs);
@@ -111,45 +114,49 @@ WARDER_API size_t warder_ruleset_rule_count(const warder_ruleset *rs, enum warde
 
 /* One rule as loaded. Strings belong to the ruleset. */
 struct warder_rule_info {
-	enum warder_op op;
-	enum warder_action action;
-	size_t index;        /* position in the operation's merged rule list */
-	const char *id;      /* explicit or generated `<op>:<index>` */
-	const char *pattern; /* as written */
-	const char *reason;  /* may be NULL */
-	const char *file;    /* source file (or the string name / "preset:<name>") */
-	unsigned line, column;
+        enum warder_op op;
+        enum warder_action action;
+        size_t index;        /* position in the operation's merged rule list */
+        const char *id;      /* explicit or generated `<op>:<index>` */
+        const char *pattern; /* as written */
+        const char *reason;  /* may be NULL */
+        const char *file;    /* source file (or the string name / "preset:<name>") */
+        unsigned line, column;
 };
 
 WARDER_API int warder_ruleset_rule(const warder_ruleset *rs, enum warder_op op, size_t index,
-				   struct warder_rule_info *out);
+                                   struct warder_rule_info *out);
 
 /*
  * A decision and why. String members point into the ruleset (valid while it lives) or into
  * storage the decision owns; release with warder_decision_clear() in every case.
  */
 struct warder_decision {
-	enum warder_action action;
-	enum warder_op op;
-	bool by_default;       /* no rule matched: the operation's default decided */
-	enum warder_form form; /* which form decided (§3.3); NONE when by_default */
-	const char *rule_id;   /* NULL when by_default */
-	size_t rule_index;
-	const char *pattern; /* as written */
-	const char *reason;  /* may be NULL */
-	const char *file;
-	unsigned line, column;
-	/* execute (§5): the simple command and the path candidate that decided, or NULL. When
-	 * a candidate decided, candidate_op says whether it was decided for read or write. */
-	const char *segment;
-	const char *candidate;
-	enum warder_op candidate_op;
-	bool undeterminable; /* execute: raised to at least ask by §5.3/§5.5/§5.6/§5.7 */
-	const char *note;    /* execute: a one-line explanation of a raise, or NULL */
-	void *owned_;        /* library-private storage */
+        enum warder_action action;
+        enum warder_op op;
+        bool by_default;       /* no rule matched: the operation's default decided */
+        enum warder_form form; /* which form decided (§3.3); NONE when by_default */
+        const char *rule_id;   /* NULL when by_default */
+        size_t rule_index;
+        const char *pattern; /* as written */
+        const char *reason;  /* may be NULL */
+        const char *file;
+        unsigned line, column;
+        /* execute (§5): the simple command and the path candidate that decided, or NULL. When
+         * a candidate decided, candidate_op says whether it was decided for read or write. */
+        const char *segment;
+        const char *candidate;
+        enum warder_op candidate_op;
+        bool undeterminable; /* execute: raised to at least ask by §5.3/§5.5/§5.6/§5.7 */
+        const char *note;    /* execute: a one-line explanation of a raise, or NULL */
+        void *owned_;        /* library-private storage */
 };
 
-#define WARDER_DECISION_INIT {WARDER_ALLOW, WARDER_OP_READ, false, WARDER_FORM_NONE, NULL, 0, NULL, NULL, NULL, 0, 0, NULL, NULL, WARDER_OP_READ, false, NULL, NULL}
+#define WARDER_DECISION_INIT                                                                       \
+        {                                                                                          \
+                WARDER_ALLOW, WARDER_OP_READ, false, WARDER_FORM_NONE, NULL, 0, NULL, NULL, NULL,  \
+                    0, 0, NULL, NULL, WARDER_OP_READ, false, NULL, NULL                            \
+        }
 
 WARDER_API void warder_decision_clear(struct warder_decision *d);
 /* Deep copy: the copy owns all its strings and does not depend on the ruleset. */
@@ -163,8 +170,8 @@ WARDER_API int warder_decision_copy(struct warder_decision *dst, const struct wa
  * Returns 0 and fills `out`, or WARDER_EINVAL for a bad target.
  */
 WARDER_API int warder_ruleset_check(const warder_ruleset *rs, enum warder_op op,
-				    const char *literal, const char *real,
-				    struct warder_decision *out, struct warder_error *err);
+                                    const char *literal, const char *real,
+                                    struct warder_decision *out, struct warder_error *err);
 
 /* Whether operation `op` states its own `default` (after `extends`), for lint. */
 WARDER_API bool warder_ruleset_operation_has_default(const warder_ruleset *rs, enum warder_op op);
@@ -175,52 +182,52 @@ WARDER_API bool warder_ruleset_operation_has_default(const warder_ruleset *rs, e
  * `execute`, the pattern itself. Free with warder_ruleset_strv_free().
  */
 WARDER_API int warder_ruleset_rule_alternatives(const warder_ruleset *rs, enum warder_op op,
-						size_t index, char ***out, size_t *count,
-						struct warder_error *err);
+                                                size_t index, char ***out, size_t *count,
+                                                struct warder_error *err);
 WARDER_API void warder_ruleset_strv_free(char **v, size_t count);
 
 /* Whether rule `index` alone matches `target` (normalised first; `execute`: the text as a
  * whole). Engine errors count as they do in decisions (§2.10). */
-WARDER_API int warder_ruleset_rule_match(const warder_ruleset *rs, enum warder_op op,
-					 size_t index, const char *target, bool *matched,
-					 struct warder_error *err);
+WARDER_API int warder_ruleset_rule_match(const warder_ruleset *rs, enum warder_op op, size_t index,
+                                         const char *target, bool *matched,
+                                         struct warder_error *err);
 
 /* One rule that matched in an explanation, and on which form(s). */
 struct warder_explain_match {
-	enum warder_form form; /* LITERAL, REAL or BOTH */
-	struct warder_rule_info rule;
+        enum warder_form form; /* LITERAL, REAL or BOTH */
+        struct warder_rule_info rule;
 };
 
 /* An account of a decision: both normalised forms and every matching rule in rule order. */
 struct warder_explanation {
-	enum warder_op op;
-	char *literal; /* normalised literal form (execute: the command as given) */
-	char *real;    /* normalised real form, NULL when none was given */
-	struct warder_decision decision; /* the same decision warder_ruleset_check() makes */
-	size_t count;
-	struct warder_explain_match *matches; /* every rule whose pattern matched, in order;
-					       * execute: the rules matching the whole line */
+        enum warder_op op;
+        char *literal; /* normalised literal form (execute: the command as given) */
+        char *real;    /* normalised real form, NULL when none was given */
+        struct warder_decision decision; /* the same decision warder_ruleset_check() makes */
+        size_t count;
+        struct warder_explain_match *matches; /* every rule whose pattern matched, in order;
+                                               * execute: the rules matching the whole line */
 };
 
 /* Explains a check; free the result with warder_explanation_free(). */
 WARDER_API int warder_ruleset_explain(const warder_ruleset *rs, enum warder_op op,
-				      const char *literal, const char *real,
-				      struct warder_explanation **out, struct warder_error *err);
+                                      const char *literal, const char *real,
+                                      struct warder_explanation **out, struct warder_error *err);
 WARDER_API void warder_explanation_free(struct warder_explanation *ex);
 
 /* The result of one inline test case (`tests: cases:` of the top file). */
 struct warder_test_result {
-	size_t index; /* position in `cases` */
-	enum warder_op op;
-	const char *target;
-	const char *real; /* NULL when not given */
-	enum warder_action expect;
-	const struct warder_decision *decision; /* NULL when the check itself failed */
-	int status;                             /* 0, or the check's error code */
-	bool passed;
-	const char *file; /* where the case is written */
-	unsigned line, column;
-	const char *message; /* the check's error message when status != 0 */
+        size_t index; /* position in `cases` */
+        enum warder_op op;
+        const char *target;
+        const char *real; /* NULL when not given */
+        enum warder_action expect;
+        const struct warder_decision *decision; /* NULL when the check itself failed */
+        int status;                             /* 0, or the check's error code */
+        bool passed;
+        const char *file; /* where the case is written */
+        unsigned line, column;
+        const char *message; /* the check's error message when status != 0 */
 };
 
 typedef void (*warder_test_fn)(void *ud, const struct warder_test_result *result);
@@ -235,33 +242,36 @@ WARDER_API size_t warder_ruleset_test_count(const warder_ruleset *rs);
  * the cases ran (whatever their outcome), or the reload's error.
  */
 WARDER_API int warder_ruleset_run_tests(const warder_ruleset *rs, warder_test_fn fn, void *ud,
-					size_t *passed, size_t *failed, struct warder_error *err);
+                                        size_t *passed, size_t *failed, struct warder_error *err);
 
 /* What a command inspection may consult (§5.4–§5.6); every member is optional. */
 struct warder_command_context {
-	unsigned version;
-	const char *cwd;        /* absolute starting directory; NULL: the ruleset's root */
-	const char *const *env; /* declared variables, "NAME=VALUE", NULL-terminated (§5.5) */
-	/* The real form of an absolute literal path (§3.2), as a warder_free()-able string.
-	 * NULL: real == literal. */
-	int (*realpath)(void *ud, const char *literal, char **out);
-	/* Expands an absolute glob pattern to the absolute paths it matches, as a
-	 * warder_free()-able array of warder_free()-able strings. NULL: globs are
-	 * undeterminable (§5.5). */
-	int (*glob)(void *ud, const char *pattern, char ***out, size_t *count);
-	void *ud;
+        unsigned version;
+        const char *cwd;        /* absolute starting directory; NULL: the ruleset's root */
+        const char *const *env; /* declared variables, "NAME=VALUE", NULL-terminated (§5.5) */
+        /* The real form of an absolute literal path (§3.2), as a warder_free()-able string.
+         * NULL: real == literal. */
+        int (*realpath)(void *ud, const char *literal, char **out);
+        /* Expands an absolute glob pattern to the absolute paths it matches, as a
+         * warder_free()-able array of warder_free()-able strings. NULL: globs are
+         * undeterminable (§5.5). */
+        int (*glob)(void *ud, const char *pattern, char ***out, size_t *count);
+        void *ud;
 };
 
 #define WARDER_COMMAND_CONTEXT_VERSION 1
-#define WARDER_COMMAND_CONTEXT_INIT {WARDER_COMMAND_CONTEXT_VERSION, NULL, NULL, NULL, NULL, NULL}
+#define WARDER_COMMAND_CONTEXT_INIT                                                                \
+        {                                                                                          \
+                WARDER_COMMAND_CONTEXT_VERSION, NULL, NULL, NULL, NULL, NULL                       \
+        }
 
 /*
  * Decides a command line (§5) with a context. `command` is `len` bytes; an embedded NUL is
  * WARDER_EINVAL. The decision names the segment and the candidate that decided.
  */
 WARDER_API int warder_ruleset_check_command(const warder_ruleset *rs, const char *command,
-					    size_t len, const struct warder_command_context *ctx,
-					    struct warder_decision *out, struct warder_error *err);
+                                            size_t len, const struct warder_command_context *ctx,
+                                            struct warder_decision *out, struct warder_error *err);
 
 #ifdef __cplusplus
 }

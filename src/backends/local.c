@@ -1843,6 +1843,7 @@ static const struct warder_backend_ops local_ops = {
     .execute = NULL,
     .realpath = local_realpath,
     .destroy = local_destroy,
+    .caps = WARDER_BACKEND_CAP_REAL_RESULTS | WARDER_BACKEND_CAP_STRICT_NOFOLLOW,
 };
 
 static const struct warder_backend_ops local_exec_ops = {
@@ -1856,6 +1857,7 @@ static const struct warder_backend_ops local_exec_ops = {
     .execute = local_execute,
     .realpath = local_realpath,
     .destroy = local_destroy,
+    .caps = WARDER_BACKEND_CAP_REAL_RESULTS | WARDER_BACKEND_CAP_STRICT_NOFOLLOW,
 };
 
 bool warder__local_is(const warder_backend *b)

@@ -195,6 +195,8 @@ static bool has_match(const struct warder_explanation *ex, size_t index)
 struct lint_state {
         const char *file;
         size_t warnings;
+        bool json;
+        size_t *json_count; /* warnings written to the JSON array so far, over all files */
 };
 
 static void warn(struct lint_state *st, const struct warder_rule_info *r, const char *fmt, ...)
@@ -202,13 +204,26 @@ static void warn(struct lint_state *st, const struct warder_rule_info *r, const 
 
 static void warn(struct lint_state *st, const struct warder_rule_info *r, const char *fmt, ...)
 {
-        cli_write_safe(stdout, r->file, strlen(r->file));
-        printf(":%u:%u: warning: ", r->line, r->column);
+        char *msg = NULL;
         va_list ap;
         va_start(ap, fmt);
-        vprintf(fmt, ap);
+        int n = vasprintf(&msg, fmt, ap);
         va_end(ap);
-        fputc('\n', stdout);
+        if (n < 0)
+                return;
+        if (st->json) {
+                fputs((*st->json_count)++ ? ",{\"file\":" : "{\"file\":", stdout);
+                cli_write_json_string(stdout, r->file, strlen(r->file));
+                printf(",\"line\":%u,\"column\":%u", r->line, r->column);
+                cli_json_field(stdout, "op", warder_op_name(r->op));
+                cli_json_field(stdout, "rule", r->id);
+                cli_json_field(stdout, "message", msg);
+                fputc('}', stdout);
+        } else {
+                cli_write_safe(stdout, r->file, strlen(r->file));
+                printf(":%u:%u: warning: %s\n", r->line, r->column, msg);
+        }
+        free(msg);
         st->warnings++;
 }
 
@@ -393,7 +408,7 @@ static void lint_broad_execute(struct lint_state *st, const warder_ruleset *rs)
 
 static void lint_help(void)
 {
-        printf("Usage: warder lint [--strict] [--root DIR] [--home DIR] FILE...\n"
+        printf("Usage: warder lint [--strict] [--json] [--root DIR] [--home DIR] FILE...\n"
                "\n"
                "Load each ruleset FILE and report load errors as `file:line:col: error: …` and\n"
                "warnings as `file:line:col: warning: …`:\n"
@@ -443,7 +458,9 @@ int cli_cmd_lint(int argc, char **argv, struct cli_common *c)
                 return rc;
         }
         bool load_error = false;
-        size_t warnings = 0;
+        size_t warnings = 0, json_count = 0;
+        if (c->json)
+                fputs("{\"warnings\":[", stdout);
         for (size_t i = 0; i < nfiles; i++) {
                 struct cli_common one = *c;
                 one.rules = files[i];
@@ -453,7 +470,8 @@ int cli_cmd_lint(int argc, char **argv, struct cli_common *c)
                         load_error = true;
                         continue;
                 }
-                struct lint_state st = {.file = files[i]};
+                struct lint_state st = {
+                    .file = files[i], .json = c->json, .json_count = &json_count};
                 for (int op = 0; op < WARDER_OP_COUNT; op++) {
                         size_t n = warder_ruleset_rule_count(rs, (enum warder_op)op);
                         bool *quiet = calloc(n + 1, sizeof(*quiet));
@@ -468,6 +486,8 @@ int cli_cmd_lint(int argc, char **argv, struct cli_common *c)
                 warnings += st.warnings;
                 warder_ruleset_free(rs);
         }
+        if (c->json)
+                printf("],\"load_errors\":%s}\n", load_error ? "true" : "false");
         free(files);
         free(root);
         free(home);

@@ -34,6 +34,10 @@ struct insp {
         const warder_ruleset *rs;
         const struct warder_command_context *ctx;
         const char *root, *home, *env_home, *cdpath;
+        bool *env_rebound; /* per ctx->env entry: the line may give it another value */
+        size_t nenv;
+        bool home_rebound;   /* HOME may be set by the line: `~` and a bare `cd` are unknown */
+        bool cdpath_rebound; /* CDPATH may be set by the line */
         struct warder_decision best;
         bool have_best;
         size_t checks;
@@ -152,6 +156,72 @@ static const char *env_lookup(const struct warder_command_context *ctx, const ch
         return NULL;
 }
 
+static bool ident_char(char c)
+{
+        return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+               (c >= '0' && c <= '9');
+}
+
+/*
+ * Whether `s` (quotes and backslashes already removed) may give variable `name` another value
+ * than the host declared: the name appears other than right after `$` or `${` (`NAME=…`,
+ * `export NAME`, `read NAME`, `for NAME in`, `unset NAME`, …), or as `${NAME=…}`/`${NAME:=…}`.
+ */
+static bool names_var(const char *s, size_t len, const char *name, size_t n)
+{
+        const char *end = s + len;
+        for (const char *p = s; n && (p = memmem(p, (size_t)(end - p), name, n)); p++) {
+                const char *q = p + n;
+                if ((p > s && ident_char(p[-1])) || (q < end && ident_char(*q)))
+                        continue;
+                if (p > s && p[-1] == '$')
+                        continue;
+                if (p > s + 1 && p[-1] == '{' && p[-2] == '$' &&
+                    !(q < end && (*q == '=' || (*q == ':' && q + 1 < end && q[1] == '='))))
+                        continue;
+                return true;
+        }
+        return false;
+}
+
+/*
+ * Marks the declared variables (and HOME and CDPATH) that the text of a line about to be
+ * inspected may rebind. Called for the whole line first and again for every script inspected
+ * inside it (sh -c, eval, …), so a name spelled with quotes (`SA""FE=x`) or built by an inner
+ * script is seen too. Such variables are then not expanded from their declaration (§5.5).
+ */
+static int mark_rebound(struct insp *I, const char *text, size_t len)
+{
+        struct warder__buf b = WARDER__BUF_INIT;
+        if (warder__buf_reserve(&b, len + 1))
+                return WARDER_ENOMEM;
+        for (size_t i = 0; i < len; i++)
+                if (text[i] != '\'' && text[i] != '"' && text[i] != '\\')
+                        b.data[b.len++] = text[i];
+        b.data[b.len] = '\0';
+        for (size_t i = 0; i < I->nenv; i++) {
+                const char *e = I->ctx->env[i];
+                const char *eq = strchr(e, '=');
+                if (!I->env_rebound[i] && eq && names_var(b.data, b.len, e, (size_t)(eq - e)))
+                        I->env_rebound[i] = true;
+        }
+        I->home_rebound = I->home_rebound || names_var(b.data, b.len, "HOME", 4);
+        I->cdpath_rebound = I->cdpath_rebound || names_var(b.data, b.len, "CDPATH", 6);
+        warder__buf_free(&b);
+        return 0;
+}
+
+/* A declared variable's value, or NULL when it is not declared or the line may rebind it. */
+static const char *var_lookup(const struct insp *I, const char *name, size_t n)
+{
+        for (size_t i = 0; i < I->nenv; i++) {
+                const char *e = I->ctx->env[i];
+                if (strncmp(e, name, n) == 0 && e[n] == '=')
+                        return I->env_rebound[i] ? NULL : e + n + 1;
+        }
+        return NULL;
+}
+
 static bool is_glob_char(char c)
 {
         return c == '*' || c == '?' || c == '[';
@@ -190,9 +260,10 @@ static int expand_word(struct insp *I, const struct warder__sh_parse *p,
                 size_t vlen = pc->len;
                 bool active_ok = !pc->quoted;
                 if (pc->kind == WARDER__SH_VAR) {
-                        val = env_lookup(I->ctx, w->text + pc->name_off, pc->name_len);
+                        val = var_lookup(I, w->text + pc->name_off, pc->name_len);
                         if (!val) {
-                                x->undet = "a variable the host did not declare";
+                                x->undet = "a variable the host did not declare, or one the "
+                                           "command line sets";
                                 break;
                         }
                         vlen = strlen(val);
@@ -201,7 +272,7 @@ static int expand_word(struct insp *I, const struct warder__sh_parse *p,
                                 break;
                         }
                 } else if (pc->kind == WARDER__SH_TILDE) {
-                        val = I->env_home ? I->env_home : I->home;
+                        val = I->home_rebound ? NULL : I->env_home ? I->env_home : I->home;
                         if (!val) {
                                 x->undet = "`~` without a home directory";
                                 break;
@@ -273,6 +344,92 @@ static bool is_std_device(const char *p)
         return true;
 }
 
+/* Decides the normalised absolute path in I->path, in its literal and real forms. */
+static int decide_normalised(struct insp *I, enum warder_op op, const char *segment)
+{
+        int rc;
+        char *real = NULL;
+        const char *note = NULL;
+        if (through_proc(I->path.data))
+                note = "a path through /proc/<pid>/root or /cwd";
+        if (I->ctx && I->ctx->realpath) {
+                rc = I->ctx->realpath(I->ctx->ud, I->path.data, &real);
+                if (rc == WARDER_ENOMEM)
+                        return rc;
+                if (rc) {
+                        real = NULL;
+                        if (!is_std_device(I->path.data))
+                                note = "the real path could not be resolved";
+                }
+        }
+        struct warder_decision d = WARDER_DECISION_INIT;
+        rc = warder_ruleset_check(I->rs, op, I->path.data, real, &d, NULL);
+        warder_free(real);
+        if (rc == WARDER_ENOMEM)
+                return rc;
+        if (rc)
+                return raise_to(I, WARDER_ASK, segment, I->path.data, op,
+                                "a path that cannot be decided");
+        rc = consider(I, &d, segment, I->path.data, op);
+        warder_decision_clear(&d);
+        if (!rc && note)
+                rc = raise_to(I, WARDER_ASK, segment, I->path.data, op, note);
+        return rc;
+}
+
+static bool has_dotdot(const char *s, size_t n)
+{
+        for (size_t i = 0; i + 1 < n; i++)
+                if (s[i] == '.' && s[i + 1] == '.' && (i == 0 || s[i - 1] == '/') &&
+                    (i + 2 == n || s[i + 2] == '/'))
+                        return true;
+        return false;
+}
+
+/*
+ * The path the kernel opens for the absolute, unnormalised `s`: components are taken left to
+ * right, and a `..` pops from the real form (ctx->realpath) of what precedes it. Normalised,
+ * into `out`.
+ */
+static int physical_form(struct insp *I, const char *s, size_t n, struct warder__buf *out)
+{
+        warder__buf_truncate(out, 0);
+        int rc = 0;
+        for (size_t i = 0; i < n && !rc;) {
+                while (i < n && s[i] == '/')
+                        i++;
+                size_t start = i;
+                while (i < n && s[i] != '/')
+                        i++;
+                size_t c = i - start;
+                if (c == 0 || (c == 1 && s[start] == '.'))
+                        continue;
+                if (c == 2 && s[start] == '.' && s[start + 1] == '.') {
+                        if (!out->len)
+                                continue;
+                        char *real = NULL;
+                        rc = I->ctx->realpath(I->ctx->ud, out->data, &real);
+                        if (!rc && (!real || real[0] != '/'))
+                                rc = WARDER_EBACKEND;
+                        if (!rc)
+                                rc = warder__path_normalize_buf(out, NULL, NULL, NULL, real,
+                                                                strlen(real), NULL);
+                        warder_free(real);
+                        if (!rc) {
+                                char *slash = memrchr(out->data, '/', out->len);
+                                warder__buf_truncate(out, slash ? (size_t)(slash - out->data) : 0);
+                        }
+                        continue;
+                }
+                rc = warder__buf_putc(out, '/');
+                if (!rc)
+                        rc = warder__buf_append(out, s + start, c);
+        }
+        if (!rc && !out->len)
+                rc = warder__buf_putc(out, '/');
+        return rc;
+}
+
 static int decide_literal(struct insp *I, const char *str, size_t len, const char *cwd,
                           enum warder_op op, const char *segment)
 {
@@ -306,32 +463,33 @@ static int decide_literal(struct insp *I, const char *str, size_t len, const cha
         if (rc)
                 return raise_to(I, WARDER_ASK, segment, NULL, op,
                                 "a path that cannot be normalised");
-        char *real = NULL;
-        const char *note = NULL;
-        if (through_proc(I->path.data))
-                note = "a path through /proc/<pid>/root or /cwd";
-        if (I->ctx && I->ctx->realpath) {
-                rc = I->ctx->realpath(I->ctx->ud, I->path.data, &real);
-                if (rc == WARDER_ENOMEM)
-                        return rc;
-                if (rc) {
-                        real = NULL;
-                        if (!is_std_device(I->path.data))
-                                note = "the real path could not be resolved";
-                }
-        }
-        struct warder_decision d = WARDER_DECISION_INIT;
-        rc = warder_ruleset_check(I->rs, op, I->path.data, real, &d, NULL);
-        warder_free(real);
-        if (rc == WARDER_ENOMEM)
+        rc = decide_normalised(I, op, segment);
+        if (rc || is_final(I) || !I->ctx || !I->ctx->realpath || !has_dotdot(str, len))
                 return rc;
-        if (rc)
+        /* The shell hands the path to the kernel as written, and the kernel climbs a `..` from
+         * where the symlinks before it lead, not from their spelling: `link/../key` with
+         * `link -> vault/pub` opens vault/key. That path is decided too. */
+        struct warder__buf phys = WARDER__BUF_INIT;
+        if (str[0] == '/')
+                rc = physical_form(I, str, len, &phys);
+        else
+                rc = physical_form(I, I->tmp.data, I->tmp.len, &phys);
+        if (rc == WARDER_ENOMEM) {
+                warder__buf_free(&phys);
+                return rc;
+        }
+        if (rc) {
+                warder__buf_free(&phys);
                 return raise_to(I, WARDER_ASK, segment, I->path.data, op,
-                                "a path that cannot be decided");
-        rc = consider(I, &d, segment, I->path.data, op);
-        warder_decision_clear(&d);
-        if (!rc && note)
-                rc = raise_to(I, WARDER_ASK, segment, I->path.data, op, note);
+                                "the real path could not be resolved");
+        }
+        if (strcmp(phys.data, I->path.data) != 0) {
+                warder__buf_truncate(&I->path, 0);
+                rc = warder__buf_append(&I->path, phys.data, phys.len);
+                if (!rc)
+                        rc = decide_normalised(I, op, segment);
+        }
+        warder__buf_free(&phys);
         return rc;
 }
 
@@ -675,6 +833,75 @@ static int word_candidates(struct insp *I, struct segctx *C, size_t k, enum ward
         return rc;
 }
 
+/* Decides `base`/`rel` (base may be NULL: `rel` alone) for read and for write. */
+static int decide_joined(struct insp *I, struct segctx *C, const struct xword *base,
+                         size_t base_len, const struct xword *rel)
+{
+        struct warder__buf b = WARDER__BUF_INIT;
+        int rc = warder__buf_append(&b, base->s, base_len);
+        if (!rc)
+                rc = warder__buf_putc(&b, '/');
+        if (!rc)
+                rc = warder__buf_append(&b, rel->s, rel->len);
+        if (!rc)
+                rc = decide_path(I, b.data, b.len, NULL, C->cwd, WARDER_OP_READ, C->text);
+        if (!rc)
+                rc = decide_path(I, b.data, b.len, NULL, C->cwd, WARDER_OP_WRITE, C->text);
+        warder__buf_free(&b);
+        return rc;
+}
+
+/*
+ * `ln -s TARGET… LINK` (or `-t DIR`): a relative TARGET is what the link will lead to, and
+ * it is resolved from the link's directory, not from the current one — `ln -s key vault/k`
+ * makes `vault/k` lead to `vault/key`. Each TARGET is decided from there too (for read and
+ * write, as a later command reads or writes through the link), both from LINK's directory and
+ * from LINK itself in case it is a directory.
+ */
+static int ln_targets(struct insp *I, struct segctx *C, size_t name)
+{
+        const struct xword *x = C->x;
+        size_t n = C->n, last = n, count = 0, dir = n;
+        bool symbolic = false, opts = true;
+        for (size_t k = name + 1; k < n; k++) {
+                const char *s = x[k].s;
+                if (!s)
+                        continue; /* undeterminable: already at least ask */
+                if (opts && streq(s, "--")) {
+                        opts = false;
+                        continue;
+                }
+                if (opts && s[0] == '-' && s[1]) {
+                        if (streq(s, "--symbolic") || (s[1] != '-' && strchr(s + 1, 's')))
+                                symbolic = true;
+                        if (streq(s, "-t") && k + 1 < n)
+                                dir = ++k;
+                        else if (strncmp(s, "--target-directory=", 19) == 0)
+                                return 0; /* rare; its value was decided as a path already */
+                        continue;
+                }
+                last = k;
+                count++;
+        }
+        if (!symbolic || count == 0 || (dir == n && count < 2))
+                return 0;
+        int rc = 0;
+        for (size_t k = name + 1; k < n && !rc; k++) {
+                const struct xword *t = &x[k];
+                if (k == dir || (dir == n && k == last) || !t->s || t->g || !t->len ||
+                    t->s[0] == '/' || t->s[0] == '-')
+                        continue;
+                const struct xword *l = &x[dir != n ? dir : last];
+                if (!l->s || l->g || !l->len)
+                        continue;
+                rc = decide_joined(I, C, l, l->len, t);
+                const char *slash = memrchr(l->s, '/', l->len);
+                if (!rc && slash && dir == n)
+                        rc = decide_joined(I, C, l, (size_t)(slash - l->s), t);
+        }
+        return rc;
+}
+
 static int match_form(struct insp *I, const char *text, size_t len, bool whole_line,
                       struct warder_decision *seg_best, bool *matched)
 {
@@ -709,7 +936,7 @@ static int decide_forms(struct insp *I, struct segctx *C, size_t *name_out, bool
                         bool *stopped)
 {
         size_t n = C->n, starts[64], nstarts = 0, i = 0;
-        bool unknown = false, expandable = false, determinable = true;
+        bool unknown = false, expandable = false, determinable = true, from_input = false;
         for (size_t k = 0; k < n; k++) {
                 if (C->w[k].flags & (WARDER__SH_W_VAR | WARDER__SH_W_TILDE))
                         expandable = true;
@@ -727,6 +954,7 @@ static int decide_forms(struct insp *I, struct segctx *C, size_t *name_out, bool
                 enum wrap r = unwrap(C->x, i, n, &next, &unknown);
                 if (r == W_YES) {
                         wrapper[i] = true;
+                        from_input |= streq(base_name(C->x[i].s), "xargs");
                         i = next;
                 } else if (r == W_STOP) {
                         wrapper[i] = false;
@@ -794,6 +1022,10 @@ static int decide_forms(struct insp *I, struct segctx *C, size_t *name_out, bool
         if (!rc && unknown)
                 rc = raise_to(I, WARDER_ASK, C->text, NULL, WARDER_OP_EXECUTE,
                               "a wrapper option that is not understood");
+        /* xargs appends arguments read from its input: candidates nobody can see (§5.5). */
+        if (!rc && from_input)
+                rc = raise_to(I, WARDER_ASK, C->text, NULL, WARDER_OP_EXECUTE,
+                              "xargs adds arguments read from its input");
         return rc;
 }
 
@@ -823,7 +1055,7 @@ static int track_cd(struct insp *I, struct segctx *C, size_t name, struct scope_
         struct cwdset next = {0};
         int rc = 0;
         if (j >= C->n) {
-                const char *home = I->env_home ? I->env_home : I->home;
+                const char *home = I->home_rebound ? NULL : I->env_home ? I->env_home : I->home;
                 if (home)
                         rc = cwdset_add(&next, home);
                 else
@@ -835,7 +1067,8 @@ static int track_cd(struct insp *I, struct segctx *C, size_t name, struct scope_
                 bool glob = false;
                 for (size_t k = 0; x->g && k < x->len; k++)
                         glob |= x->g[k] != 0;
-                bool cdpath = I->cdpath && x->s && x->s[0] != '/' && x->s[0] != '.';
+                bool cdpath =
+                    (I->cdpath || I->cdpath_rebound) && x->s && x->s[0] != '/' && x->s[0] != '.';
                 if (!x->s || glob || digits_stack || cdpath || x->len == 0 ||
                     memchr(x->s, 0, x->len) || (seg->loop && x->s[0] != '/')) {
                         next.uncertain = true;
@@ -855,6 +1088,21 @@ static int track_cd(struct insp *I, struct segctx *C, size_t name, struct scope_
                                                                         NULL);
                                 if (!rc)
                                         rc = cwdset_add(&next, I->path.data);
+                                /* `cd link/..` (or `cd ..` in a linked directory, `cd -P`,
+                                 * `set -o physical`) may land where the link leads: the
+                                 * physical form is a possible directory too. */
+                                if (!rc && I->ctx && I->ctx->realpath &&
+                                    has_dotdot(I->tmp.data, I->tmp.len)) {
+                                        struct warder__buf phys = WARDER__BUF_INIT;
+                                        int prc = physical_form(I, I->tmp.data, I->tmp.len, &phys);
+                                        if (prc == WARDER_ENOMEM)
+                                                rc = prc;
+                                        else if (prc)
+                                                next.uncertain = true;
+                                        else
+                                                rc = cwdset_add(&next, phys.data);
+                                        warder__buf_free(&phys);
+                                }
                         }
                         if (x->s[0] != '/' && eff->uncertain)
                                 next.uncertain = true;
@@ -981,6 +1229,8 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                                 else
                                         body_unknown = true;
                                 xword_free(&hx);
+                        } else if (!c_flag) {
+                                body_unknown = true; /* `sh FILE`: a script nobody has seen */
                         }
                 } else if (streq(cmd, "eval")) {
                         for (size_t k = name + 1; k < n && !rc; k++) {
@@ -996,6 +1246,38 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                         if (!body_unknown && script.len) {
                                 body = script.data;
                                 body_len = script.len;
+                        }
+                } else if (streq(cmd, ".") || streq(cmd, "source")) {
+                        body_unknown = name + 1 < n; /* commands read from a file */
+                } else if (streq(cmd, "trap")) {
+                        /* `trap ACTION SIG…`: ACTION runs later, wherever the shell is then */
+                        size_t k = name + 1;
+                        if (k < n && x[k].s && streq(x[k].s, "--"))
+                                k++;
+                        if (k + 1 < n && (!x[k].s || (x[k].s[0] != '-' && x[k].len))) {
+                                rc = raise_to(I, WARDER_ASK, text.data, NULL, WARDER_OP_EXECUTE,
+                                              "a trap action");
+                                if (!rc && (!x[k].s || x[k].g))
+                                        body_unknown = true;
+                                else if (!rc && depth + 1 <= MAX_SHELL_DEPTH)
+                                        rc = inspect_line(I, x[k].s, x[k].len, depth + 1, cwd);
+                        }
+                } else if (streq(cmd, "alias")) {
+                        /* An alias definition is a command run wherever the name is used
+                         * later (in another directory, too): its text is decided here, and
+                         * the line is at least ask. */
+                        for (size_t k = name + 1; k < n && !rc; k++) {
+                                const char *eq = x[k].s ? memchr(x[k].s, '=', x[k].len) : NULL;
+                                if (x[k].s && !eq)
+                                        continue;
+                                rc = raise_to(I, WARDER_ASK, text.data, NULL, WARDER_OP_EXECUTE,
+                                              "an alias definition");
+                                if (!rc && !eq)
+                                        body_unknown = true;
+                                else if (!rc && depth + 1 <= MAX_SHELL_DEPTH)
+                                        rc = inspect_line(I, eq + 1,
+                                                          x[k].len - (size_t)(eq + 1 - x[k].s),
+                                                          depth + 1, cwd);
                         }
                 }
                 if (!rc && body_unknown)
@@ -1051,6 +1333,8 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                 }
                 rc = word_candidates(I, &C, k, op, was_opts, false);
         }
+        if (!rc && cmd && streq(cmd, "ln"))
+                rc = ln_targets(I, &C, name);
         /* Redirections (§5.4). */
         for (uint32_t r = 0; r < seg->nredirs && !rc; r++) {
                 const struct warder__sh_redir *rd = &p->redirs[seg->first_redir + r];
@@ -1183,7 +1467,9 @@ static int inspect_line(struct insp *I, const char *line, size_t len, unsigned d
                         const struct cwdset *cwd)
 {
         struct warder__buf sq = WARDER__BUF_INIT;
-        int rc = squeeze(&sq, line, len);
+        int rc = mark_rebound(I, line, len);
+        if (!rc)
+                rc = squeeze(&sq, line, len);
         if (rc)
                 return rc;
         struct warder__sh_parse p;
@@ -1263,6 +1549,10 @@ WARDER_API int warder_ruleset_check_command(const warder_ruleset *rs, const char
         if (I.env_home && I.env_home[0] != '/')
                 I.env_home = NULL;
         I.cdpath = env_lookup(ctx, "CDPATH", 6);
+        while (ctx && ctx->env && ctx->env[I.nenv])
+                I.nenv++;
+        if (I.nenv && !(I.env_rebound = calloc(I.nenv, sizeof(*I.env_rebound))))
+                return warder_error_set(err, WARDER_ENOMEM, "out of memory");
         I.best = (struct warder_decision)WARDER_DECISION_INIT;
         struct cwdset start = {0};
         int rc = 0;
@@ -1298,5 +1588,6 @@ out:
         warder__buf_free(&I.path);
         warder__buf_free(&I.pat);
         warder__buf_free(&I.tmp);
+        free(I.env_rebound);
         return rc;
 }

@@ -15,6 +15,6 @@
  * false and leaves *d alone otherwise. Engine errors fail closed (§2.10).
  */
 bool warder__ruleset_match_execute(const warder_ruleset *rs, const char *text, size_t len,
-				   bool whole_line, struct warder_decision *d);
+                                   bool whole_line, struct warder_decision *d);
 
 #endif

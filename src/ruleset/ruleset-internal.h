@@ -137,6 +137,30 @@ struct warder__index {
         bool empty;
 };
 
+/* Execute rules by literal command prefix (index-execute.c). */
+struct warder__xpost {
+        uint32_t rule;
+        uint32_t action;
+};
+
+struct warder__xent; /* index-execute.c */
+
+struct warder__xtable {
+        struct warder__xent *slots; /* open addressing, mask + 1 slots */
+        size_t mask;
+        struct warder__xpost *post; /* each key's postings: strictest first, then by index */
+        char *keys;
+        uint32_t *lens; /* the distinct key lengths, ascending */
+        size_t nlens;
+};
+
+struct warder__xindex {
+        struct warder__xtable exact;    /* rules without folding, by literal prefix */
+        struct warder__xtable fold;     /* fold rules, by literal prefix in lower case */
+        struct warder__xpost *residual; /* patterns that start with a wildcard */
+        size_t nresidual;
+};
+
 struct warder__opset {
         bool has_default;
         enum warder_action def;
@@ -147,6 +171,7 @@ struct warder__opset {
         /* execute: rule indexes per action, in order */
         uint32_t *by_action[3];
         size_t n_by_action[3];
+        struct warder__xindex xidx; /* execute: rules by literal prefix */
 };
 
 struct warder__test_case {
@@ -229,6 +254,18 @@ long warder__linear_decide(const warder_ruleset *rs, enum warder_op op, const ch
 /* Fills `t` (and `folded` when non-NULL) for `s`; uses per-thread scratch storage. */
 int warder__target_split(const char *s, size_t len, struct warder__target *t,
                          struct warder__target *folded);
+
+/* Execute rules (index-execute.c). Returns the index of the strictest rule whose pattern
+ * matches `text` (the lowest index among equals; deny and ask rules only for the whole line),
+ * or -1. */
+int warder__xindex_build(struct warder__opset *set);
+void warder__xindex_free(struct warder__xindex *x);
+long warder__xindex_match(const struct warder__opset *set, const char *text, size_t len,
+                          bool whole_line);
+/* The same decision as warder__ruleset_match_execute() by a loop over every rule in order of
+ * strictness (reference for tests; ruleset.c). */
+bool warder__ruleset_match_execute_linear(const warder_ruleset *rs, const char *text, size_t len,
+                                          bool whole_line, struct warder_decision *d);
 
 /* ---- Presets (generated) ------------------------------------------------------------------ */
 

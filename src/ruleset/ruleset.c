@@ -21,6 +21,7 @@ static void opset_free(struct warder__opset *o)
         free(o->rules);
         warder__index_free(&o->idx);
         warder__index_free(&o->fidx);
+        warder__xindex_free(&o->xidx);
         for (int a = 0; a < 3; a++)
                 free(o->by_action[a]);
         memset(o, 0, sizeof(*o));
@@ -119,6 +120,8 @@ static int build(warder_ruleset *rs, struct raw *raw, struct warder_error *err)
                                 int a = (int)o->rules[i].action;
                                 o->by_action[a][o->n_by_action[a]++] = (uint32_t)i;
                         }
+                        if (warder__xindex_build(o) != 0)
+                                return warder_error_set(err, WARDER_ENOMEM, "out of memory");
                 } else if (warder__index_build(o, rs->root, rs->fold) != 0) {
                         return warder_error_set(err, WARDER_ENOMEM, "out of memory");
                 }
@@ -482,6 +485,19 @@ static void fill_rule(struct warder_decision *d, const warder_ruleset *rs, enum 
 
 bool warder__ruleset_match_execute(const warder_ruleset *rs, const char *text, size_t len,
                                    bool whole_line, struct warder_decision *d)
+{
+        if (!rs)
+                return false;
+        long i = warder__xindex_match(&rs->ops[WARDER_OP_EXECUTE], text, len, whole_line);
+        if (i < 0)
+                return false;
+        fill_rule(d, rs, WARDER_OP_EXECUTE, (size_t)i);
+        d->op = WARDER_OP_EXECUTE;
+        return true;
+}
+
+bool warder__ruleset_match_execute_linear(const warder_ruleset *rs, const char *text, size_t len,
+                                          bool whole_line, struct warder_decision *d)
 {
         if (!rs)
                 return false;

@@ -3,7 +3,9 @@
  * Command inspection cost (§5): commands of 1, 5 and 20 simple commands against a ruleset of
  * 1,000 read rules and 1,000 (then 10) execute rules, in ns of thread CPU time per inspection
  * (the build machines are shared, so wall time would measure the neighbours), with the cost
- * of one plain read check measured in the same run as the baseline. No assertions on time.
+ * of one plain read check measured in the same run as the baseline; and one form against the
+ * execute rules through their index and by the plain loop over every rule. No assertions on
+ * time.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include <time.h>
 
 #include "command/command.h"
+#include "ruleset/ruleset-internal.h"
 #include "util.h"
 #include "warder/ruleset.h"
 
@@ -45,15 +48,21 @@ static double bench_command(const warder_ruleset *rs, const char *cmd, size_t it
         return best;
 }
 
-static double bench_form(const warder_ruleset *rs, const char *form, size_t iters)
+typedef bool (*match_fn)(const warder_ruleset *, const char *, size_t, bool,
+                         struct warder_decision *);
+
+/* One form against the execute rules: through the index, or (linear) by the loop over every
+ * rule that the index replaces. */
+static double bench_form(const warder_ruleset *rs, const char *form, size_t iters, bool linear)
 {
+        match_fn fn = linear ? warder__ruleset_match_execute_linear : warder__ruleset_match_execute;
         size_t len = strlen(form);
         double best = 1e30;
         for (int round = 0; round < 5; round++) {
                 double t0 = now_ns();
                 for (size_t i = 0; i < iters; i++) {
                         struct warder_decision d = WARDER_DECISION_INIT;
-                        if (warder__ruleset_match_execute(rs, form, len, false, &d))
+                        if (fn(rs, form, len, false, &d))
                                 sink += (int)d.action;
                 }
                 double per = (now_ns() - t0) / (double)iters;
@@ -142,13 +151,24 @@ static int run(int nexec)
 
         size_t iters = 20000;
         double base = bench_read(rs, "/ws/src/main.c", iters * 5);
-        double form = bench_form(rs, one, iters / 4);
+        const char *deny = "danger499 --now", *miss = "frobnicate --all";
+        double form = bench_form(rs, one, iters / 4, false);
+        double form_lin = bench_form(rs, one, iters / 40, true);
+        double fdeny = bench_form(rs, deny, iters / 4, false);
+        double fdeny_lin = bench_form(rs, deny, iters / 40, true);
+        double fmiss = bench_form(rs, miss, iters / 4, false);
+        double fmiss_lin = bench_form(rs, miss, iters / 40, true);
         double t1 = bench_command(rs, one, iters);
         double t5 = bench_command(rs, five, iters);
         double t20 = bench_command(rs, twenty.data, iters / 4);
         printf("bench-command: 1,000 read + %d execute rules\n", nexec);
         printf("  baseline: one read check            %8.0f ns\n", base);
-        printf("  one execute form match (ruleset)    %8.0f ns\n", form);
+        printf("  one execute form match (ruleset)    %8.0f ns  (linear loop %8.0f ns)\n", form,
+               form_lin);
+        printf("    '%s' (a deny rule)    %8.0f ns  (linear loop %8.0f ns)\n", deny, fdeny,
+               fdeny_lin);
+        printf("    '%s' (no rule)       %8.0f ns  (linear loop %8.0f ns)\n", miss, fmiss,
+               fmiss_lin);
         printf("  1 segment  (%3zu bytes)              %8.0f ns  (%.1fx baseline)\n", strlen(one),
                t1, t1 / base);
         printf("  5 segments (%3zu bytes)              %8.0f ns  (%.1fx baseline; target <= 20000 "

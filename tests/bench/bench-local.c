@@ -190,7 +190,8 @@ static void bench_read(void)
                "<= 1.3x)",
                f, l, l / f);
         printf("; guard %.0f ns/op (%.2fx local, target <= 1.5x)\n", g, g / l);
-        printf("  of which the guard's realpath on the local backend: %.0f ns/op (one openat2 "
+        printf("  a realpath on the local backend, which the guard needs only for a path with a "
+               "symlink: %.0f ns/op (one openat2 "
                "O_PATH + close)\n",
                r);
         warder_backend_free(local);

@@ -19,40 +19,58 @@ extern "C" {
 #define WARDER_BACKEND_OPS_VERSION 1
 
 struct warder_backend_ops {
-	unsigned version; /* WARDER_BACKEND_OPS_VERSION */
+        unsigned version; /* WARDER_BACKEND_OPS_VERSION */
 
-	/* Required. Up to `limit` bytes (0: all) from `offset`. */
-	int (*read)(warder_backend *b, const char *path, uint64_t offset, uint64_t limit,
-		    unsigned flags, struct warder_bytes *out, struct warder_error *err);
-	/* Required. Create or replace. */
-	int (*write)(warder_backend *b, const char *path, const void *data, size_t len,
-		     unsigned flags, struct warder_error *err);
-	/* Optional; fallback: read, replace, write. */
-	int (*edit)(warder_backend *b, const char *path, const char *old_text, size_t old_len,
-		    const char *new_text, size_t new_len, unsigned flags, size_t *count,
-		    struct warder_error *err);
-	/* Required. Entries of a directory (not recursive). */
-	int (*ls)(warder_backend *b, const char *path, unsigned flags, struct warder_entries *out,
-		  struct warder_error *err);
-	/* Optional; fallback: a walk over ls with the core matcher. `pattern` is relative to
-	 * `base` (an absolute pattern is matched against absolute paths). */
-	int (*glob)(warder_backend *b, const char *pattern, const char *base, unsigned flags,
-		    struct warder_entries *out, struct warder_error *err);
-	/* Optional; fallback: a walk over ls + read + PCRE2. req->path is NUL-terminated. */
-	int (*grep)(warder_backend *b, const struct warder_grep_request *req,
-		    struct warder_grep_result *out, struct warder_error *err);
-	/* Optional, no fallback: WARDER_ENOTSUP when NULL. */
-	int (*execute)(warder_backend *b, const struct warder_exec_request *req,
-		       struct warder_exec_result *out, struct warder_error *err);
-	/* Optional, no fallback: without it real form == literal form. */
-	int (*realpath)(warder_backend *b, const char *path, char **out, struct warder_error *err);
-	/* Required. Frees the backend (the struct that embeds the header too). */
-	void (*destroy)(warder_backend *b);
+        /* Required. Up to `limit` bytes (0: all) from `offset`. */
+        int (*read)(warder_backend *b, const char *path, uint64_t offset, uint64_t limit,
+                    unsigned flags, struct warder_bytes *out, struct warder_error *err);
+        /* Required. Create or replace. */
+        int (*write)(warder_backend *b, const char *path, const void *data, size_t len,
+                     unsigned flags, struct warder_error *err);
+        /* Optional; fallback: read, replace, write. */
+        int (*edit)(warder_backend *b, const char *path, const char *old_text, size_t old_len,
+                    const char *new_text, size_t new_len, unsigned flags, size_t *count,
+                    struct warder_error *err);
+        /* Required. Entries of a directory (not recursive). */
+        int (*ls)(warder_backend *b, const char *path, unsigned flags, struct warder_entries *out,
+                  struct warder_error *err);
+        /* Optional; fallback: a walk over ls with the core matcher. `pattern` is relative to
+         * `base` (an absolute pattern is matched against absolute paths). */
+        int (*glob)(warder_backend *b, const char *pattern, const char *base, unsigned flags,
+                    struct warder_entries *out, struct warder_error *err);
+        /* Optional; fallback: a walk over ls + read + PCRE2. req->path is NUL-terminated. */
+        int (*grep)(warder_backend *b, const struct warder_grep_request *req,
+                    struct warder_grep_result *out, struct warder_error *err);
+        /* Optional, no fallback: WARDER_ENOTSUP when NULL. */
+        int (*execute)(warder_backend *b, const struct warder_exec_request *req,
+                       struct warder_exec_result *out, struct warder_error *err);
+        /* Optional, no fallback: without it real form == literal form. */
+        int (*realpath)(warder_backend *b, const char *path, char **out, struct warder_error *err);
+        /* Required. Frees the backend (the struct that embeds the header too). */
+        void (*destroy)(warder_backend *b);
+        /* What the backend promises (WARDER_BACKEND_CAP_*); 0 promises nothing. */
+        unsigned caps;
 };
 
+/*
+ * Under WARDER_NOFOLLOW, grep never passes through a symlink: the walk neither enters a
+ * symlinked directory nor reads a symlinked file, so every path in its results is its own
+ * real form and a guard does not resolve it again (§4.7). A guard trusts this promise: a
+ * backend that makes it and reports a hit through a symlink leaks that file.
+ */
+#define WARDER_BACKEND_CAP_REAL_RESULTS (1u << 0)
+
+/*
+ * Under WARDER_NOFOLLOW, read refuses with WARDER_ESYMLINK, having read nothing, any path with
+ * a symlink in any component (the last one included). A guard may then forward an allowed
+ * literal form without resolving it first: if the read succeeds, the path was its own real
+ * form. A backend that makes this promise and follows a symlink leaks its target.
+ */
+#define WARDER_BACKEND_CAP_STRICT_NOFOLLOW (1u << 1)
+
 struct warder_backend {
-	const struct warder_backend_ops *ops;
-	unsigned magic_; /* library-private */
+        const struct warder_backend_ops *ops;
+        unsigned magic_; /* library-private */
 };
 
 /*
@@ -61,18 +79,18 @@ struct warder_backend {
  * header. Call it from the backend's constructor before handing the backend out.
  */
 WARDER_API int warder_backend_init(warder_backend *b, const struct warder_backend_ops *ops,
-				   struct warder_error *err);
+                                   struct warder_error *err);
 
 /* Result helpers: they allocate with the library's allocator. WARDER_ENOMEM on failure. */
 WARDER_API int warder_bytes_set(struct warder_bytes *out, const void *data, size_t len);
 WARDER_API int warder_entries_add(struct warder_entries *out, const char *name, const char *path,
-				  enum warder_entry_type type, uint64_t size, int64_t mtime);
+                                  enum warder_entry_type type, uint64_t size, int64_t mtime);
 WARDER_API int warder_grep_add(struct warder_grep_result *out, const char *path, uint64_t line,
-			       const char *text, size_t text_len);
+                               const char *text, size_t text_len);
 WARDER_API char *warder_strndup(const char *s, size_t len); /* NULL on ENOMEM */
 /* Fills `err` (may be NULL) with `code` and a printf-style message; returns `code`. */
 WARDER_API int warder_error_set(struct warder_error *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 #ifdef __cplusplus
 }
