@@ -151,6 +151,35 @@ START_TEST(test_pattern_error_points_into_pattern)
 }
 END_TEST
 
+/* A UTF-8 byte order mark before the document is not content: the file loads and decides as
+ * it would without one, and error positions count from after it. */
+START_TEST(test_byte_order_mark)
+{
+        static const char doc[] = "warder: 1\nread:\n  rules:\n    - deny: '**/.env'\n";
+        warder_ruleset *plain = load_ok(doc);
+        warder_ruleset *bom = load_ok("\xEF\xBB\xBF"
+                                      "warder: 1\nread:\n  rules:\n"
+                                      "    - deny: '**/.env'\n");
+        struct warder_decision a = WARDER_DECISION_INIT, b = WARDER_DECISION_INIT;
+        ck_assert_int_eq(warder_ruleset_check(plain, WARDER_OP_READ, "/r/.env", NULL, &a, NULL), 0);
+        ck_assert_int_eq(warder_ruleset_check(bom, WARDER_OP_READ, "/r/.env", NULL, &b, NULL), 0);
+        ck_assert_int_eq(a.action, WARDER_DENY);
+        ck_assert_int_eq(b.action, WARDER_DENY);
+        ck_assert_uint_eq(a.line, b.line);
+        ck_assert_uint_eq(a.column, b.column);
+        warder_decision_clear(&a);
+        warder_decision_clear(&b);
+        warder_ruleset_free(plain);
+        warder_ruleset_free(bom);
+        struct warder_error err = load_bad("\xEF\xBB\xBF"
+                                           "warder: 1\nbogus: 1\n",
+                                           WARDER_EPARSE);
+        ck_assert_uint_eq(err.line, 2);
+        ck_assert_uint_eq(err.column, 1);
+        warder_error_clear(&err);
+}
+END_TEST
+
 START_TEST(test_core_schema)
 {
         /* §1.8: True/TRUE are booleans; a quoted "1" is a string; yes is a string */
@@ -984,6 +1013,7 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_load_errors, 0, (int)WARDER__ARRAY_SIZE(bad_cases));
         tcase_add_test(tc, test_pattern_error_points_into_pattern);
         tcase_add_test(tc, test_core_schema);
+        tcase_add_test(tc, test_byte_order_mark);
         tcase_add_test(tc, test_limits);
         tcase_add_test(tc, test_mutated_documents);
         suite_add_tcase(s, tc);

@@ -297,6 +297,11 @@ int warder__yaml_parse(const char *text, size_t len, const char *file, size_t ma
         yaml_parser_t parser;
         if (!yaml_parser_initialize(&parser))
                 return warder_error_set(err, WARDER_ENOMEM, "out of memory");
+        /* A UTF-8 byte order mark (which some editors write) is not content. */
+        if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
+                text += 3;
+                len -= 3;
+        }
         yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
         yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
         struct warder__ydoc doc = {NULL, NULL};
