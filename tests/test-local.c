@@ -783,9 +783,38 @@ static size_t ref_grep(const char *pattern, bool caseless, const char *data, siz
 START_TEST(test_grep_fast_paths_exact)
 {
         static const char *patterns[] = {
-            "ab",    "a",        "",       "b$",     "^a",    "a\\z", "x(?!\\n)",
-            "a\\sb", "\\bab\\b", "(?i)AB", "b+a",    "[ab]x", "a.b",  "ba|xa",
-            "a\\n",  "^$",       "a b",    "(?=b)b", "x\\Z",  "a{2}",
+            "ab",
+            "a",
+            "",
+            "b$",
+            "^a",
+            "a\\z",
+            "x(?!\\n)",
+            "a\\sb",
+            "\\bab\\b",
+            "(?i)AB",
+            "b+a",
+            "[ab]x",
+            "a.b",
+            "ba|xa",
+            "a\\n",
+            "^$",
+            "a b",
+            "(?=b)b",
+            "x\\Z",
+            "a{2}",
+            /* no literal and no required byte: searched across lines, confirmed per line */
+            "[ab][ab]",
+            "[^x]{2}",
+            "\\s\\S",
+            "(a|b)x",
+            "[[:alpha:]]{3}",
+            "[^a]*b$",
+            "\\d*",
+            "^[^b]",
+            "[ax] [ab]",
+            "\\S$",
+            "[^ ]\\n?[^ ]",
         };
         warder_backend *b = backend(_i, true);
         unsigned seed = 12345;

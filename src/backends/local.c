@@ -1460,6 +1460,11 @@ struct grep_ud {
         const char *literal; /* the pattern when it is a plain, case-sensitive literal */
         size_t literal_len;
         int required; /* a byte every match contains, or -1 */
+        /* Without a literal or required byte: the same pattern with PCRE2_MULTILINE, run over
+         * the whole buffer to find the next candidate line (each is confirmed line by line),
+         * or NULL when the pattern could see across a line end (\z, lookaround, verbs). */
+        pcre2_code *code_ml;
+        bool jit_ml;
         warder_glob *filter;
         bool filter_absolute; /* an absolute filter sees absolute paths */
         bool filter_name;     /* a filter without '/' sees file names at any depth */
@@ -1487,6 +1492,35 @@ static bool line_matches(struct grep_ud *g, const char *line, size_t len)
         return false;
 }
 
+/*
+ * Where the next line that may match starts to be worth a look: the start of the leftmost
+ * match of the multi-line pattern at or after p (NULL: none). A match of a line is a match of
+ * the buffer at the same place (the pattern cannot see past a line end but through `$`, which
+ * multi-line mode keeps at line ends), so no matching line is skipped; the line found is still
+ * confirmed on its own. An engine error falls back to the next line.
+ */
+static const char *next_candidate(struct grep_ud *g, const char *buf, size_t n, size_t p)
+{
+        int r = g->jit_ml ? pcre2_jit_match(g->code_ml, (PCRE2_SPTR)buf, n, p, 0, g->md, g->mctx)
+                          : pcre2_match(g->code_ml, (PCRE2_SPTR)buf, n, p, 0, g->md, g->mctx);
+        if (r == PCRE2_ERROR_NOMATCH)
+                return NULL;
+        if (r < 0)
+                return buf + p;
+        PCRE2_SIZE at = pcre2_get_ovector_pointer(g->md)[0];
+        return at >= p && at <= n ? buf + at : buf + p;
+}
+
+/* Whether a pattern may be searched across lines as next_candidate() does. */
+static bool multiline_safe(const char *pattern)
+{
+        static const char *const unsafe[] = {"\\z", "\\Z", "\\A", "\\G", "\\K", "(?", "(*"};
+        for (size_t i = 0; i < sizeof(unsafe) / sizeof(unsafe[0]); i++)
+                if (strstr(pattern, unsafe[i]))
+                        return false;
+        return true;
+}
+
 /* Scans one file's bytes; returns 1 when the match cap was reached, <0 on error. */
 static int grep_buffer(struct grep_ud *g, const char *path, const char *buf, size_t n,
                        struct warder_error *err)
@@ -1499,6 +1533,8 @@ static int grep_buffer(struct grep_ud *g, const char *path, const char *buf, siz
                         hit = memmem(buf + p, n - p, g->literal, g->literal_len);
                 else if (g->required >= 0)
                         hit = memchr(buf + p, g->required, n - p);
+                else if (g->code_ml)
+                        hit = next_candidate(g, buf, n, p);
                 else
                         hit = buf + p;
                 if (!hit)
@@ -1669,6 +1705,13 @@ static int local_grep(warder_backend *b, const struct warder_grep_request *req,
                          pcre2_pattern_info(g.code, PCRE2_INFO_FIRSTCODEUNIT, &unit) == 0)
                         g.required = (int)unit;
         }
+        if (!g.literal && g.required < 0 && multiline_safe(req->pattern)) {
+                g.code_ml = pcre2_compile((PCRE2_SPTR)req->pattern, PCRE2_ZERO_TERMINATED,
+                                          PCRE2_MULTILINE | (caseless ? PCRE2_CASELESS : 0),
+                                          &errcode, &erroff, NULL);
+                if (g.code_ml)
+                        g.jit_ml = pcre2_jit_compile(g.code_ml, PCRE2_JIT_COMPLETE) == 0;
+        }
         if (req->glob && req->glob[0]) {
                 rc = warder_glob_compile(&g.filter, req->glob, strlen(req->glob), 0, err);
                 if (rc)
@@ -1731,6 +1774,7 @@ out:
         pcre2_match_context_free(g.mctx);
         pcre2_jit_stack_free(g.jstack);
         pcre2_code_free(g.code);
+        pcre2_code_free(g.code_ml);
         warder_glob_free(g.filter);
         free(g.buf);
         warder__buf_free(&g.full);
