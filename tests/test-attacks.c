@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "backends/local-internal.h"
+#include "fs-fixture.h"
 #include "support.h"
 #include "warder/backend.h"
 #include "warder/glob.h"
@@ -59,47 +60,6 @@ static const char *at(const char *base, const char *rel)
         char *b = buf[n++ % 16];
         snprintf(b, PATH_MAX, "%s/%s", base, rel);
         return b;
-}
-
-static void put(const char *path, const char *content)
-{
-        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
-        ck_assert_msg(fd >= 0, "cannot create %s", path);
-        ck_assert_int_eq(write(fd, content, strlen(content)), (ssize_t)strlen(content));
-        close(fd);
-}
-
-static void lnk(const char *target, const char *path)
-{
-        ck_assert_msg(symlink(target, path) == 0, "symlink %s: %s", path, strerror(errno));
-}
-
-/* Plain open(2) + read: what a program without warder gets (the control arm). */
-static char *plain_read(const char *path)
-{
-        static char buf[1 << 16];
-        int fd = open(path, O_RDONLY | O_NONBLOCK);
-        if (fd < 0)
-                return NULL;
-        ssize_t n = read(fd, buf, sizeof(buf) - 1);
-        close(fd);
-        if (n < 0)
-                return NULL;
-        buf[n] = '\0';
-        return buf;
-}
-
-/* The file's contents without following a final symlink (to inspect the fixture). */
-static char *peek(const char *path)
-{
-        static char buf[4096];
-        int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-        if (fd < 0)
-                return NULL;
-        ssize_t n = read(fd, buf, sizeof(buf) - 1);
-        close(fd);
-        buf[n < 0 ? 0 : n] = '\0';
-        return buf;
 }
 
 static bool leaks(const char *data, size_t len)
