@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "cli-run.h"
 #include "support.h"
@@ -362,6 +363,38 @@ START_TEST(exec_mask_denied)
 }
 END_TEST
 
+/* --interactive asks on the terminal (a pseudo-terminal from script(1) here): "y" performs an
+ * ask operation once, "n" declines it (exit 1) and nothing is written. */
+START_TEST(interactive_approval)
+{
+        if (system("command -v script >/dev/null 2>&1") != 0)
+                return; /* no script(1): nothing to drive a terminal with */
+        const char *cli = getenv("WARDER_CLI");
+        ck_assert_ptr_nonnull(cli);
+        for (int yes = 0; yes < 2; yes++) {
+                char cmd[2048], path[600];
+                snprintf(path, sizeof(path), "%s/asked-%d.txt", ws, yes);
+                snprintf(cmd, sizeof(cmd),
+                         "cd '%s' && printf '%s\\n' | script -qec \"'%s' --interactive write "
+                         "asked-%d.txt < /dev/null\" /dev/null > prompt.txt 2>&1",
+                         ws, yes ? "y" : "n", cli, yes);
+                int st = system(cmd);
+                ck_assert(WIFEXITED(st));
+                ck_assert_int_eq(WEXITSTATUS(st), yes ? 0 : 1);
+                ck_assert_int_eq(access(path, F_OK), yes ? 0 : -1);
+                char prompt[600];
+                snprintf(prompt, sizeof(prompt), "%s/prompt.txt", ws);
+                FILE *f = fopen(prompt, "r");
+                ck_assert_ptr_nonnull(f);
+                char buf[4096] = "";
+                size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+                buf[n] = '\0';
+                fclose(f);
+                ck_assert_ptr_nonnull(strstr(buf, "Allow this once? [y/N]"));
+        }
+}
+END_TEST
+
 START_TEST(shipped_rulesets_pass_their_tests)
 {
         const char *src = getenv("WARDER_SOURCE_ROOT");
@@ -396,6 +429,7 @@ int main(void)
         tcase_add_test(ops, audit_log_has_one_line_per_decision);
         tcase_add_test(ops, lint_and_test);
         tcase_add_test(ops, shipped_rulesets_pass_their_tests);
+        tcase_add_test(ops, interactive_approval);
         tcase_add_test(ops, exec_decides_then_runs);
         tcase_add_test(ops, exec_mask_denied);
         suite_add_tcase(s, ops);
