@@ -6,11 +6,42 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #define FS_FIXTURE_FN static __attribute__((unused))
+
+/* base/rel in one of 16 rotating buffers (enough for the paths of one statement). */
+FS_FIXTURE_FN const char *at(const char *base, const char *rel)
+{
+        static char buf[16][PATH_MAX];
+        static int n;
+        char *b = buf[n++ % 16];
+        snprintf(b, PATH_MAX, "%s/%s", base, rel);
+        return b;
+}
+
+FS_FIXTURE_FN void rm_rf(const char *dir)
+{
+        char cmd[PATH_MAX + 32];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        if (system(cmd) != 0)
+                fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+/* Whether `len` bytes of `data` hold any of the NULL-terminated `secrets`. */
+FS_FIXTURE_FN bool holds_any(const char *data, size_t len, const char *const *secrets)
+{
+        for (size_t i = 0; data && secrets[i]; i++)
+                if (memmem(data, len, secrets[i], strlen(secrets[i])))
+                        return true;
+        return false;
+}
 
 /* Creates or replaces a regular file (never through a final symlink). */
 FS_FIXTURE_FN void put(const char *path, const char *content)
