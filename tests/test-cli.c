@@ -122,6 +122,27 @@ START_TEST(check_exit_codes_follow_the_action)
 }
 END_TEST
 
+/* §3.3: a symlink inside the root whose real form cannot be resolved (it leaves the root)
+ * cannot be allowed on its literal form alone; the same target written as its outside path
+ * is an ordinary offline check (the control arm). */
+START_TEST(check_unresolvable_real_form_asks)
+{
+        char link[600];
+        snprintf(link, sizeof(link), "%s/hosts-link", ws);
+        ck_assert_int_eq(symlink("/etc/hostname", link), 0);
+        struct cli_result r = ws_run("check", "read", "/etc/hostname");
+        ck_assert_int_eq(r.status, 0);
+        cli_result_free(&r);
+        r = ws_run("check", "read", "hosts-link");
+        ck_assert_msg(r.status == 3, "exit %d: %s", r.status, r.out);
+        ck_assert_ptr_nonnull(strstr(r.out, "real form"));
+        cli_result_free(&r);
+        r = ws_run("explain", "read", "hosts-link");
+        ck_assert_int_eq(r.status, 3);
+        cli_result_free(&r);
+}
+END_TEST
+
 START_TEST(explain_shows_both_forms_and_every_match)
 {
         struct cli_result r = ws_run("explain", "read", "notes.txt");
@@ -424,6 +445,7 @@ int main(void)
         tcase_set_timeout(ops, 120);
         tcase_add_checked_fixture(ops, ws_make, ws_remove);
         tcase_add_test(ops, check_exit_codes_follow_the_action);
+        tcase_add_test(ops, check_unresolvable_real_form_asks);
         tcase_add_test(ops, explain_shows_both_forms_and_every_match);
         tcase_add_test(ops, guarded_operations);
         tcase_add_test(ops, audit_log_has_one_line_per_decision);

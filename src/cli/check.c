@@ -101,10 +101,15 @@ int cli_cmd_check(int argc, char **argv, struct cli_common *c)
         warder_ruleset *rs = NULL;
         struct warder_decision d = WARDER_DECISION_INIT;
         char *real = NULL;
-        if (a.op != WARDER_OP_EXECUTE && !a.real)
-                a.real = real = cli_resolve_real(root, home, a.target);
+        int unresolved = 0;
+        if (a.op != WARDER_OP_EXECUTE && !a.real) {
+                unresolved = cli_resolve_real(root, home, a.target, &real);
+                a.real = real;
+        }
         if (!(rc = cli_load_ruleset(c, root, home, &rs)) &&
             !(rc = decide("check", rs, home, &a, &d))) {
+                if (unresolved)
+                        cli_unresolved_real(&d);
                 if (c->json) {
                         fputs("{\"target\":", stdout);
                         cli_write_json_string(stdout, a.target, strlen(a.target));
@@ -248,8 +253,11 @@ int cli_cmd_explain(int argc, char **argv, struct cli_common *c)
         struct warder_error err = WARDER_ERROR_INIT;
         if ((rc = cli_load_ruleset(c, root, home, &rs)))
                 goto out;
-        if (a.op != WARDER_OP_EXECUTE && !a.real)
-                a.real = real = cli_resolve_real(root, home, a.target);
+        int unresolved = 0;
+        if (a.op != WARDER_OP_EXECUTE && !a.real) {
+                unresolved = cli_resolve_real(root, home, a.target, &real);
+                a.real = real;
+        }
         if (warder_ruleset_explain(rs, a.op, a.target, a.real, &ex, &err)) {
                 cli_error("explain", "%s", err.message);
                 rc = CLI_USAGE;
@@ -263,6 +271,8 @@ int cli_cmd_explain(int argc, char **argv, struct cli_common *c)
                 warder_decision_clear(&ex->decision);
                 ex->decision = d;
         }
+        if (unresolved)
+                cli_unresolved_real(&ex->decision);
         if (c->json)
                 json_explanation(a.target, ex);
         else

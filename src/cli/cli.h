@@ -82,9 +82,15 @@ int cli_report_failure(const struct cli_session *s, const char *name, const char
 /* Writes `,"key":"value"` (or null). */
 void cli_json_field(FILE *f, const char *key, const char *value);
 
-/* The real form of `target` resolved by the local backend rooted at `root` (semantics §3.2),
- * or NULL when it cannot be resolved (outside the root, missing root). free() it. */
-char *cli_resolve_real(const char *root, const char *home, const char *target);
+/* The real form of `target` resolved by the local backend rooted at `root` (semantics §3.2):
+ * *out is set (free() it) when it differs from the literal form. Returns 1 when the target
+ * lies under the root but its real form cannot be resolved (a symlink leaving the root, a
+ * loop): the decision must then be at least ask (cli_unresolved_real). A target outside the
+ * root is checked offline on its literal form. */
+int cli_resolve_real(const char *root, const char *home, const char *target, char **out);
+
+/* Raises an allow to ask for a target whose real form could not be resolved. */
+void cli_unresolved_real(struct warder_decision *d);
 
 /* Prints a decision for people: the action, the target, and why (rule, source, reason). */
 void cli_print_decision(FILE *f, const char *target, const struct warder_decision *d);

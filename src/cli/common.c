@@ -291,6 +291,16 @@ void cli_write_json_string(FILE *f, const char *s, size_t len)
         fputc('"', f);
 }
 
+void cli_unresolved_real(struct warder_decision *d)
+{
+        if (d->action == WARDER_ALLOW) {
+                d->action = WARDER_ASK;
+                d->by_default = false; /* what decided is the note, not the default */
+                d->note = "the real form could not be resolved (a symlink that leaves the root, "
+                          "or a loop), so the literal form alone cannot allow it";
+        }
+}
+
 int cli_action_exit(enum warder_action action)
 {
         switch (action) {

@@ -143,18 +143,27 @@ int cli_report_failure(const struct cli_session *s, const char *name, const char
         return code;
 }
 
-char *cli_resolve_real(const char *root, const char *home, const char *target)
+int cli_resolve_real(const char *root, const char *home, const char *target, char **out)
 {
-        char *literal = NULL, *real = NULL, *out = NULL;
+        char *literal = NULL, *real = NULL;
         warder_backend *local = NULL;
         struct warder_local_options lopts = WARDER_LOCAL_OPTIONS_INIT;
+        *out = NULL;
         if (warder_path_normalize(&literal, NULL, root, home, NULL, target, strlen(target), NULL))
-                return NULL;
-        if (warder_local_new(&local, root, &lopts, NULL) == 0 &&
-            warder_backend_realpath(local, literal, strlen(literal), &real, NULL) == 0)
-                out = strcmp(real, literal) == 0 ? NULL : strdup(real);
+                return 0; /* the decision reports the bad target itself */
+        size_t n = strlen(root);
+        bool inside = strcmp(root, "/") == 0 ||
+                      (strncmp(literal, root, n) == 0 && (literal[n] == '/' || !literal[n]));
+        int rc = warder_local_new(&local, root, &lopts, NULL);
+        if (rc == 0)
+                rc = warder_backend_realpath(local, literal, strlen(literal), &real, NULL);
+        int status = 0;
+        if (rc == 0 && strcmp(real, literal) != 0)
+                *out = strdup(real);
+        else if (rc != 0 && inside)
+                status = 1;
         warder_free(real);
         warder_free(literal);
         warder_backend_free(local);
-        return out;
+        return status;
 }
