@@ -14,9 +14,9 @@ static void check_help(const char *name)
                "root. Its real form (symlinks resolved, semantics §3.2) is decided as well and\n"
                "the stricter form wins (§3.3): it is resolved under the root, or given with\n"
                "--real; a target under the root whose real form cannot be resolved is at least\n"
-               "ask. For execute, TARGET is a command\n"
-               "line, inspected as in semantics §5 on the literal form of its paths; unquoted\n"
-               "globs and unknown variables count as undeterminable ($HOME is declared).\n"
+               "ask. For execute, TARGET is a command line, inspected as in semantics §5 on\n"
+               "the literal form of its paths; unquoted globs and unknown variables count as\n"
+               "undeterminable ($HOME is declared).\n"
                "\n"
                "Exit status: 0 allow, 1 deny, 3 ask, 2 usage or ruleset error.\n",
                name, (int)strlen(name), "");
