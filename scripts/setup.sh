@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Makes sure what warder needs to build, test and fuzz is there.
 #
 # Every requirement is looked for the way the build looks for it (programs on PATH, pkg-config

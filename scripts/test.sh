@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds warder and runs the whole test suite twice: a normal build and an ASan+UBSan build,
 # both with warnings as errors. Names every skipped test with the reason it printed, and ends
 # with the line "N passed, N failed, N skipped" (a skipped test is never counted as passed).
