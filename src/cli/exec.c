@@ -25,7 +25,8 @@ static void exec_help(void)
             "in the command's own mount namespace.\n"
             "\n"
             "Exit status: the command's own (128+N when killed by signal N, 124 when timed\n"
-            "out); before it runs: 1 denied, 3 approval required, 2 usage error, 4 other.\n");
+            "out); before it runs: 1 denied, 3 approval required, 2 usage error, 4 other.\n"
+            "\n" CLI_SECTIONS_NOTE);
 }
 
 struct exec_args {
