@@ -18,17 +18,10 @@
 
 #include "ruleset/ruleset-internal.h"
 #include "warder/ruleset.h"
+#include "workload.h"
 
-#define ROOT "/work/project"
-#define HOME "/home/user"
-
-static unsigned long long rng = 42;
-
-static unsigned rnd(unsigned n)
-{
-        rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
-        return (unsigned)((rng >> 33) % n);
-}
+#define ROOT WL_ROOT
+#define HOME WL_HOME
 
 /* CPU time of this thread: the machine is shared, wall time would count other work. */
 static double now(void)
@@ -38,113 +31,21 @@ static double now(void)
         return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static const char *const secrets[] = {
-    "**/.env",     "**/.env.*",   "**/*.pem",      "**/*.key",   "**/*.crt",   "**/credentials*",
-    "**/secrets*", "**/*secret*", "**/*password*", "**/.aws/**", "**/.ssh/**", "**/.gnupg/**"};
-static const char *const actions[] = {"deny", "deny", "ask", "allow"};
-
-/* Builds an N-rule `read` block; fills fnm[] with fnmatch(3) equivalents (absolute, braces
- * expanded to the first alternative: a cost baseline, not a semantic one). */
-static char *make_yaml(size_t n, char ***fnm_out)
+/* fnmatch(3) equivalents of the rules (their first anchored alternative, `**` read as `*`):
+ * a cost baseline, not a semantic one. */
+static char **fnmatch_patterns(const warder_ruleset *rs, size_t n)
 {
-        struct warder__buf b = WARDER__BUF_INIT;
         char **fnm = calloc(n, sizeof(*fnm));
-        warder__buf_puts(&b, "warder: 1\ndefault: allow\nread:\n  default: allow\n  rules:\n");
-        size_t npre = n / 2 < 12 ? n / 2 : 12;
-        for (size_t i = 0; i < npre; i++) {
-                warder__buf_printf(&b, "    - deny: '%s'\n      reason: Protect sensitive files\n",
-                                   secrets[i]);
-                char *f = NULL;
-                if (asprintf(&f, "*/%s", secrets[i] + 3) < 0)
-                        abort();
-                fnm[i] = f;
-        }
-        for (size_t i = npre; i < n; i++) {
-                unsigned k = (unsigned)(i % 8);
-                unsigned id = (unsigned)(i * 7 % 20000);
-                char pat[128], fp[160];
-                switch (k) {
-                case 0:
-                        snprintf(pat, sizeof(pat), "/var/lib/svc%u/*/data/**", id);
-                        snprintf(fp, sizeof(fp), "/var/lib/svc%u/*/data/*", id);
-                        break;
-                case 1:
-                        snprintf(pat, sizeof(pat), "dir%u/**/*.{c,h}", id);
-                        snprintf(fp, sizeof(fp), ROOT "/dir%u/*.c", id);
-                        break;
-                case 2:
-                        snprintf(pat, sizeof(pat), "**/file%u.txt", id);
-                        snprintf(fp, sizeof(fp), "*/file%u.txt", id);
-                        break;
-                case 3:
-                        snprintf(pat, sizeof(pat), "**/*.ext%u", id);
-                        snprintf(fp, sizeof(fp), "*.ext%u", id);
-                        break;
-                case 4:
-                        snprintf(pat, sizeof(pat), "/opt/pkg%u/**", id);
-                        snprintf(fp, sizeof(fp), "/opt/pkg%u/*", id);
-                        break;
-                case 5:
-                        snprintf(pat, sizeof(pat), "**/cache%u/**", id);
-                        snprintf(fp, sizeof(fp), "*/cache%u/*", id);
-                        break;
-                case 6:
-                        snprintf(pat, sizeof(pat), "/srv/site%u/index.html", id);
-                        snprintf(fp, sizeof(fp), "/srv/site%u/index.html", id);
-                        break;
-                default:
-                        snprintf(pat, sizeof(pat), "~/proj%u/**/*.log", id);
-                        snprintf(fp, sizeof(fp), HOME "/proj%u/*.log", id);
-                        break;
-                }
-                warder__buf_printf(&b, "    - %s: '%s'\n", actions[rnd(4)], pat);
-                fnm[i] = strdup(fp);
-        }
-        *fnm_out = fnm;
-        return warder__buf_steal(&b);
-}
-
-static char **make_paths(size_t n)
-{
-        char **p = calloc(n, sizeof(*p));
         for (size_t i = 0; i < n; i++) {
-                unsigned id = rnd(20000);
-                char b[256];
-                switch (rnd(10)) {
-                case 0:
-                        snprintf(b, sizeof(b), ROOT "/src/mod%u/file%u.c", id % 50, id);
-                        break;
-                case 1:
-                        snprintf(b, sizeof(b), ROOT "/dir%u/sub/x%u.h", id, id % 7);
-                        break;
-                case 2:
-                        snprintf(b, sizeof(b), "/var/lib/svc%u/inst/data/db%u", id, id % 3);
-                        break;
-                case 3:
-                        snprintf(b, sizeof(b), HOME "/%s", rnd(2) ? ".ssh/id_ed25519" : ".bashrc");
-                        break;
-                case 4:
-                        snprintf(b, sizeof(b), HOME "/proj%u/logs/run%u.log", id, id % 9);
-                        break;
-                case 5:
-                        snprintf(b, sizeof(b), "/opt/pkg%u/bin/tool", id);
-                        break;
-                case 6:
-                        snprintf(b, sizeof(b), ROOT "/node_modules/cache%u/pkg/index.js", id);
-                        break;
-                case 7:
-                        snprintf(b, sizeof(b), ROOT "/%s", rnd(2) ? ".env" : "README.md");
-                        break;
-                case 8:
-                        snprintf(b, sizeof(b), "/srv/site%u/index.html", id);
-                        break;
-                default:
-                        snprintf(b, sizeof(b), ROOT "/docs/file%u.txt", id);
-                        break;
-                }
-                p[i] = strdup(b);
+                char **alts = NULL;
+                size_t nalts = 0;
+                if (warder_ruleset_rule_alternatives(rs, WARDER_OP_READ, i, &alts, &nalts, NULL) ||
+                    !nalts)
+                        abort();
+                fnm[i] = strdup(alts[0]);
+                warder_ruleset_strv_free(alts, nalts);
         }
-        return p;
+        return fnm;
 }
 
 /* A field of /proc/self/status in KiB, or -1. */
@@ -195,15 +96,14 @@ static void peak_load(const char *path, const struct warder_ruleset_options *o, 
 int main(void)
 {
         static const size_t sizes[] = {10, 100, 1000, 10000};
-        char **paths = make_paths(NPATHS);
+        char **paths = wl_paths(NPATHS);
         double base10 = 0;
         printf("ruleset benchmark: %d paths, single-form read checks, first-match\n", NPATHS);
         printf("%7s %10s %10s %10s %14s %10s %12s %9s\n", "rules", "ns/check", "strictest",
                "ns/decide", "loop ns/check", "x vs loop", "fnmatch ns", "x vs fnm");
         for (size_t si = 0; si < WARDER__ARRAY_SIZE(sizes); si++) {
                 size_t n = sizes[si];
-                char **fnm;
-                char *yaml = make_yaml(n, &fnm);
+                char *yaml = wl_yaml(n);
                 struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
                 o.root = ROOT;
                 o.home = HOME;
@@ -214,6 +114,7 @@ int main(void)
                                 err.message);
                         return 1;
                 }
+                char **fnm = fnmatch_patterns(rs, n);
                 /* indexed, through the public API (normalisation included) */
                 size_t reps = 200, denies = 0;
                 double t0 = now();
