@@ -648,8 +648,8 @@ static int compile_union(struct warder__rule *rule, const char *const *alts, con
                          size_t n, unsigned flags, warder_glob **out, struct warder_error *err)
 {
         struct warder_error e = WARDER_ERROR_INIT;
-        int rc = warder__glob_compile_union(out, alts, lens, n, flags, rule->pattern,
-                                            strlen(rule->pattern), &e);
+        int rc = warder__glob_compile_union(out, alts, lens, n, flags | WARDER__GLOB_LAZY_JIT,
+                                            rule->pattern, strlen(rule->pattern), &e);
         if (rc == 0)
                 return 0;
         /* Locate the fault in the pattern as written, if the pattern alone shows it. */
@@ -793,10 +793,12 @@ int warder__rule_compile_command(struct warder__rule *rule, bool fold_case,
         const char *alt[1] = {pat};
         size_t len[1] = {n};
         struct warder_error e = WARDER_ERROR_INIT;
-        int rc = warder_glob_compile(&rule->glob, pat, n, WARDER_GLOB_COMMAND, &e);
+        int rc = warder__glob_compile(&rule->glob, pat, n,
+                                      WARDER_GLOB_COMMAND | WARDER__GLOB_LAZY_JIT, &e);
         if (!rc && rule->fold)
-                rc = warder_glob_compile(&rule->glob_fold, pat, n,
-                                         WARDER_GLOB_COMMAND | WARDER_GLOB_FOLD_CASE, &e);
+                rc = warder__glob_compile(
+                    &rule->glob_fold, pat, n,
+                    WARDER_GLOB_COMMAND | WARDER_GLOB_FOLD_CASE | WARDER__GLOB_LAZY_JIT, &e);
         (void)alt;
         (void)len;
         if (rc) {
