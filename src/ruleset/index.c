@@ -174,6 +174,8 @@ static int build_filters(struct warder__index *idx)
 #define GRAM_MAX 4
 /* Up to this many residual alternatives run on every check before grams are worth sliding. */
 #define RESIDUAL_CHEAP 16
+/* Below this many alternatives keys are not counted. */
+#define SMALL_SET 64
 
 /* An index key an alternative offers. */
 struct cand {
@@ -431,7 +433,9 @@ int warder__index_build(struct warder__opset *set, const char *root, bool fold_c
                         }
                 }
         }
-        if (!rc)
+        /* a small set has few keys to share: counting costs more than it saves (a preset
+         * loads in microseconds) and the order of kinds decides */
+        if (!rc && ch.nu > SMALL_SET)
                 rc = count_all(&ch);
         if (!rc)
                 rc = choose(&ch);

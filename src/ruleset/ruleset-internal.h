@@ -290,6 +290,41 @@ struct warder__preset {
         const char *text;
         size_t len;
 };
+/* What the loader read from each preset, generated at build time (gen-preset-table.c), so an
+ * embedded preset loads without the YAML parser. Rules in operation order. */
+struct warder__preset_rule {
+        uint8_t op, action;
+        const char *pattern, *reason, *id;
+        unsigned line, column, pline, pcolumn, pcontent_column;
+};
+
+struct warder__preset_case {
+        uint8_t op, expect;
+        const char *target, *real;
+        unsigned line, column;
+};
+
+struct warder__preset_table {
+        const char *name;
+        size_t text_len;
+        bool has_default;
+        uint8_t def;
+        bool has_prec;
+        uint8_t prec;
+        bool has_fold, fold, has_tests;
+        struct {
+                bool present, has_default;
+                uint8_t def;
+                size_t n;
+        } ops[WARDER_OP_COUNT];
+        const struct warder__preset_rule *rules;
+        size_t nrules;
+        const char *troot, *thome;
+        const struct warder__preset_case *cases;
+        size_t ncases;
+};
+extern const struct warder__preset_table *const warder__preset_tables[]; /* NULL-terminated */
+
 extern const struct warder__preset warder__presets[];
 extern const size_t warder__npresets;
 extern const char *const warder__preset_name_list[];
