@@ -13,12 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "ruleset/ruleset-internal.h"
 #include "warder/ruleset.h"
 #include "workload.h"
+
+extern char **environ;
 
 #define ROOT WL_ROOT
 #define HOME WL_HOME
@@ -89,6 +94,72 @@ static void peak_load(const char *path, const struct warder_ruleset_options *o, 
                 waitpid(pid, &st, 0);
         if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
                 printf("peak memory growth while loading: not measurable here\n");
+}
+
+/* CPU time (user + system) of the children so far. */
+static double children_cpu(void)
+{
+        struct rusage ru;
+        getrusage(RUSAGE_CHILDREN, &ru);
+        return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+               (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+static double spawn_cpu(char *const argv[], int runs)
+{
+        double t0 = children_cpu();
+        for (int r = 0; r < runs; r++) {
+                pid_t pid;
+                posix_spawn_file_actions_t fa;
+                posix_spawn_file_actions_init(&fa);
+                posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+                if (posix_spawn(&pid, argv[0], &fa, NULL, argv, environ) == 0)
+                        waitpid(pid, NULL, 0);
+                posix_spawn_file_actions_destroy(&fa);
+        }
+        return (children_cpu() - t0) / runs;
+}
+
+/* What loading the embedded default preset adds to a `warder check` (a fresh process each
+ * time): the CPU time of `warder check read` minus that of `warder --version`, interleaved;
+ * and a load of the preset in a process that has loaded it before. */
+static void preset_load(void)
+{
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        o.root = ROOT;
+        o.home = HOME;
+        double best = 1e9;
+        for (int k = 0; k < 200; k++) {
+                warder_ruleset *rs = NULL;
+                double t0 = now();
+                if (warder_ruleset_load_preset(&rs, "default", &o, NULL))
+                        abort();
+                double t = now() - t0;
+                best = t < best ? t : best;
+                warder_ruleset_free(rs);
+        }
+        printf("preset 'default' load in-process: %.1f us CPU (best of 200)\n", best * 1e6);
+        const char *cli = getenv("WARDER_CLI");
+        if (!cli || access(cli, X_OK) != 0) {
+                printf("warder check start: skipped (WARDER_CLI not set)\n");
+                return;
+        }
+        char *version[] = {(char *)cli, (char *)"--version", NULL};
+        char *check[] = {(char *)cli,
+                         (char *)"check",
+                         (char *)"--root",
+                         (char *)"/tmp",
+                         (char *)"read",
+                         (char *)"/tmp/x.c",
+                         NULL};
+        double v = 0, c = 0;
+        for (int round = 0; round < 5; round++) {
+                v += spawn_cpu(version, 40);
+                c += spawn_cpu(check, 40);
+        }
+        printf("warder --version %.0f us CPU, warder check read (default preset) %.0f us: "
+               "+%.0f us (200 runs each, interleaved)\n",
+               v / 5 * 1e6, c / 5 * 1e6, (c - v) / 5 * 1e6);
 }
 
 #define NPATHS 4096
@@ -255,6 +326,7 @@ int main(void)
                         warder_ruleset_check(rs, WARDER_OP_READ, paths[i], NULL, &d, NULL);
                 }
         printf("preset 'default' read check: %.1f ns\n", (now() - t0) * 1e9 / (200.0 * NPATHS));
+        preset_load();
         warder_ruleset_free(rs);
         for (size_t i = 0; i < NPATHS; i++)
                 free(paths[i]);
