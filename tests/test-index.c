@@ -556,6 +556,16 @@ START_TEST(test_index_no_literal)
         size_t residual = 0, largest = 0;
         warder__index_stats(&rs->ops[WARDER_OP_READ].idx, &residual, &largest);
         ck_assert_uint_eq(residual, 400);
+        /* the public report `warder lint` prints */
+        struct warder_ruleset_index_stats st;
+        ck_assert_int_eq(warder_ruleset_index_stats(rs, WARDER_OP_READ, &st, NULL), 0);
+        ck_assert_uint_eq(st.rules, 400);
+        ck_assert_uint_eq(st.always, 400);
+        ck_assert_uint_eq(st.first_always, 0);
+        ck_assert_int_eq(warder_ruleset_index_stats(rs, WARDER_OP_WRITE, &st, NULL), 0);
+        ck_assert_uint_eq(st.always, 0);
+        ck_assert_uint_eq(st.first_always, SIZE_MAX);
+        ck_assert_int_eq(warder_ruleset_index_stats(rs, WARDER_OP_COUNT, &st, NULL), WARDER_EINVAL);
         warder_ruleset_free(rs);
 }
 END_TEST
@@ -577,6 +587,10 @@ START_TEST(test_index_rarest_key)
         warder__index_stats(&rs->ops[WARDER_OP_READ].idx, &residual, &largest);
         ck_assert_uint_eq(residual, 0);
         ck_assert_uint_le(largest, 1);
+        struct warder_ruleset_index_stats st;
+        ck_assert_int_eq(warder_ruleset_index_stats(rs, WARDER_OP_READ, &st, NULL), 0);
+        ck_assert_uint_eq(st.always, 0);
+        ck_assert_uint_eq(st.largest_key, 1);
         static const struct {
                 const char *path;
                 long want;

@@ -441,6 +441,9 @@ int warder__index_build(struct warder__opset *set, const char *root, bool fold_c
                 rc = choose(&ch);
         for (size_t u = 0; u < ch.nu && !rc; u++) {
                 const struct warder__rule *r = &set->rules[ch.u[u].rule];
+                if (ch.u[u].chosen.weak &&
+                    (u == 0 || ch.u[u - 1].rule != ch.u[u].rule || !ch.u[u - 1].chosen.weak))
+                        set->idx.weak_rules++;
                 rc = file_unit(&set->idx, &ch.u[u], false, (uint8_t)r->action);
                 if (!rc && r->fold)
                         rc = file_unit(&set->fidx, &ch.u[u], true, (uint8_t)r->action);
@@ -492,7 +495,7 @@ void warder__index_stats(const struct warder__index *idx, size_t *residual_rules
                                 largest = e->list.n;
                 }
         }
-        *residual_rules = res;
+        *residual_rules = res + idx->weak_rules;
         *largest_list = largest;
 }
 

@@ -143,6 +143,8 @@ struct warder__index {
         uint64_t comp_lens;              /* bit min(len, 63) for every COMP key */
         uint8_t gram_lens[2];            /* bit n for every n-byte BSUB / PSUB gram */
         size_t postings;                 /* filed postings, residual included */
+        size_t weak_rules; /* rules filed only under the root or an ancestor (run on almost
+                            * every check) */
         bool empty;
 };
 
@@ -257,7 +259,8 @@ bool warder__rule_match(const struct warder__rule *rule, const struct warder__ta
 
 int warder__index_build(struct warder__opset *set, const char *root, bool fold_case);
 void warder__index_free(struct warder__index *idx);
-/* Rules filed under no key (every check runs them) and the longest posting list. */
+/* Rules filed under no key or only under the root or an ancestor (every check runs them), and
+ * the longest posting list. */
 void warder__index_stats(const struct warder__index *idx, size_t *residual_rules,
                          size_t *largest_list);
 

@@ -863,3 +863,27 @@ WARDER_API int warder_ruleset_run_tests(const warder_ruleset *rs, warder_test_fn
                 *failed = bad;
         return 0;
 }
+
+/* ---- index statistics ------------------------------------------------------------------- */
+
+WARDER_API int warder_ruleset_index_stats(const warder_ruleset *rs, enum warder_op op,
+                                          struct warder_ruleset_index_stats *out,
+                                          struct warder_error *err)
+{
+        if (!rs || !out || (unsigned)op >= WARDER_OP_COUNT)
+                return warder_error_set(err, WARDER_EINVAL, "invalid argument");
+        const struct warder__opset *o = &rs->ops[op];
+        struct warder_ruleset_index_stats st = {o->n, 0, SIZE_MAX, 0};
+        if (op == WARDER_OP_EXECUTE) {
+                st.always = o->xidx.nresidual;
+                for (size_t i = 0; i < o->xidx.nresidual; i++)
+                        if (o->xidx.residual[i].rule < st.first_always)
+                                st.first_always = o->xidx.residual[i].rule;
+        } else {
+                warder__index_stats(&o->idx, &st.always, &st.largest_key);
+                if (o->idx.residual.n)
+                        st.first_always = o->idx.residual.p[0].rule;
+        }
+        *out = st;
+        return 0;
+}
