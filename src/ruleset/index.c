@@ -62,20 +62,28 @@ struct warder__key_entry {
         char key[];
 };
 
+/* Makes room for one more element in the array *v of *cap elements (n in use). */
+static int grow(void *v, size_t *cap, size_t n, size_t size, size_t first)
+{
+        if (n < *cap)
+                return 0;
+        size_t c = *cap ? *cap * 2 : first;
+        void *p = realloc(*(void **)v, c * size);
+        if (!p)
+                return WARDER_ENOMEM;
+        *(void **)v = p;
+        *cap = c;
+        return 0;
+}
+
 static int plist_add(struct warder__plist *l, uint32_t rule, uint32_t alt, uint8_t action)
 {
         /* one rule's matcher alternatives may choose the same key: one posting is enough */
         if (alt == WARDER__CONFIRM && l->n && l->p[l->n - 1].rule == rule &&
             l->p[l->n - 1].alt == WARDER__CONFIRM)
                 return 0;
-        if (l->n == l->cap) {
-                size_t cap = l->cap ? l->cap * 2 : 2;
-                struct warder__posting *p = realloc(l->p, cap * sizeof(*p));
-                if (!p)
-                        return WARDER_ENOMEM;
-                l->p = p;
-                l->cap = cap;
-        }
+        if (grow(&l->p, &l->cap, l->n, sizeof(*l->p), 2))
+                return WARDER_ENOMEM;
         l->p[l->n++] = (struct warder__posting){rule, alt, action};
         return 0;
 }
@@ -212,14 +220,8 @@ struct chooser {
 static int push_cand(struct chooser *ch, enum warder__key_kind kind, const char *text, size_t len,
                      bool weak, uint32_t pcomps)
 {
-        if (ch->nc == ch->capc) {
-                size_t cap = ch->capc ? ch->capc * 2 : 256;
-                struct cand *c = realloc(ch->c, cap * sizeof(*c));
-                if (!c)
-                        return WARDER_ENOMEM;
-                ch->c = c;
-                ch->capc = cap;
-        }
+        if (grow(&ch->c, &ch->capc, ch->nc, sizeof(*ch->c), 256))
+                return WARDER_ENOMEM;
         ch->c[ch->nc++] = (struct cand){text, (uint32_t)len, (uint8_t)kind, weak, pcomps};
         ch->u[ch->nu - 1].n++;
         return 0;
@@ -227,14 +229,8 @@ static int push_cand(struct chooser *ch, enum warder__key_kind kind, const char 
 
 static int push_unit(struct chooser *ch, uint32_t rule, uint32_t alt)
 {
-        if (ch->nu == ch->capu) {
-                size_t cap = ch->capu ? ch->capu * 2 : 256;
-                struct unit *u = realloc(ch->u, cap * sizeof(*u));
-                if (!u)
-                        return WARDER_ENOMEM;
-                ch->u = u;
-                ch->capu = cap;
-        }
+        if (grow(&ch->u, &ch->capu, ch->nu, sizeof(*ch->u), 256))
+                return WARDER_ENOMEM;
         ch->u[ch->nu++] = (struct unit){rule, alt, ch->nc, 0, {"", 0, WARDER__K_COUNT, false, 0}};
         return 0;
 }
