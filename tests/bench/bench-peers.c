@@ -156,10 +156,11 @@ static void row(const char *label, const char *yaml, char **paths, size_t n, siz
                         compare(label, rs, paths, n, &w, &g);
         }
         if (g.ok)
-                printf("%-28s %10.1f %12.1f %9.1fx %10.2f %12.2f\n", label, w.ns, g.ns, g.ns / w.ns,
+                printf("%-34s %10.1f %12.1f %9.1fx %10.2f %12.2f\n", label, w.ns, g.ns, g.ns / w.ns,
                        load_ms, g.load_ms);
         else
-                printf("%-28s %10.1f %12s %10s %10.2f %12s\n", label, w.ns, "-", "-", load_ms, "-");
+                printf("%-34s %10.1f %12s %10s %10.2f %12s\n", label, w.ns, peer ? "failed" : "-",
+                       "-", load_ms, "-");
         free(w.first);
         free(g.first);
         warder_ruleset_free(rs);
@@ -167,7 +168,7 @@ static void row(const char *label, const char *yaml, char **paths, size_t n, siz
 
 static void header(const char *title)
 {
-        printf("\n%s\n%-28s %10s %12s %10s %10s %12s\n", title, "", "warder ns", "globset ns",
+        printf("\n%s\n%-34s %10s %12s %10s %10s %12s\n", title, "", "warder ns", "globset ns",
                "gs/warder", "warder ms", "globset ms");
 }
 
@@ -240,13 +241,17 @@ int main(void)
         header("2. deep paths, 100 rules");
         char *yaml = wl_yaml(100);
         static const size_t depths[] = {10, 100, 1000};
-        for (size_t d = 0; d < WARDER__ARRAY_SIZE(depths); d++) {
-                size_t n = depths[d] >= 1000 ? 100 : 400;
+        for (size_t d = 0; d < 2 * WARDER__ARRAY_SIZE(depths); d++) {
+                size_t depth = depths[d / 2];
+                bool tmp = d % 2 == 0;
+                size_t n = depth >= 1000 ? 100 : 400;
                 char **deep = calloc(n, sizeof(*deep));
                 for (size_t i = 0; i < n; i++)
-                        deep[i] = wl_deep_path(depths[d], (unsigned)i * 31 + 5);
+                        deep[i] = tmp ? wl_deep_path(depth, (unsigned)i * 31 + 5)
+                                      : wl_deep_plain(depth, (unsigned)i);
                 char label[64];
-                snprintf(label, sizeof(label), "%zu components", depths[d]);
+                snprintf(label, sizeof(label), "%zu components, %s", depth,
+                         tmp ? "cache .tmp" : "src .c");
                 row(label, yaml, deep, n, 10);
                 free_paths(deep, n);
         }

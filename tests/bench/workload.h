@@ -146,4 +146,15 @@ static inline char *wl_deep_path(size_t depth, unsigned seed)
         return warder__buf_steal(&b);
 }
 
+/* A source file `depth` components below the root that no cache rule keys on. */
+static inline char *wl_deep_plain(size_t depth, unsigned seed)
+{
+        struct warder__buf b = WARDER__BUF_INIT;
+        warder__buf_puts(&b, WL_ROOT "/src");
+        for (size_t i = 0; i + 3 < depth; i++)
+                warder__buf_printf(&b, "/pkg%zu", (i * 7 + seed) % 50);
+        warder__buf_printf(&b, "/main%u.c", seed);
+        return warder__buf_steal(&b);
+}
+
 #endif
