@@ -127,6 +127,22 @@ struct warder_rule_info {
 WARDER_API int warder_ruleset_rule(const warder_ruleset *rs, enum warder_op op, size_t index,
                                    struct warder_rule_info *out);
 
+/* How an operation's rules are indexed. A check looks up the target's keys (its path, literal
+ * prefixes, basename, extension, directory components, literal fragments) and runs only the
+ * rules filed under them, plus the rules that offer no key at all: those run on every check.
+ */
+struct warder_ruleset_index_stats {
+        size_t rules;        /* rules of the operation */
+        size_t always;       /* rules every check runs (no index key) */
+        size_t first_always; /* index of the first of them, or SIZE_MAX */
+        size_t largest_key;  /* most rule alternatives filed under one key (path operations) */
+};
+
+/* Fills `out` for `op`. */
+WARDER_API int warder_ruleset_index_stats(const warder_ruleset *rs, enum warder_op op,
+                                          struct warder_ruleset_index_stats *out,
+                                          struct warder_error *err);
+
 /*
  * A decision and why. String members point into the ruleset (valid while it lives) or into
  * storage the decision owns; release with warder_decision_clear() in every case.

@@ -407,6 +407,23 @@ static void lint_broad_execute(struct lint_state *st, const warder_ruleset *rs)
         }
 }
 
+/* Above this many, the rules every check runs are worth a warning (each costs a comparison or
+ * a pattern match on every target). */
+#define LINT_ALWAYS 32
+
+static void lint_index(struct lint_state *st, const warder_ruleset *rs, enum warder_op op)
+{
+        struct warder_ruleset_index_stats s;
+        struct warder_rule_info r;
+        if (warder_ruleset_index_stats(rs, op, &s, NULL) || s.always < LINT_ALWAYS ||
+            warder_ruleset_rule(rs, op, s.first_always, &r))
+                return;
+        warn(st, &r,
+             "%s: every check runs %zu of the %zu rules, which name no literal the index can "
+             "key on (no fixed directory, basename, extension or text); this is the first",
+             warder_op_name(op), s.always, s.rules);
+}
+
 static void lint_help(void)
 {
         printf("Usage: warder lint [--strict] [--json] [--root DIR] [--home DIR] FILE...\n"
@@ -418,7 +435,9 @@ static void lint_help(void)
                "  - a duplicate rule;\n"
                "  - under first-match, an allow rule before a deny or ask rule that it partly\n"
                "    shadows (with an example path);\n"
-               "  - an execute allow rule broad enough to match a chained command line.\n"
+               "  - an execute allow rule broad enough to match a chained command line;\n"
+               "  - more than 32 rules of one operation that every check must run, because\n"
+               "    they name nothing the index can key on (with their count).\n"
                "\n"
                "Exit status: 0 (warnings too, unless --strict, then 1), 2 a file did not load.\n");
 }
@@ -481,6 +500,7 @@ int cli_cmd_lint(int argc, char **argv, struct cli_common *c)
                         lint_duplicates(&st, rs, (enum warder_op)op, quiet);
                         lint_shadowed(&st, rs, (enum warder_op)op, quiet);
                         lint_allow_before_deny(&st, rs, (enum warder_op)op, quiet);
+                        lint_index(&st, rs, (enum warder_op)op);
                         free(quiet);
                 }
                 lint_broad_execute(&st, rs);
