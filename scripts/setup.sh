@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential meson ninja-build pkg-config python3
-  libpcre2-dev libyaml-dev uthash-dev check
+  libpcre2-dev libyaml-dev uthash-dev check libjansson-dev
   clang libclang-rt-14-dev clang-format
 )
 

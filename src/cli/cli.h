@@ -43,6 +43,9 @@ int cli_common_dirs(const struct cli_common *c, char **root, char **home);
 int cli_load_ruleset(const struct cli_common *c, const char *root, const char *home,
                      warder_ruleset **out);
 
+/* Prints a ruleset load error as `file:line:col: error: …` (or `warder: error: …`). */
+void cli_print_load_error(const struct warder_error *err, int rc);
+
 /* Prints "warder CMD: message" and "Try 'warder CMD --help'." on stderr; returns CLI_USAGE. */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -116,5 +119,6 @@ int cli_cmd_lint(int argc, char **argv, struct cli_common *c);
 int cli_cmd_test(int argc, char **argv, struct cli_common *c);
 int cli_cmd_op(int argc, char **argv, struct cli_common *c); /* read write edit ls glob grep */
 int cli_cmd_exec(int argc, char **argv, struct cli_common *c);
+int cli_cmd_serve(int argc, char **argv, struct cli_common *c);
 
 #endif

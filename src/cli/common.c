@@ -176,16 +176,21 @@ int cli_load_ruleset(const struct cli_common *c, const char *root, const char *h
                 rc =
                     warder_ruleset_load_preset(out, c->preset ? c->preset : "default", &opts, &err);
         if (rc) {
-                if (err.file[0])
-                        fprintf(stderr, "%s:%u:%u: error: %s\n", err.file, err.line, err.column,
-                                err.message);
-                else
-                        fprintf(stderr, "warder: error: %s\n",
-                                err.message[0] ? err.message : warder_strerror(rc));
+                cli_print_load_error(&err, rc);
                 warder_error_clear(&err);
                 return CLI_USAGE;
         }
         return 0;
+}
+
+void cli_print_load_error(const struct warder_error *err, int rc)
+{
+        if (err->file[0])
+                fprintf(stderr, "%s:%u:%u: error: %s\n", err->file, err->line, err->column,
+                        err->message);
+        else
+                fprintf(stderr, "warder: error: %s\n",
+                        err->message[0] ? err->message : warder_strerror(rc));
 }
 
 void cli_write_safe(FILE *f, const char *s, size_t len)

@@ -24,6 +24,7 @@ static const struct subcommand subcommands[] = {
     {"glob", cli_cmd_op, "find paths matching a pattern through the guard"},
     {"grep", cli_cmd_op, "search file contents through the guard"},
     {"exec", cli_cmd_exec, "inspect and run a shell command through the guard"},
+    {"serve", cli_cmd_serve, "serve one guarded session over JSON-RPC on stdio"},
 };
 
 static void usage(FILE *f)
