@@ -22,6 +22,12 @@ struct warder_rpc_call {
         struct warder_rpc_call *prev, *next;
 };
 
+/* A call thread that has finished and waits to be joined. */
+struct ended {
+        pthread_t thread;
+        struct ended *next;
+};
+
 /* A request warder sent to the peer, waiting for its answer. */
 struct outgoing {
         char id[32];
@@ -37,6 +43,8 @@ struct warder_rpc {
         struct warder_rpc_call *calls;
         size_t inflight; /* calls not finished */
         size_t threads;  /* THREAD calls among them */
+        size_t alive;    /* call threads not joined yet */
+        struct ended *ended;
         bool eof;
         struct outgoing *outgoing;
         unsigned long next_out_id;
@@ -208,9 +216,44 @@ static void call_finish(struct warder_rpc_call *c)
 static void *call_thread(void *arg)
 {
         struct warder_rpc_call *c = arg;
-        c->method->handler(c, c->params, c->rpc->cfg.ud);
+        struct warder_rpc *rpc = c->rpc;
+        struct ended *e = malloc(sizeof(*e)); /* before the call ends: the reader may be done */
+        c->method->handler(c, c->params, rpc->cfg.ud);
         call_finish(c);
+        pthread_mutex_lock(&rpc->lock);
+        if (e) {
+                e->thread = pthread_self();
+                e->next = rpc->ended;
+                rpc->ended = e;
+        } else {
+                pthread_detach(pthread_self());
+                rpc->alive--;
+        }
+        pthread_cond_broadcast(&rpc->cond);
+        pthread_mutex_unlock(&rpc->lock);
         return NULL;
+}
+
+/* Joins the call threads that have ended; with `all`, waits for every one (end of input),
+ * so that nothing of theirs (thread-local storage included) outlives warder_rpc_run(). */
+static void join_ended(struct warder_rpc *rpc, bool all)
+{
+        pthread_mutex_lock(&rpc->lock);
+        for (;;) {
+                while (rpc->ended) {
+                        struct ended *e = rpc->ended;
+                        rpc->ended = e->next;
+                        rpc->alive--;
+                        pthread_mutex_unlock(&rpc->lock);
+                        pthread_join(e->thread, NULL);
+                        free(e);
+                        pthread_mutex_lock(&rpc->lock);
+                }
+                if (!all || !rpc->alive)
+                        break;
+                pthread_cond_wait(&rpc->cond, &rpc->lock);
+        }
+        pthread_mutex_unlock(&rpc->lock);
 }
 
 int warder_rpc_cancel(struct warder_rpc *rpc, const json_t *id)
@@ -473,15 +516,16 @@ static void dispatch(struct warder_rpc *rpc, json_t *msg)
                 call_finish(c);
                 return;
         }
-        pthread_attr_t attr;
+        join_ended(rpc, false);
         pthread_t t;
-        int rc = pthread_attr_init(&attr);
-        if (!rc) {
-                pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-                rc = pthread_create(&t, &attr, call_thread, c);
-                pthread_attr_destroy(&attr);
-        }
+        pthread_mutex_lock(&rpc->lock);
+        rpc->alive++;
+        pthread_mutex_unlock(&rpc->lock);
+        int rc = pthread_create(&t, NULL, call_thread, c);
         if (rc) {
+                pthread_mutex_lock(&rpc->lock);
+                rpc->alive--;
+                pthread_mutex_unlock(&rpc->lock);
                 warder_rpc_error(c, WARDER_RPC_INTERNAL_ERROR, "cannot start a thread", NULL);
                 call_finish(c);
         }
@@ -601,6 +645,7 @@ int warder_rpc_run(struct warder_rpc *rpc)
         while (rpc->inflight)
                 pthread_cond_wait(&rpc->cond, &rpc->lock);
         pthread_mutex_unlock(&rpc->lock);
+        join_ended(rpc, true);
         return status;
 }
 
