@@ -46,6 +46,7 @@ static void usage(FILE *f)
                    "  --json           machine-readable output\n"
                    "  --audit FILE     append one JSON line per decision to FILE\n"
                    "  --interactive    ask on the terminal when a rule says ask\n"
+                   "  --approve-token T  approve the one request an earlier ask issued T for\n"
                    "  -h, --help       show help (for a command: warder COMMAND --help)\n"
                    "  --version        show the version\n"
                    "\n"
@@ -53,7 +54,7 @@ static void usage(FILE *f)
                    "3 approval required, 4 other errors.\n");
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
         struct cli_common common = {0};
         if (cli_common_parse("", &argc, argv, &common))
@@ -78,4 +79,15 @@ int main(int argc, char **argv)
         if (name[0] == '-')
                 return cli_usage("", "unknown option '%s'", name);
         return cli_usage("", "unknown command '%s'", name);
+}
+
+int main(int argc, char **argv)
+{
+        /* --json anywhere before `--`: every exit path answers in JSON, usage errors too */
+        for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+                if (strcmp(argv[i], "--json") == 0)
+                        cli_json_mode = true;
+        int rc = run(argc, argv);
+        cli_json_fail(rc);
+        return rc;
 }

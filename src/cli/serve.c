@@ -114,9 +114,16 @@ int cli_cmd_serve(int argc, char **argv, struct cli_common *c)
         int rc = cli_common_dirs(c, &root, &home);
         if (rc)
                 return rc;
+        warder_ruleset *rs = NULL;
         FILE *audit = NULL;
+        if ((rc = cli_load_ruleset(c, root, home, &rs))) {
+                free(root);
+                free(home);
+                return rc;
+        }
         if (c->audit && !(audit = fopen(c->audit, "ae"))) {
                 cli_error("serve", "cannot open audit file '%s': %s", c->audit, strerror(errno));
+                warder_ruleset_free(rs);
                 free(root);
                 free(home);
                 return CLI_ERROR;
@@ -124,6 +131,7 @@ int cli_cmd_serve(int argc, char **argv, struct cli_common *c)
         struct warder_session_config cfg = {
             .source = {.kind = c->rules ? WARDER_SESSION_FILE : WARDER_SESSION_PRESET,
                        .value = c->rules ? c->rules : c->preset},
+            .ruleset = rs,
             .root = root,
             .home = home,
             .local = &lo,
@@ -134,11 +142,11 @@ int cli_cmd_serve(int argc, char **argv, struct cli_common *c)
         struct warder_session *s = NULL;
         struct warder_error err = WARDER_ERROR_INIT;
         rc = warder_session_new(&s, &cfg, &err);
+        warder_ruleset_free(rs);
         if (rc) {
-                cli_print_load_error(&err, rc);
-                rc = err.file[0] || rc == WARDER_EPARSE || rc == WARDER_ENOENT ? CLI_USAGE
-                                                                               : CLI_ERROR;
+                cli_error("serve", "%s", err.message[0] ? err.message : warder_strerror(rc));
                 warder_error_clear(&err);
+                rc = CLI_ERROR;
         } else {
                 /* A peer that goes away is end of output, not a signal that kills us. */
                 signal(SIGPIPE, SIG_IGN);

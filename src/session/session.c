@@ -245,7 +245,9 @@ int warder_session_new(struct warder_session **out, const struct warder_session_
                 warder_error_set(err, rc, "out of memory");
         if (!rc && (rc = source_copy(&s->src, &cfg->source)))
                 warder_error_set(err, rc, "session: bad ruleset source");
-        if (!rc)
+        if (!rc && cfg->ruleset)
+                s->rs = warder_ruleset_ref(cfg->ruleset);
+        else if (!rc)
                 rc = load_source(s, &s->src, &s->rs, err);
         warder_backend *local = NULL;
         if (!rc) {
@@ -392,7 +394,7 @@ int warder_session_reload(struct warder_session *s, const struct warder_session_
 
 /* ---- check and explain -------------------------------------------------------------------- */
 
-static void raise_unresolved(struct warder_decision *d)
+void warder_session_unresolved(struct warder_decision *d)
 {
         if (d->action == WARDER_ALLOW) {
                 d->action = WARDER_ASK;
@@ -450,7 +452,7 @@ int warder_session_check(struct warder_session *s, enum warder_op op, const char
         if (!rc)
                 rc = warder_ruleset_check(rs, op, lit, real ? real : rf, out, err);
         if (!rc && unresolved)
-                raise_unresolved(out);
+                warder_session_unresolved(out);
         warder_ruleset_free(rs);
         warder_free(lit);
         warder_free(rf);
@@ -493,7 +495,7 @@ int warder_session_explain(struct warder_session *s, enum warder_op op, const ch
                 if (!rc)
                         rc = warder_ruleset_explain(rs, op, lit, real ? real : rf, &ex, err);
                 if (!rc && unresolved)
-                        raise_unresolved(&ex->decision);
+                        warder_session_unresolved(&ex->decision);
                 warder_free(lit);
                 warder_free(rf);
         }

@@ -41,6 +41,9 @@ struct warder_session_source {
 
 struct warder_session_config {
         struct warder_session_source source;
+        /* A ruleset the door loaded itself from `source` (the session takes its own
+         * reference); NULL: the session loads `source`. Reloads read `source` again. */
+        warder_ruleset *ruleset;
         const char *root; /* absolute; NULL: the current directory */
         const char *home; /* absolute, or NULL (then `~` patterns do not load) */
         /* The local backend's options (NULL: defaults). `exec` in them enables execute;
@@ -163,5 +166,8 @@ int warder_session_approval_binding(struct warder_session *s, const char *token,
 
 /* The note that raises an unresolvable real form to ask (§3.2). */
 extern const char warder_session_unresolved_note[];
+/* Raises an allow to ask for a target under the root whose real form could not be resolved
+ * (with the note above); other actions stay. */
+void warder_session_unresolved(struct warder_decision *d);
 
 #endif
