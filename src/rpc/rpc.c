@@ -19,6 +19,7 @@ struct warder_rpc_call {
         json_t *params;
         warder_cancel *cancel;
         bool answered;
+        bool counted; /* holds one of the max_pending slots */
         struct warder_rpc_call *prev, *next;
 };
 
@@ -153,22 +154,42 @@ size_t warder_rpc_max_pending(const struct warder_rpc *rpc)
         return rpc->cfg.max_pending;
 }
 
+/*
+ * Marks the call answered; false when it already was. A call gives its slot back and leaves
+ * the ids that cancel and the duplicate check see as it answers, so that a client holding its
+ * answer may reuse the id or send the next request at once (the thread then only ends).
+ */
+static bool claim_answer(struct warder_rpc_call *call)
+{
+        struct warder_rpc *rpc = call->rpc;
+        pthread_mutex_lock(&rpc->lock);
+        bool first = !call->answered;
+        call->answered = true;
+        if (call->counted) {
+                call->counted = false;
+                rpc->threads--;
+        }
+        pthread_mutex_unlock(&rpc->lock);
+        return first;
+}
+
+static void send_result(struct warder_rpc_call *call, json_t *result);
+
 void warder_rpc_result(struct warder_rpc_call *call, json_t *result)
 {
-        if (call->answered) {
+        if (!claim_answer(call) || !call->id) {
                 json_decref(result);
                 return;
         }
-        call->answered = true;
-        if (!call->id) {
-                json_decref(result);
-                return;
-        }
+        send_result(call, result);
+}
+
+static void send_result(struct warder_rpc_call *call, json_t *result)
+{
         json_t *env = envelope(call->id);
         if (!result || !env || json_object_set_new(env, "result", result)) {
                 json_decref(env);
-                call->answered = false; /* answered below, as an error */
-                warder_rpc_error(call, WARDER_RPC_INTERNAL_ERROR, "out of memory", NULL);
+                send_error(call->rpc, call->id, WARDER_RPC_INTERNAL_ERROR, NULL, "out of memory");
                 return;
         }
         send_msg(call->rpc, env);
@@ -176,12 +197,10 @@ void warder_rpc_result(struct warder_rpc_call *call, json_t *result)
 
 void warder_rpc_error(struct warder_rpc_call *call, int code, const char *message, json_t *data)
 {
-        if (call->answered || !call->id) {
-                call->answered = true;
+        if (!claim_answer(call) || !call->id) {
                 json_decref(data);
                 return;
         }
-        call->answered = true;
         send_error(call->rpc, call->id, code, data, "%s", message);
 }
 
@@ -195,6 +214,7 @@ static void call_free(struct warder_rpc_call *c)
 
 static void call_finish(struct warder_rpc_call *c)
 {
+        /* (only this thread answers the call: reading the flag here needs no lock) */
         if (!c->answered)
                 warder_rpc_error(c, WARDER_RPC_INTERNAL_ERROR, "the method gave no answer", NULL);
         struct warder_rpc *rpc = c->rpc;
@@ -206,7 +226,7 @@ static void call_finish(struct warder_rpc_call *c)
         if (c->next)
                 c->next->prev = c->prev;
         rpc->inflight--;
-        if (c->method->mode == WARDER_RPC_THREAD)
+        if (c->counted)
                 rpc->threads--;
         pthread_cond_broadcast(&rpc->cond);
         pthread_mutex_unlock(&rpc->lock);
@@ -261,7 +281,7 @@ int warder_rpc_cancel(struct warder_rpc *rpc, const json_t *id)
         int found = 0;
         pthread_mutex_lock(&rpc->lock);
         for (struct warder_rpc_call *c = rpc->calls; c; c = c->next) {
-                if (c->id && json_equal(c->id, (json_t *)id)) {
+                if (!c->answered && c->id && json_equal(c->id, (json_t *)id)) {
                         warder_cancel_trigger(c->cancel);
                         found = 1;
                 }
@@ -487,7 +507,7 @@ static void dispatch(struct warder_rpc *rpc, json_t *msg)
         if (m->mode == WARDER_RPC_THREAD && rpc->threads >= rpc->cfg.max_pending)
                 refusal = "busy";
         for (struct warder_rpc_call *o = rpc->calls; !refusal && has_id && o; o = o->next)
-                if (o->id && json_equal(o->id, (json_t *)id))
+                if (!o->answered && o->id && json_equal(o->id, (json_t *)id))
                         refusal = "id";
         if (!refusal) {
                 c->next = rpc->calls;
@@ -495,8 +515,10 @@ static void dispatch(struct warder_rpc *rpc, json_t *msg)
                         rpc->calls->prev = c;
                 rpc->calls = c;
                 rpc->inflight++;
-                if (m->mode == WARDER_RPC_THREAD)
+                if (m->mode == WARDER_RPC_THREAD) {
                         rpc->threads++;
+                        c->counted = true;
+                }
         }
         pthread_mutex_unlock(&rpc->lock);
         if (refusal) {
