@@ -553,6 +553,32 @@ static void dispatch(struct warder_rpc *rpc, json_t *msg)
         }
 }
 
+/*
+ * An upper bound on the number of JSON values in a line, without parsing it: the commas,
+ * brackets and braces outside strings, plus one. A line at the length limit could otherwise
+ * hold eight million values and cost jansson some 350 MB; this keeps the cost of a request
+ * in proportion to what a request can mean. (jansson still parses and judges the line.)
+ */
+static size_t count_values(const char *p, size_t len)
+{
+        size_t n = 1;
+        bool in_string = false;
+        for (size_t i = 0; i < len; i++) {
+                char c = p[i];
+                if (in_string) {
+                        if (c == '\\')
+                                i++;
+                        else if (c == '"')
+                                in_string = false;
+                } else if (c == '"') {
+                        in_string = true;
+                } else if (c == ',' || c == '[' || c == '{') {
+                        n++;
+                }
+        }
+        return n;
+}
+
 static void process_line(struct warder_rpc *rpc, const char *line, size_t len)
 {
         if (len && line[len - 1] == '\r')
@@ -562,6 +588,13 @@ static void process_line(struct warder_rpc *rpc, const char *line, size_t len)
                 blank++;
         if (blank == len)
                 return; /* an empty line is no message */
+        size_t values = count_values(line, len);
+        if (values > WARDER_RPC_MAX_VALUES) {
+                send_error(rpc, NULL, WARDER_RPC_INVALID_REQUEST, NULL,
+                           "invalid request: more than %zu values in one request",
+                           (size_t)WARDER_RPC_MAX_VALUES);
+                return;
+        }
         json_error_t jerr;
         json_t *msg =
             json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL | JSON_DECODE_ANY, &jerr);

@@ -6,7 +6,8 @@
  *
  * - One message per line; a line longer than max_line is refused with an error as soon as the
  *   limit is crossed and the rest of it is discarded up to the next newline.
- * - Requests are parsed with duplicate keys rejected; nesting deeper than max_depth, a batch,
+ * - Requests are parsed with duplicate keys rejected; more than WARDER_RPC_MAX_VALUES values,
+ *   nesting deeper than max_depth, a batch,
  *   an unknown member, a bad `jsonrpc`, `id`, `method` or `params` are refused with the
  *   JSON-RPC codes below and a message that names the member. The session keeps serving.
  * - An INLINE method runs on the reading thread, in order; a THREAD method runs on a thread of
@@ -42,6 +43,8 @@ enum {
 #define WARDER_RPC_MAX_LINE    ((size_t)16 << 20)
 #define WARDER_RPC_MAX_DEPTH   64
 #define WARDER_RPC_MAX_PENDING 64
+/* JSON values (numbers, strings, arrays, objects…) in one request; a request needs a few. */
+#define WARDER_RPC_MAX_VALUES 100000
 
 struct warder_rpc;
 struct warder_rpc_call;

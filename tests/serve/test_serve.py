@@ -384,6 +384,26 @@ class Errors(Base):
         self.assertIn(e["code"], (-32700, -32600))
         self.alive(s)
 
+    def test_many_values(self):
+        """A line of millions of tiny values is refused before it is parsed (it would cost
+        hundreds of MB); a 16 MB string of commas is one value and is fine."""
+        s = self.serve()
+        s.send_raw(b'{"jsonrpc":"2.0","id":1,"method":"check","params":{"op":"read",'
+                   b'"target":"x","real":[' + b"1," * 4000000 + b'1]}}\n')
+        e = error(s.wait_anonymous()[0])
+        self.assertEqual(e["code"], -32600)
+        self.assertIn("more than 100000 values", e["message"])
+        rss = 0
+        with open("/proc/%d/status" % s.proc.pid) as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    rss = int(line.split()[1]) * 1024
+        self.assertLess(rss, 100 << 20)  # parsed, it costs about 350 MB
+        s.send_raw(b'{"jsonrpc":"2.0","id":2,"method":"check","params":{"op":"read",'
+                   b'"target":"' + b"a,[{" * 3000000 + b'"}}\n')
+        self.assertIn(result(s.wait(2))["decision"]["action"], ("allow", "ask"))
+        self.alive(s)
+
     def test_notifications_get_no_answer(self):
         s = self.serve()
         s.send_raw(b'{"jsonrpc":"2.0","method":"check","params":{"op":"read","target":"x"}}\n')
