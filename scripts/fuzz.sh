@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds the libFuzzer harnesses (clang, ASan+UBSan) in build-fuzz and runs each one for a
 # bounded time on a scratch copy of its corpus (the repository is never written to).
 # Usage: scripts/fuzz.sh [SECONDS_PER_HARNESS] [HARNESS...]

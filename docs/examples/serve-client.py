@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A host for `warder serve` in Python's standard library only: one guarded session, one
 # request per line, answers matched by id (docs/serve.md).
 import itertools, json, subprocess

@@ -18,7 +18,8 @@ static void check_help(const char *name)
                "the literal form of its paths; unquoted globs and unknown variables count as\n"
                "undeterminable ($HOME is declared).\n"
                "\n"
-               "Exit status: 0 allow, 1 deny, 3 ask, 2 usage or ruleset error.\n",
+               "Exit status: 0 allow, 1 deny, 3 ask, 2 usage or ruleset error.\n"
+               "\n" CLI_SECTIONS_NOTE,
                name, (int)strlen(name), "");
 }
 
@@ -162,7 +163,8 @@ static void print_explanation(const warder_ruleset *rs, const char *target,
         if (ex->op == WARDER_OP_EXECUTE) {
                 fputs("  command:      ", stdout);
                 cli_write_safe(stdout, ex->literal, strlen(ex->literal));
-                fputs("\n  precedence:   strictest (execute always decides by strictness, §5.2)\n",
+                fputs("\n  precedence:   strictest (execute always decides by strictness, "
+                      "docs/semantics.md §5.2)\n",
                       stdout);
         } else {
                 fputs("  literal form: ", stdout);
@@ -190,7 +192,8 @@ static void print_explanation(const warder_ruleset *rs, const char *target,
                 fputs(" by rule ", stdout);
                 cli_write_safe(stdout, d->rule_id, strlen(d->rule_id));
                 if (ex->op != WARDER_OP_EXECUTE && ex->real && d->form != WARDER_FORM_BOTH)
-                        printf(" on the %s form (the stricter of the two forms wins, §3.3)",
+                        printf(" on the %s form (the stricter of the two forms wins, "
+                               "docs/semantics.md §3.3)",
                                warder_form_name(d->form));
                 fputc('\n', stdout);
         } else {

@@ -12,6 +12,10 @@
 #include "session/session.h"
 #include "warder/warder.h"
 
+/* The last line of every help text that cites sections of the semantics by number. */
+#define CLI_SECTIONS_NOTE                                                                          \
+        "Section numbers such as §3.2 refer to docs/semantics.md, warder's semantics.\n"
+
 /* Exit codes shared by every subcommand. */
 enum {
         CLI_OK = 0,

@@ -29,7 +29,8 @@ static void exec_help(void)
             "out); before it runs: 1 denied, 3 approval required, 2 usage error, 4 other.\n"
             "These can meet (a command may exit 3): with --json, warder exits 0 once the\n"
             "command ran and the JSON says how it ended (exit_status, signal, timed_out);\n"
-            "1, 2, 3 and 4 then always mean it did not run.\n");
+            "1, 2, 3 and 4 then always mean it did not run.\n"
+            "\n" CLI_SECTIONS_NOTE);
 }
 
 struct exec_args {

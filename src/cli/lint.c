@@ -394,8 +394,9 @@ static void lint_broad_execute(struct lint_state *st, const warder_ruleset *rs)
                              "execute allow rule %s ('%s') also matches the chained command "
                              "'%s'. warder decides each simple command of a line on its own "
                              "and the line as a whole only against deny and ask rules "
-                             "(semantics §5.2), so this rule cannot allow it here; a checker "
-                             "that takes the first matching rule for the whole line would",
+                             "(docs/semantics.md §5.2), so this rule cannot allow it here; "
+                             "a checker that takes the first matching rule for the whole line "
+                             "would",
                              r.id, r.pattern, best);
                 free(best);
                 free_samples(&s);

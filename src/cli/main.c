@@ -51,7 +51,10 @@ static void usage(FILE *f)
                    "  --version        show the version\n"
                    "\n"
                    "Exit status: 0 allowed/ok, 1 denied (or no match), 2 usage or ruleset error,\n"
-                   "3 approval required, 4 other errors.\n");
+                   "3 approval required, 4 other errors.\n"
+                   "\n"
+                   "Decisions follow warder's semantics, docs/semantics.md (installed in\n"
+                   "share/doc/warder/); help texts cite its sections by number, such as §3.2.\n");
 }
 
 static int run(int argc, char **argv)

@@ -25,7 +25,8 @@ static void help(void)
                "Prints `match: PATH` or `no match: PATH` for each PATH.\n"
                "Exit status: 0 when every PATH matches, 1 when one does not, 2 on a usage\n"
                "error or a malformed pattern (shown with a caret under the offending byte),\n"
-               "4 when the matching engine failed.\n");
+               "4 when the matching engine failed.\n"
+               "\n" CLI_SECTIONS_NOTE);
 }
 
 /* Columns that cli_write_safe() uses for s[0..len). */

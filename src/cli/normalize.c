@@ -19,7 +19,8 @@ static void help(void)
                "  --cwd DIR    current directory for relative paths (default: the root)\n"
                "  --json       print a JSON array of strings\n"
                "\n"
-               "Exit status: 0 on success, 2 on a usage error or an invalid path.\n");
+               "Exit status: 0 on success, 2 on a usage error or an invalid path.\n"
+               "\n" CLI_SECTIONS_NOTE);
 }
 
 int cli_cmd_normalize(int argc, char **argv, struct cli_common *c)

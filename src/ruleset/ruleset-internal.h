@@ -193,7 +193,7 @@ struct warder_ruleset {
         struct warder__opset ops[WARDER_OP_COUNT];
         char **files; /* interned source names */
         size_t nfiles;
-        /* inline tests of the top file (§ tests), and how to reload it with their root/home */
+        /* inline tests of the top file (`tests:`), and how to reload it with their root/home */
         bool has_tests;
         char *tests_root, *tests_home;
         const char *tests_file;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Approval tokens (docs/serve.md, "Approvals"): a token approves exactly one request — the same
- * operation on the same literal and real forms, decided by a ruleset with the same digest, with
- * the same door binding (the request's parameters) — once, before it expires. A deny is never
+ * Approval tokens (§7.3; docs/serve.md, "Approvals"): a token approves exactly one request — the
+ * same operation on the same literal and real forms, decided by a ruleset with the same digest,
+ * with the same door binding (the request's parameters) — once, before it expires. A deny is never
  * put to a token: the guard only asks for approval of an `ask`.
  */
 #ifndef WARDER_SESSION_APPROVAL_H

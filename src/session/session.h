@@ -34,7 +34,7 @@ struct warder_session_source {
         const char *name; /* TEXT only: the name in messages (NULL: "<string>") */
 };
 
-/* Approval tokens (semantics §7): defaults and limits. */
+/* Approval tokens (semantics §7.3): defaults and limits. */
 #define WARDER_SESSION_APPROVAL_TTL_MS    300000u
 #define WARDER_SESSION_MAX_APPROVALS      1024u
 #define WARDER_SESSION_MAX_APPROVAL_BYTES ((size_t)64 << 20)
@@ -133,7 +133,7 @@ struct warder_session_request {
         warder_exec_stream_fn stream;
         void *stream_ud;
         warder_cancel *cancel;
-        /* Approval (§7): a token from an earlier WARDER_EASK, and what the door binds besides
+        /* Approval (§7.3): a token from an earlier WARDER_EASK, and what the door binds besides
          * the forms (e.g. the request's parameters), compared byte for byte. */
         const char *token;
         const void *binding;
