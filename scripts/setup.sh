@@ -53,6 +53,7 @@ check_all() {
   need "the pkg-config module libpcre2-8 (PCRE2, 8-bit)" libpcre2-dev pkg-config --exists libpcre2-8
   need "the pkg-config module yaml-0.1 (libyaml)" libyaml-dev pkg-config --exists yaml-0.1
   need "the pkg-config module check (the Check unit test framework)" check pkg-config --exists check
+  need "the pkg-config module jansson (JSON)" libjansson-dev pkg-config --exists jansson
   need "the header uthash.h" uthash-dev has_header uthash.h
   need "clang (fuzzing)" clang command -v clang
   need "clang's libFuzzer and sanitizer runtimes" libclang-rt-14-dev links_libfuzzer

@@ -100,6 +100,14 @@ WARDER_API warder_ruleset *warder_ruleset_ref(warder_ruleset *rs);
 /* Drops a reference; the last one frees. NULL is accepted. */
 WARDER_API void warder_ruleset_free(warder_ruleset *rs);
 
+/*
+ * A digest of everything that decides: root, home, the defaults, precedence, fold_case and
+ * every rule (action, pattern, id, reason, source). "sha256:" and 64 hex digits; two rulesets
+ * with the same digest make the same decisions. Approvals bind to it so that a ruleset that
+ * changed does not inherit them. The string belongs to the ruleset; NULL only on ENOMEM.
+ */
+WARDER_API const char *warder_ruleset_digest(const warder_ruleset *rs);
+
 /* Embedded presets (§1.6): NULL-terminated list of names, and the YAML text of one. */
 WARDER_API const char *const *warder_preset_names(void);
 WARDER_API const char *warder_preset_source(const char *preset, size_t *len);

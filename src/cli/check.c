@@ -114,16 +114,19 @@ int cli_cmd_check(int argc, char **argv, struct cli_common *c)
                 if (unresolved)
                         cli_unresolved_real(&d);
                 if (c->json) {
-                        fputs("{\"target\":", stdout);
-                        cli_write_json_string(stdout, a.target, strlen(a.target));
-                        fputs(",\"decision\":", stdout);
-                        cli_json_decision(stdout, &d);
-                        fputs("}\n", stdout);
+                        int prc = cli_json_print(json_pack("{s:o,s:o}", "target",
+                                                           warder_json_str(a.target), "decision",
+                                                           warder_json_decision(&d)));
+                        if (prc) {
+                                rc = prc;
+                                goto done;
+                        }
                 } else {
                         cli_print_decision(stdout, a.target, &d);
                 }
                 rc = cli_action_exit(d.action);
         }
+done:
         warder_decision_clear(&d);
         warder_ruleset_free(rs);
         free(real);
@@ -218,32 +221,6 @@ static void print_explanation(const warder_ruleset *rs, const char *target,
         }
 }
 
-static void json_explanation(const char *target, const struct warder_explanation *ex)
-{
-        fputs("{\"target\":", stdout);
-        cli_write_json_string(stdout, target, strlen(target));
-        cli_json_field(stdout, "op", warder_op_name(ex->op));
-        cli_json_field(stdout, "literal", ex->literal);
-        cli_json_field(stdout, "real", ex->real);
-        fputs(",\"matches\":[", stdout);
-        for (size_t i = 0; i < ex->count; i++) {
-                const struct warder_rule_info *r = &ex->matches[i].rule;
-                fputs(i ? ",{\"id\":" : "{\"id\":", stdout);
-                cli_write_json_string(stdout, r->id, strlen(r->id));
-                fprintf(stdout, ",\"index\":%zu", r->index);
-                cli_json_field(stdout, "action", warder_action_name(r->action));
-                cli_json_field(stdout, "pattern", r->pattern);
-                cli_json_field(stdout, "reason", r->reason);
-                cli_json_field(stdout, "file", r->file);
-                fprintf(stdout, ",\"line\":%u,\"column\":%u", r->line, r->column);
-                cli_json_field(stdout, "form", warder_form_name(ex->matches[i].form));
-                fputc('}', stdout);
-        }
-        fputs("],\"decision\":", stdout);
-        cli_json_decision(stdout, &ex->decision);
-        fputs("}\n", stdout);
-}
-
 int cli_cmd_explain(int argc, char **argv, struct cli_common *c)
 {
         struct check_args a = {0};
@@ -278,10 +255,13 @@ int cli_cmd_explain(int argc, char **argv, struct cli_common *c)
         }
         if (unresolved)
                 cli_unresolved_real(&ex->decision);
-        if (c->json)
-                json_explanation(a.target, ex);
-        else
+        if (c->json) {
+                rc = cli_json_print(warder_json_explanation(a.target, ex));
+                if (rc)
+                        goto out;
+        } else {
                 print_explanation(rs, a.target, ex);
+        }
         rc = cli_action_exit(ex->decision.action);
 out:
         warder_error_clear(&err);

@@ -216,6 +216,7 @@ struct warder_ruleset {
         char *origin_name; /* string name or preset name */
         bool origin_preset;
         struct warder_ruleset_options opts; /* limits as given (strings not kept) */
+        _Atomic(char *) digest;             /* warder_ruleset_digest(), made on first use */
 };
 
 /* ---- Rule layer (anchor.c) -------------------------------------------------------------- */

@@ -9,6 +9,7 @@
 
 #include "command/command.h"
 #include "load.h"
+#include "sha256.h"
 #include "warder/path.h"
 #include "warder/sys/backend.h"
 
@@ -49,6 +50,7 @@ static void ruleset_destroy(warder_ruleset *rs)
         free(rs->root);
         free(rs->home);
         free(rs->base_dir);
+        free(atomic_load(&rs->digest));
         free(rs);
 }
 
@@ -417,6 +419,83 @@ WARDER_API void warder_ruleset_free(warder_ruleset *rs)
                 return;
         if (atomic_fetch_sub_explicit(&rs->refs, 1, memory_order_acq_rel) == 1)
                 ruleset_destroy(rs);
+}
+
+/* ---- digest ----------------------------------------------------------------------------- */
+
+/* Feeds a length-prefixed field (NULL and "" differ), so that no two rulesets share a stream. */
+static void digest_field(struct warder__sha256 *c, const char *s, size_t len)
+{
+        unsigned char tag[9];
+        uint64_t n = s ? (uint64_t)len + 1 : 0;
+        for (int i = 0; i < 8; i++)
+                tag[i] = (unsigned char)(n >> (8 * i));
+        tag[8] = 0xff;
+        warder__sha256_update(c, tag, sizeof(tag));
+        if (s)
+                warder__sha256_update(c, s, len);
+}
+
+static void digest_str(struct warder__sha256 *c, const char *s)
+{
+        digest_field(c, s, s ? strlen(s) : 0);
+}
+
+static void digest_num(struct warder__sha256 *c, uint64_t v)
+{
+        char buf[24];
+        int n = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+        digest_field(c, buf, (size_t)n);
+}
+
+WARDER_API const char *warder_ruleset_digest(const warder_ruleset *rs)
+{
+        if (!rs)
+                return NULL;
+        warder_ruleset *m = (warder_ruleset *)rs; /* the cache is not part of the value */
+        char *have = atomic_load_explicit(&m->digest, memory_order_acquire);
+        if (have)
+                return have;
+        struct warder__sha256 c;
+        warder__sha256_init(&c);
+        digest_str(&c, "warder-ruleset-digest-1");
+        digest_str(&c, rs->root);
+        digest_str(&c, rs->home);
+        digest_num(&c, rs->def);
+        digest_num(&c, rs->prec);
+        digest_num(&c, rs->fold);
+        for (size_t op = 0; op < WARDER_OP_COUNT; op++) {
+                const struct warder__opset *o = &rs->ops[op];
+                digest_num(&c, op);
+                digest_num(&c, o->has_default);
+                digest_num(&c, o->def);
+                digest_num(&c, o->n);
+                for (size_t i = 0; i < o->n; i++) {
+                        const struct warder__rule *r = &o->rules[i];
+                        digest_num(&c, r->action);
+                        digest_str(&c, r->id);
+                        digest_str(&c, r->pattern);
+                        digest_str(&c, r->reason);
+                        digest_str(&c, r->file);
+                        digest_num(&c, r->line);
+                        digest_num(&c, r->column);
+                }
+        }
+        unsigned char sum[32];
+        warder__sha256_final(&c, sum);
+        char *text = malloc(7 + 64 + 1);
+        if (!text)
+                return NULL;
+        memcpy(text, "sha256:", 7);
+        for (int i = 0; i < 32; i++)
+                snprintf(text + 7 + 2 * i, 3, "%02x", sum[i]);
+        char *expected = NULL;
+        if (!atomic_compare_exchange_strong_explicit(&m->digest, &expected, text,
+                                                     memory_order_acq_rel, memory_order_acquire)) {
+                free(text); /* another thread made the same string first */
+                return expected;
+        }
+        return text;
 }
 
 /* ---- presets --------------------------------------------------------------------------- */
