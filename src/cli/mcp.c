@@ -202,7 +202,7 @@ int cli_cmd_mcp(int argc, char **argv, struct cli_common *c)
             .local = &o.lo,
             .mask_denied = o.mask,
             .audit = audit,
-            .approve = warder_mcp_approve,
+            .approve_ex = warder_mcp_approve,
         };
         struct warder_error err = WARDER_ERROR_INIT;
         rc = warder_session_set_new(&set, &cfg, (const char *const *)roots, nroots, &err);

@@ -43,6 +43,7 @@ struct mcp_call {
         const struct mcp_tool *tool;
         json_t *args;
         enum mcp_ask ask;
+        bool needs_thread; /* an ask met on the reading thread: run again on a thread */
         /* progress notifications (a client's progressToken) */
         json_t *progress_token;
         pthread_t tick_thread;

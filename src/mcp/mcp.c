@@ -347,16 +347,20 @@ static void ticker_stop(struct mcp_call *c)
 
 /* ---- asking the user (elicitation) -------------------------------------------------------- */
 
-bool warder_mcp_approve(void *ud, const struct warder_guard_request *req,
-                        const struct warder_decision *d)
+enum warder_approval warder_mcp_approve(void *ud, const struct warder_guard_request *req,
+                                        const struct warder_decision *d)
 {
         (void)ud;
         struct mcp_call *c = current_call;
         if (!c)
-                return false;
+                return WARDER_APPROVAL_DECLINE;
         if (!c->m->elicitation) {
                 c->ask = MCP_ASK_UNAVAILABLE;
-                return false;
+                return WARDER_APPROVAL_DEFER;
+        }
+        if (!warder_rpc_call_threaded(c->call)) {
+                c->needs_thread = true; /* nothing was done: the call runs again on a thread */
+                return WARDER_APPROVAL_DEFER;
         }
         struct sbuf msg = {0};
         sb_printf(&msg, "The agent asks to %s ",
@@ -380,7 +384,7 @@ bool warder_mcp_approve(void *ud, const struct warder_guard_request *req,
         sb_free(&msg);
         if (!params) {
                 c->ask = MCP_ASK_FAILED;
-                return false;
+                return WARDER_APPROVAL_DECLINE;
         }
         if (strcmp(c->m->version, "2025-11-25") == 0)
                 json_object_set_new(params, "mode", json_string("form"));
@@ -404,7 +408,7 @@ bool warder_mcp_approve(void *ud, const struct warder_guard_request *req,
         }
         json_decref(result);
         json_decref(error);
-        return yes;
+        return yes ? WARDER_APPROVAL_GRANT : WARDER_APPROVAL_DECLINE;
 }
 
 /* ---- tools/call --------------------------------------------------------------------------- */
@@ -461,6 +465,14 @@ static void h_tools_call(struct warder_rpc_call *call, json_t *params, void *ud)
                                  "invalid params: \"arguments\" must be an object", NULL);
                 return;
         }
+        /* commands and walks may take long: on a thread of their own from the start; the
+         * rest is answered in order unless it must ask the user (then it runs again on one) */
+        bool slow = tool->id == MCP_GREP || tool->id == MCP_EXECUTE ||
+                    tool->id == MCP_DIRECTORY_TREE || tool->id == MCP_SEARCH_FILES;
+        if (slow && !warder_rpc_call_threaded(call)) {
+                warder_rpc_defer(call);
+                return;
+        }
         json_t *empty = args ? NULL : json_object();
         struct mcp_call c = {.m = m, .call = call, .tool = tool, .args = args ? args : empty};
         const json_t *meta = json_object_get(params, "_meta");
@@ -479,6 +491,13 @@ static void h_tools_call(struct warder_rpc_call *call, json_t *params, void *ud)
                 mcp_run_tool(&c, &out);
         current_call = outer;
         ticker_stop(&c);
+        if (c.needs_thread) {
+                json_decref(out.sc);
+                sb_free(&out.text);
+                json_decref(empty);
+                warder_rpc_defer(call);
+                return;
+        }
         json_t *result = out.sc ? finish_result(&c, &out) : NULL;
         json_decref(out.sc);
         sb_free(&out.text);
@@ -496,15 +515,15 @@ static void h_tools_call(struct warder_rpc_call *call, json_t *params, void *ud)
 
 int warder_mcp_run(const struct warder_mcp_config *cfg)
 {
-        /* tools/call runs on threads of its own: it may wait for a command or for the user
-         * (elicitation), and cancellations must get through meanwhile. */
+        /* A tools/call that may wait for a command or for the user (elicitation) runs on a
+         * thread of its own, so that cancellations get through meanwhile. */
         static const struct warder_rpc_method methods[] = {
             {"initialize", h_initialize, WARDER_RPC_INLINE},
             {"notifications/initialized", h_initialized, WARDER_RPC_INLINE},
             {"notifications/cancelled", h_cancelled, WARDER_RPC_INLINE},
             {"ping", h_ping, WARDER_RPC_INLINE},
             {"tools/list", h_tools_list, WARDER_RPC_INLINE},
-            {"tools/call", h_tools_call, WARDER_RPC_THREAD},
+            {"tools/call", h_tools_call, WARDER_RPC_INLINE}, /* or deferred to a thread */
         };
         if (!cfg || !cfg->sessions || warder_session_set_count(cfg->sessions) == 0)
                 return -1;

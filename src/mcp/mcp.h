@@ -41,13 +41,16 @@ struct warder_mcp_config {
 int warder_mcp_run(const struct warder_mcp_config *cfg);
 
 /*
- * The sessions' approval callback (struct warder_session_config.approve, approve_ud NULL):
- * asks the user of the client that made the tool call being served on this thread, through
- * elicitation/create, when that client declared the capability; false (decline) otherwise,
- * on a timeout, on cancellation, or outside a tool call.
+ * The sessions' approval callback (struct warder_session_config.approve_ex, approve_ud NULL).
+ * For the tool call served on this thread: when its client declared the elicitation
+ * capability, asks the user through elicitation/create (from a thread of its own; a call
+ * served in order on the reading thread is deferred — DEFER — and run again on one) and
+ * answers GRANT on an accept with approve true, DECLINE otherwise, on a timeout or on
+ * cancellation; without the capability, DEFER (the request fails with WARDER_EASK:
+ * "approval required"). Outside a tool call: DECLINE.
  */
-bool warder_mcp_approve(void *ud, const struct warder_guard_request *req,
-                        const struct warder_decision *d);
+enum warder_approval warder_mcp_approve(void *ud, const struct warder_guard_request *req,
+                                        const struct warder_decision *d);
 
 /* True when `rs` can ever allow or ask an execute (its default or one of its rules). */
 bool warder_mcp_rules_may_execute(const warder_ruleset *rs);

@@ -410,7 +410,7 @@ static void t_read_multiple(struct mcp_call *c, struct mcp_out *o)
         json_t *item;
         json_array_foreach(paths, i, item)
         {
-                if (bad)
+                if (bad || c->needs_thread)
                         break;
                 const char *path = json_string_value(item);
                 size_t path_len = json_string_length(item);

@@ -21,6 +21,8 @@ struct warder_rpc_call {
         bool answered;
         bool counted;   /* holds one of the max_pending slots */
         bool cancelled; /* by warder_rpc_cancel() */
+        bool deferred;  /* an inline handler handed the call to a thread */
+        bool threaded;  /* the handler runs on a thread of its own */
         struct warder_rpc_call *prev, *next;
 };
 
@@ -211,6 +213,16 @@ void warder_rpc_error(struct warder_rpc_call *call, int code, const char *messag
                 return;
         }
         send_error(call->rpc, call->id, code, data, "%s", message);
+}
+
+void warder_rpc_defer(struct warder_rpc_call *call)
+{
+        call->deferred = true;
+}
+
+bool warder_rpc_call_threaded(const struct warder_rpc_call *call)
+{
+        return call->threaded;
 }
 
 void warder_rpc_drop(struct warder_rpc_call *call)
@@ -550,9 +562,25 @@ static void dispatch(struct warder_rpc *rpc, json_t *msg)
         }
         if (m->mode == WARDER_RPC_INLINE) {
                 m->handler(c, c->params, rpc->cfg.ud);
-                call_finish(c);
-                return;
+                if (!c->deferred || c->answered) {
+                        call_finish(c);
+                        return;
+                }
+                /* handed to a thread (warder_rpc_defer): it now holds a slot like any */
+                pthread_mutex_lock(&rpc->lock);
+                bool busy = rpc->threads >= rpc->cfg.max_pending;
+                if (!busy) {
+                        rpc->threads++;
+                        c->counted = true;
+                }
+                pthread_mutex_unlock(&rpc->lock);
+                if (busy) {
+                        warder_rpc_error(c, WARDER_RPC_BUSY, "too many requests in flight", NULL);
+                        call_finish(c);
+                        return;
+                }
         }
+        c->threaded = true;
         join_ended(rpc, false);
         pthread_t t;
         pthread_mutex_lock(&rpc->lock);
