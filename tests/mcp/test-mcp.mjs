@@ -8,7 +8,7 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 
 import {
-  cli, connectReference, connectWarder, initParams, makeWorkspace, processesWith, rawServer,
+  cli, connectReference, here, connectWarder, initParams, makeWorkspace, processesWith, rawServer,
   requireModules, SECRET, sh, sleep, snapshot, text,
 } from "./harness.mjs";
 
@@ -70,6 +70,15 @@ describe("lifecycle and tool list", () => {
       assert.equal(typeof validate, "function", t.name);
       // control arm: the validator really rejects what does not match
       assert.equal(validate({ content: 42 }).valid, false, t.name);
+    }
+    // docs/mcp.md's tool table lists exactly these tools, with their arguments
+    const doc = fs.readFileSync(path.join(here, "../../docs/mcp.md"), "utf8");
+    const rows = [...doc.matchAll(/^\| `([a-z_]+)` \| ([^|]*) \|/gm)];
+    assert.deepEqual(rows.map((m) => m[1]).sort(), names, "docs/mcp.md lists the tools");
+    for (const [, name, args] of rows) {
+      const props = Object.keys(s.tools.find((t) => t.name === name).inputSchema.properties);
+      if (name === "read_file") continue; // "as read_text_file"
+      for (const p of props) assert.match(args, new RegExp("`" + p + "`"), `${name}: ${p} in docs/mcp.md`);
     }
     const read = s.tools.find((t) => t.name === "read_text_file");
     assert.deepEqual(Object.keys(read.inputSchema.properties).sort(), ["head", "path", "tail"]);
