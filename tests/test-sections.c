@@ -10,8 +10,8 @@
  * (a Markdown page other than semantics.md, a manual page such as landlock(7), an RFC), which
  * would be checked against the wrong page.
  *
- * The fuzz corpora are inputs, not text, and are not read; nor are installed node_modules. The section sign is spelled with
- * escapes in this file so that its own examples are not references.
+ * The fuzz corpora are inputs, not text, and are not read; nor are installed node_modules. The
+ * section sign is spelled with escapes in this file so that its own examples are not references.
  */
 #include <ctype.h>
 #include <ftw.h>
