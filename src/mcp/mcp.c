@@ -232,10 +232,22 @@ static void h_initialize(struct warder_rpc_call *call, json_t *params, void *ud)
                 warder_rpc_result(call, result);
 }
 
+/* A notification sent with an id is a request nobody may leave unanswered. */
+static bool not_a_notification(struct warder_rpc_call *call)
+{
+        if (!warder_rpc_call_id(call))
+                return false;
+        warder_rpc_error(call, WARDER_RPC_INVALID_REQUEST,
+                         "invalid request: a notification carries no \"id\"", NULL);
+        return true;
+}
+
 static void h_initialized(struct warder_rpc_call *call, json_t *params, void *ud)
 {
         struct mcp *m = ud;
         (void)params;
+        if (not_a_notification(call))
+                return;
         pthread_mutex_lock(&m->lock);
         if (m->phase == 1)
                 m->phase = 2;
@@ -246,6 +258,8 @@ static void h_initialized(struct warder_rpc_call *call, json_t *params, void *ud
 static void h_cancelled(struct warder_rpc_call *call, json_t *params, void *ud)
 {
         struct mcp *m = ud;
+        if (not_a_notification(call))
+                return;
         const json_t *id = json_object_get(params, "requestId");
         if (json_is_string(id) || json_is_integer(id))
                 warder_rpc_cancel(m->rpc, id);

@@ -405,6 +405,8 @@ describe("hostile client input", () => {
     assert.equal((await r.answer(9)).error.code, -32602);
     r.send({ jsonrpc: "2.0", id: 10, method: "tools/call", params: { name: "read_text_file", arguments: [] } });
     assert.equal((await r.answer(10)).error.code, -32602);
+    r.send({ jsonrpc: "2.0", id: 13, method: "notifications/cancelled", params: { requestId: 1 } });
+    assert.equal((await r.answer(13)).error.code, -32600, "a notification sent with an id");
     r.send({ jsonrpc: "2.0", id: 11, method: "resources/list" });
     assert.equal((await r.answer(11)).error.code, -32601);
     r.send({ jsonrpc: "2.0", id: 12, method: "tools/call", params: { name: "read_text_file", arguments: { path: "README.md" } } });
