@@ -58,10 +58,37 @@ check_all() {
   need "clang (fuzzing)" clang command -v clang
   need "clang's libFuzzer and sanitizer runtimes" libclang-rt-14-dev links_libfuzzer
   need "clang-format (formatting check)" clang-format command -v clang-format
+  # the MCP suite (tests/mcp): Node 18 or later and npm; a node already on PATH is used
+  need "node 18 or later (tests/mcp)" nodejs node_recent
+  need "npm (tests/mcp)" npm command -v npm
+}
+
+node_recent() {
+  local v
+  v=$(node --version) || return 1
+  [ "${v#v}" != "$v" ] && [ "$(printf '%s\n18.0.0\n' "${v#v}" | sort -V | head -n 1)" = "18.0.0" ]
+}
+
+# The MCP suite's modules, pinned in tests/mcp/package-lock.json: installed with `npm ci` unless
+# the lock file they were installed from is the same (the npm registry is reachable from CI).
+mcp_modules() {
+  local dir
+  dir="$(dirname "$0")/../tests/mcp"
+  [ -f "$dir/package-lock.json" ] || return 0
+  cmp -s "$dir/package-lock.json" "$dir/node_modules/.warder-installed-lock" && return 0
+  echo "setup: npm ci in tests/mcp" >&2
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null &&
+    cp package-lock.json node_modules/.warder-installed-lock) || {
+    echo "setup: npm ci in tests/mcp failed" >&2
+    return 1
+  }
 }
 
 check_all
-[ ${#missing_what[@]} -eq 0 ] && exit 0
+if [ ${#missing_what[@]} -eq 0 ]; then
+  mcp_modules
+  exit $?
+fi
 
 say_missing() {
   echo "setup: missing:" >&2
@@ -93,3 +120,4 @@ if [ ${#missing_what[@]} -gt 0 ]; then
   echo "setup: still missing after apt-get install; install them by hand" >&2
   exit 1
 fi
+mcp_modules

@@ -12,6 +12,8 @@ quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 
 scripts/setup.sh || exit 1
+# setup.sh installed node and the MCP suite's modules: their absence is a failure here, not a skip
+export WARDER_REQUIRE_NODE=1
 
 passed=0
 failed=0

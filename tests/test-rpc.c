@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The doors' core below warder serve (docs/serve.md): the JSON encoder's bytes values, the
- * JSON-RPC layer's requests to the peer (what the MCP server's elicitation will use), and
- * the approval store's limits.
+ * JSON-RPC layer's requests to the peer (what the MCP server's elicitation uses), deferred,
+ * dropped and cancelled calls, the session set of several roots, and the approval store's
+ * limits.
  */
 #include <fcntl.h>
 #include <jansson.h>
@@ -10,12 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "json/json.h"
 #include "rpc/rpc.h"
 #include "session/approval.h"
+#include "session/roots.h"
 #include "support.h"
 
 /* ---- bytes values ------------------------------------------------------------------------ */
@@ -138,10 +141,40 @@ static void h_silent(struct warder_rpc_call *call, json_t *params, void *ud)
         (void)ud;
 }
 
+/* Answers in order when it can; on a thread (deferred) it says so. */
+static void h_defer(struct warder_rpc_call *call, json_t *params, void *ud)
+{
+        (void)params;
+        (void)ud;
+        if (!warder_rpc_call_threaded(call))
+                warder_rpc_defer(call);
+        else
+                warder_rpc_result(call, json_pack("{s:b}", "threaded", 1));
+}
+
+/* No answer at all. */
+static void h_drop(struct warder_rpc_call *call, json_t *params, void *ud)
+{
+        (void)params;
+        (void)ud;
+        warder_rpc_drop(call);
+}
+
+/* Waits for its cancellation flag, then says who raised it (the peer's cancel or the end of
+ * input) — an answer the peer may never read. */
+static void h_wait(struct warder_rpc_call *call, json_t *params, void *ud)
+{
+        (void)params;
+        (void)ud;
+        while (!warder_cancel_triggered(warder_rpc_call_cancel(call)))
+                usleep(1000);
+        warder_rpc_result(call, json_pack("{s:b}", "by_peer", warder_rpc_call_cancelled(call)));
+}
+
 static const struct warder_rpc_method methods[] = {
-    {"echo", h_echo, WARDER_RPC_INLINE},
-    {"ask", h_ask_peer, WARDER_RPC_THREAD},
-    {"silent", h_silent, WARDER_RPC_INLINE},
+    {"echo", h_echo, WARDER_RPC_INLINE},     {"ask", h_ask_peer, WARDER_RPC_THREAD},
+    {"silent", h_silent, WARDER_RPC_INLINE}, {"defer", h_defer, WARDER_RPC_INLINE},
+    {"drop", h_drop, WARDER_RPC_INLINE},     {"wait", h_wait, WARDER_RPC_THREAD},
 };
 
 struct peer {
@@ -164,7 +197,7 @@ static void peer_start(struct peer *p)
         ck_assert_int_eq(pipe2(a, O_CLOEXEC), 0);
         ck_assert_int_eq(pipe2(b, O_CLOEXEC), 0);
         struct warder_rpc_config cfg = {
-            .in_fd = a[0], .out_fd = b[1], .methods = methods, .nmethods = 3};
+            .in_fd = a[0], .out_fd = b[1], .methods = methods, .nmethods = 6};
         ck_assert_int_eq(warder_rpc_new(&p->rpc, &cfg), 0);
         p->to = a[1];
         p->from = b[0];
@@ -267,6 +300,103 @@ START_TEST(requests_to_the_peer)
 }
 END_TEST
 
+/* An inline call handed to a thread answers from there; a dropped call answers nothing; a
+ * call knows whether the peer cancelled it or the input ended. */
+START_TEST(deferred_dropped_and_cancelled_calls)
+{
+        struct peer p;
+        peer_start(&p);
+        peer_send(&p, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"defer\"}\n");
+        json_t *v = peer_read(&p);
+        ck_assert_int_eq(json_integer_value(json_object_get(v, "id")), 1);
+        ck_assert(json_is_true(json_object_get(json_object_get(v, "result"), "threaded")));
+        json_decref(v);
+        /* the dropped call leaves no line: the next line read is the echo's */
+        peer_send(&p, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"drop\"}\n");
+        peer_send(&p, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"echo\"}\n");
+        v = peer_read(&p);
+        ck_assert_int_eq(json_integer_value(json_object_get(v, "id")), 3);
+        json_decref(v);
+        /* cancelled by the peer */
+        peer_send(&p, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"wait\"}\n");
+        peer_send(&p, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"echo\"}\n");
+        v = peer_read(&p); /* the echo: the wait is running */
+        json_decref(v);
+        json_t *id4 = json_integer(4);
+        ck_assert_int_eq(warder_rpc_cancel(p.rpc, id4), 1);
+        json_decref(id4);
+        v = peer_read(&p);
+        ck_assert_int_eq(json_integer_value(json_object_get(v, "id")), 4);
+        ck_assert(json_is_true(json_object_get(json_object_get(v, "result"), "by_peer")));
+        json_decref(v);
+        /* cancelled by the end of input */
+        peer_send(&p, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"wait\"}\n");
+        peer_send(&p, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"echo\"}\n");
+        v = peer_read(&p);
+        json_decref(v);
+        close(p.to);
+        v = peer_read(&p);
+        ck_assert_int_eq(json_integer_value(json_object_get(v, "id")), 6);
+        ck_assert(json_is_false(json_object_get(json_object_get(v, "result"), "by_peer")));
+        json_decref(v);
+        pthread_join(p.server, NULL);
+        warder_rpc_free(p.rpc);
+        fclose(p.in);
+}
+END_TEST
+
+/* ---- several roots ----------------------------------------------------------------------- */
+
+/* The session of the longest root holding the literal form serves a target; relative targets
+ * belong to the first root; a target no root holds goes to the first, which refuses it. */
+START_TEST(session_set_picks_by_literal_form)
+{
+        char top[] = "/tmp/warder-roots.XXXXXX", a[64], ab[80], b[64];
+        ck_assert_ptr_nonnull(mkdtemp(top));
+        snprintf(a, sizeof(a), "%s/a", top);
+        snprintf(ab, sizeof(ab), "%s/a/b", top);
+        snprintf(b, sizeof(b), "%s/b", top);
+        ck_assert_int_eq(mkdir(a, 0755), 0);
+        ck_assert_int_eq(mkdir(ab, 0755), 0);
+        ck_assert_int_eq(mkdir(b, 0755), 0);
+        const char *roots[] = {a, b, ab, a}; /* the repeated root is dropped */
+        struct warder_session_config cfg = {.source = {.kind = WARDER_SESSION_PRESET}};
+        struct warder_session_set *set = NULL;
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_int_eq(warder_session_set_new(&set, &cfg, roots, 4, &err), 0);
+        ck_assert_uint_eq(warder_session_set_count(set), 3);
+        static const struct {
+                const char *target; /* relative to top when it starts with '=' */
+                size_t session;
+        } cases[] = {
+            {"x.txt", 0},       {"=a/x.txt", 0},    {"=a/b/x.txt", 2}, {"=a/b", 2},
+            {"=a/bb/x", 0},     {"=b/y", 1},        {"../b/y", 1},     {"=c/z", 0},
+            {"/etc/passwd", 0}, {"b/../../b/y", 1},
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                char t[256];
+                if (cases[i].target[0] == '=')
+                        snprintf(t, sizeof(t), "%s/%s", top, cases[i].target + 1);
+                else
+                        snprintf(t, sizeof(t), "%s", cases[i].target);
+                struct warder_session *s = NULL;
+                char *lit = NULL;
+                ck_assert_int_eq(warder_session_set_pick(set, t, strlen(t), &s, &lit, &err), 0);
+                ck_assert_msg(s == warder_session_set_at(set, cases[i].session),
+                              "%s: served by root %s", t, warder_session_root(s));
+                ck_assert_ptr_nonnull(lit);
+                warder_free(lit);
+        }
+        struct warder_session *s = NULL;
+        ck_assert_int_eq(warder_session_set_pick(set, "a\0b", 3, &s, NULL, &err), WARDER_EINVAL);
+        warder_session_set_free(set);
+        rmdir(ab);
+        rmdir(a);
+        rmdir(b);
+        rmdir(top);
+}
+END_TEST
+
 /* ---- the approval store ------------------------------------------------------------------ */
 
 START_TEST(approval_store_limits)
@@ -328,6 +458,8 @@ int main(void)
         tcase_add_test(tc, base64_vectors);
         tcase_add_test(tc, utf8_and_bytes_values);
         tcase_add_test(tc, requests_to_the_peer);
+        tcase_add_test(tc, deferred_dropped_and_cancelled_calls);
+        tcase_add_test(tc, session_set_picks_by_literal_form);
         tcase_add_test(tc, approval_store_limits);
         suite_add_tcase(s, tc);
         return warder_test_run(s);

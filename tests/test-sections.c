@@ -10,8 +10,8 @@
  * (a Markdown page other than semantics.md, a manual page such as landlock(7), an RFC), which
  * would be checked against the wrong page.
  *
- * The fuzz corpora are inputs, not text, and are not read. The section sign is spelled with
- * escapes in this file so that its own examples are not references.
+ * The fuzz corpora are inputs, not text, and are not read; nor are installed node_modules. The
+ * section sign is spelled with escapes in this file so that its own examples are not references.
  */
 #include <ctype.h>
 #include <ftw.h>
@@ -221,6 +221,8 @@ static int visit(const char *path, const struct stat *st, int type, struct FTW *
         size_t plen = strlen(path);
         if (type == FTW_D && plen >= 12 && strcmp(path + plen - 12, "/fuzz/corpus") == 0)
                 return FTW_SKIP_SUBTREE; /* fuzz inputs, not text */
+        if (type == FTW_D && plen >= 13 && strcmp(path + plen - 13, "/node_modules") == 0)
+                return FTW_SKIP_SUBTREE; /* installed packages (tests/mcp), not ours */
         if (type != FTW_F)
                 return FTW_CONTINUE;
         size_t len;

@@ -25,6 +25,7 @@ static const struct subcommand subcommands[] = {
     {"grep", cli_cmd_op, "search file contents through the guard"},
     {"exec", cli_cmd_exec, "inspect and run a shell command through the guard"},
     {"serve", cli_cmd_serve, "serve one guarded session over JSON-RPC on stdio"},
+    {"mcp", cli_cmd_mcp, "serve guarded file and shell tools over MCP on stdio"},
 };
 
 static void usage(FILE *f)

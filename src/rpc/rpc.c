@@ -19,7 +19,10 @@ struct warder_rpc_call {
         json_t *params;
         warder_cancel *cancel;
         bool answered;
-        bool counted; /* holds one of the max_pending slots */
+        bool counted;   /* holds one of the max_pending slots */
+        bool cancelled; /* by warder_rpc_cancel() */
+        bool deferred;  /* an inline handler handed the call to a thread */
+        bool threaded;  /* the handler runs on a thread of its own */
         struct warder_rpc_call *prev, *next;
 };
 
@@ -139,6 +142,14 @@ warder_cancel *warder_rpc_call_cancel(const struct warder_rpc_call *call)
         return call->cancel;
 }
 
+bool warder_rpc_call_cancelled(const struct warder_rpc_call *call)
+{
+        pthread_mutex_lock(&call->rpc->lock);
+        bool yes = call->cancelled;
+        pthread_mutex_unlock(&call->rpc->lock);
+        return yes;
+}
+
 size_t warder_rpc_max_line(const struct warder_rpc *rpc)
 {
         return rpc->cfg.max_line;
@@ -202,6 +213,21 @@ void warder_rpc_error(struct warder_rpc_call *call, int code, const char *messag
                 return;
         }
         send_error(call->rpc, call->id, code, data, "%s", message);
+}
+
+void warder_rpc_defer(struct warder_rpc_call *call)
+{
+        call->deferred = true;
+}
+
+bool warder_rpc_call_threaded(const struct warder_rpc_call *call)
+{
+        return call->threaded;
+}
+
+void warder_rpc_drop(struct warder_rpc_call *call)
+{
+        claim_answer(call);
 }
 
 static void call_free(struct warder_rpc_call *c)
@@ -282,6 +308,7 @@ int warder_rpc_cancel(struct warder_rpc *rpc, const json_t *id)
         pthread_mutex_lock(&rpc->lock);
         for (struct warder_rpc_call *c = rpc->calls; c; c = c->next) {
                 if (!c->answered && c->id && json_equal(c->id, (json_t *)id)) {
+                        c->cancelled = true;
                         warder_cancel_trigger(c->cancel);
                         found = 1;
                 }
@@ -535,9 +562,25 @@ static void dispatch(struct warder_rpc *rpc, json_t *msg)
         }
         if (m->mode == WARDER_RPC_INLINE) {
                 m->handler(c, c->params, rpc->cfg.ud);
-                call_finish(c);
-                return;
+                if (!c->deferred || c->answered) {
+                        call_finish(c);
+                        return;
+                }
+                /* handed to a thread (warder_rpc_defer): it now holds a slot like any */
+                pthread_mutex_lock(&rpc->lock);
+                bool busy = rpc->threads >= rpc->cfg.max_pending;
+                if (!busy) {
+                        rpc->threads++;
+                        c->counted = true;
+                }
+                pthread_mutex_unlock(&rpc->lock);
+                if (busy) {
+                        warder_rpc_error(c, WARDER_RPC_BUSY, "too many requests in flight", NULL);
+                        call_finish(c);
+                        return;
+                }
         }
+        c->threaded = true;
         join_ended(rpc, false);
         pthread_t t;
         pthread_mutex_lock(&rpc->lock);

@@ -83,12 +83,28 @@ void warder_rpc_free(struct warder_rpc *rpc);
 /* Answers a call (once; `result`/`data` are stolen, `data` may be NULL). */
 void warder_rpc_result(struct warder_rpc_call *call, json_t *result);
 void warder_rpc_error(struct warder_rpc_call *call, int code, const char *message, json_t *data);
+/*
+ * From an INLINE handler, unanswered: run this call again on a thread of its own once the
+ * handler returns (it then counts against max_pending like a THREAD call). For a method that
+ * is quick unless it must wait for the peer (an MCP tool call that needs to ask the user):
+ * it answers in order when it can, and leaves the reading thread free when it cannot.
+ */
+void warder_rpc_defer(struct warder_rpc_call *call);
+/* True when the handler runs on a thread of its own (a THREAD method, or a deferred call):
+ * only there may it wait (warder_rpc_request()). */
+bool warder_rpc_call_threaded(const struct warder_rpc_call *call);
+
+/* Ends a call without an answer (a request the peer cancelled: MCP's notifications/cancelled
+ * asks for no response). The call gives back its slot as if it had answered. */
+void warder_rpc_drop(struct warder_rpc_call *call);
 
 struct warder_rpc *warder_rpc_of(const struct warder_rpc_call *call);
 /* The request's id (borrowed; NULL for a notification, which gets no answer). */
 const json_t *warder_rpc_call_id(const struct warder_rpc_call *call);
 /* The call's cancellation flag (borrowed; NULL when it could not be made). */
 warder_cancel *warder_rpc_call_cancel(const struct warder_rpc_call *call);
+/* True when warder_rpc_cancel() cancelled the call (not the end of input). */
+bool warder_rpc_call_cancelled(const struct warder_rpc_call *call);
 /* The configured limits. */
 size_t warder_rpc_max_line(const struct warder_rpc *rpc);
 size_t warder_rpc_max_depth(const struct warder_rpc *rpc);

@@ -29,6 +29,7 @@ struct warder_session {
         pthread_mutex_t audit_lock;
         struct warder_approvals approvals;
         warder_approve_fn approve;
+        warder_approve_ex_fn approve_ex;
         void *approve_ud;
 };
 
@@ -141,6 +142,12 @@ static enum warder_approval approve_event(void *ud, const struct warder_guard_re
                         return WARDER_APPROVAL_GRANT;
                 ctx->res->token_refused = why;
         }
+        if (s->approve_ex) {
+                enum warder_approval a = s->approve_ex(s->approve_ud, greq, d);
+                return a == WARDER_APPROVAL_GRANT || a == WARDER_APPROVAL_DEFER
+                           ? a
+                           : WARDER_APPROVAL_DECLINE;
+        }
         if (s->approve)
                 return s->approve(s->approve_ud, greq, d) ? WARDER_APPROVAL_GRANT
                                                           : WARDER_APPROVAL_DECLINE;
@@ -237,6 +244,7 @@ int warder_session_new(struct warder_session **out, const struct warder_session_
         }
         s->audit = cfg->audit;
         s->approve = cfg->approve;
+        s->approve_ex = cfg->approve_ex;
         s->approve_ud = cfg->approve_ud;
         rc = normalize_dir(cfg->root, &s->root, err);
         if (!rc && cfg->home)

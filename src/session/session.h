@@ -68,6 +68,10 @@ struct warder_session_config {
          * valid token came with the request; false declines (WARDER_EDENIED). */
         warder_approve_fn approve;
         void *approve_ud;
+        /* Like approve, with a third answer (used instead of it when set): DEFER fails the
+         * request with WARDER_EASK and issues no token, for a door that will retry the
+         * request where it can ask (the MCP server, from a thread of its own). */
+        warder_approve_ex_fn approve_ex;
 };
 
 struct warder_session;
