@@ -20,6 +20,30 @@
 
 #define BACKEND_MAGIC 0x57424b31u /* "WBK1" */
 
+/*
+ * The ops-table version that introduced each optional slot (sys/backend.h). A slot is read
+ * only from a table of that version or later, since an older table ends before it: SLOT()
+ * gives NULL otherwise, which means the fallback or WARDER_ENOTSUP as for a NULL slot. The
+ * required slots (read, write, ls, destroy) are version 1, checked by warder_backend_init().
+ */
+#define SLOT_SINCE_edit     1
+#define SLOT_SINCE_glob     1
+#define SLOT_SINCE_grep     1
+#define SLOT_SINCE_execute  1
+#define SLOT_SINCE_realpath 1
+#define SLOT(b, name)       (warder__ops_has((b)->ops, SLOT_SINCE_##name) ? (b)->ops->name : NULL)
+_Static_assert(SLOT_SINCE_edit <= WARDER_BACKEND_OPS_VERSION &&
+                   SLOT_SINCE_glob <= WARDER_BACKEND_OPS_VERSION &&
+                   SLOT_SINCE_grep <= WARDER_BACKEND_OPS_VERSION &&
+                   SLOT_SINCE_execute <= WARDER_BACKEND_OPS_VERSION &&
+                   SLOT_SINCE_realpath <= WARDER_BACKEND_OPS_VERSION,
+               "a slot of an ops-table version this library does not declare");
+
+bool warder__ops_has(const struct warder_backend_ops *ops, unsigned since)
+{
+        return ops && ops->version >= since;
+}
+
 static int glob_compile(warder_glob **out, const char *pattern, struct warder_error *err)
 {
         return warder_glob_compile(out, pattern, strlen(pattern), 0, err);
@@ -81,17 +105,24 @@ static int grow_array(void **items, size_t count, size_t size)
         return 0;
 }
 
-WARDER_API int warder_entries_add(struct warder_entries *out, const char *name, const char *path,
-                                  enum warder_entry_type type, uint64_t size, int64_t mtime)
+/* A length-delimited string the _n result helpers store: not empty, no NUL byte. */
+static bool bounded_ok(const char *s, size_t len)
 {
-        if (!out || !name || !path || (out->count && !out->items))
+        return s && len && len != SIZE_MAX && !memchr(s, '\0', len);
+}
+
+static int entries_add(struct warder_entries *out, const char *name, size_t name_len,
+                       const char *path, size_t path_len, enum warder_entry_type type,
+                       uint64_t size, int64_t mtime)
+{
+        if (!out || (out->count && !out->items))
                 return WARDER_EINVAL;
         void *items = out->items;
         if (grow_array(&items, out->count, sizeof(*out->items)))
                 return WARDER_ENOMEM;
         out->items = items;
-        char *n = warder_strndup(name, strlen(name));
-        char *p = warder_strndup(path, strlen(path));
+        char *n = warder_strndup(name, name_len);
+        char *p = warder_strndup(path, path_len);
         if (!n || !p) {
                 free(n);
                 free(p);
@@ -101,16 +132,33 @@ WARDER_API int warder_entries_add(struct warder_entries *out, const char *name, 
         return 0;
 }
 
-WARDER_API int warder_grep_add(struct warder_grep_result *out, const char *path, uint64_t line,
-                               const char *text, size_t text_len)
+WARDER_API int warder_entries_add(struct warder_entries *out, const char *name, const char *path,
+                                  enum warder_entry_type type, uint64_t size, int64_t mtime)
 {
-        if (!out || !path || (!text && text_len) || (out->count && !out->items))
+        if (!name || !path)
+                return WARDER_EINVAL;
+        return entries_add(out, name, strlen(name), path, strlen(path), type, size, mtime);
+}
+
+WARDER_API int warder_entries_add_n(struct warder_entries *out, const char *name, size_t name_len,
+                                    const char *path, size_t path_len, enum warder_entry_type type,
+                                    uint64_t size, int64_t mtime)
+{
+        if (!bounded_ok(name, name_len) || !bounded_ok(path, path_len))
+                return WARDER_EINVAL;
+        return entries_add(out, name, name_len, path, path_len, type, size, mtime);
+}
+
+static int grep_add(struct warder_grep_result *out, const char *path, size_t path_len,
+                    uint64_t line, const char *text, size_t text_len)
+{
+        if (!out || (!text && text_len) || (out->count && !out->items))
                 return WARDER_EINVAL;
         void *items = out->items;
         if (grow_array(&items, out->count, sizeof(*out->items)))
                 return WARDER_ENOMEM;
         out->items = items;
-        char *p = warder_strndup(path, strlen(path));
+        char *p = warder_strndup(path, path_len);
         char *t = text_len < SIZE_MAX ? malloc(text_len + 1) : NULL;
         if (!p || !t) {
                 free(p);
@@ -122,6 +170,22 @@ WARDER_API int warder_grep_add(struct warder_grep_result *out, const char *path,
         t[text_len] = '\0';
         out->items[out->count++] = (struct warder_grep_match){p, line, t, text_len};
         return 0;
+}
+
+WARDER_API int warder_grep_add(struct warder_grep_result *out, const char *path, uint64_t line,
+                               const char *text, size_t text_len)
+{
+        if (!path)
+                return WARDER_EINVAL;
+        return grep_add(out, path, strlen(path), line, text, text_len);
+}
+
+WARDER_API int warder_grep_add_n(struct warder_grep_result *out, const char *path, size_t path_len,
+                                 uint64_t line, const char *text, size_t text_len)
+{
+        if (!bounded_ok(path, path_len))
+                return WARDER_EINVAL;
+        return grep_add(out, path, path_len, line, text, text_len);
 }
 
 WARDER_API void warder_bytes_free(struct warder_bytes *bytes)
@@ -218,14 +282,13 @@ struct cstr {
         char small[256];
 };
 
-static int cstr_set(struct cstr *s, const char *what, const char *in, size_t len,
-                    struct warder_error *err)
+/* The same, where an empty string is allowed (a grep pattern). */
+static int cstr_copy(struct cstr *s, const char *what, const char *in, size_t len,
+                     struct warder_error *err)
 {
         s->p = NULL;
         if (!in)
                 return warder_error_set(err, WARDER_EINVAL, "%s is NULL", what);
-        if (len == 0)
-                return warder_error_set(err, WARDER_EINVAL, "%s is empty", what);
         if (memchr(in, '\0', len))
                 return warder_error_set(err, WARDER_EINVAL, "%s contains a NUL byte", what);
         if (len < sizeof(s->small)) {
@@ -238,6 +301,15 @@ static int cstr_set(struct cstr *s, const char *what, const char *in, size_t len
         memcpy(s->p, in, len);
         s->p[len] = '\0';
         return 0;
+}
+
+static int cstr_set(struct cstr *s, const char *what, const char *in, size_t len,
+                    struct warder_error *err)
+{
+        s->p = NULL;
+        if (in && len == 0)
+                return warder_error_set(err, WARDER_EINVAL, "%s is empty", what);
+        return cstr_copy(s, what, in, len, err);
 }
 
 static void cstr_free(struct cstr *s)
@@ -837,7 +909,7 @@ WARDER_API int warder_backend_edit(warder_backend *b, const char *path, size_t p
                 return rc;
         }
         size_t n = 0;
-        if (b->ops->edit)
+        if (SLOT(b, edit))
                 rc = map_status(
                     b->ops->edit(b, p.p, old_text, old_len, new_text, new_len, flags, &n, err),
                     "edit", err);
@@ -870,24 +942,38 @@ WARDER_API int warder_backend_glob(warder_backend *b, const char *pattern, const
                                    size_t base_len, unsigned flags, struct warder_entries *out,
                                    struct warder_error *err)
 {
+        return warder_backend_glob_n(b, pattern, pattern ? strlen(pattern) : 0, base, base_len,
+                                     flags, out, err);
+}
+
+WARDER_API int warder_backend_glob_n(warder_backend *b, const char *pattern, size_t pattern_len,
+                                     const char *base, size_t base_len, unsigned flags,
+                                     struct warder_entries *out, struct warder_error *err)
+{
         int rc = check_backend(b, err);
         if (rc)
                 return rc;
         if (!out)
                 return warder_error_set(err, WARDER_EINVAL, "glob: out is NULL");
-        if (!pattern || !pattern[0])
+        if (!pattern || !pattern_len)
                 return warder_error_set(err, WARDER_EINVAL, "glob: the pattern is empty");
-        struct cstr p;
-        rc = cstr_set(&p, "base", base, base_len, err);
+        struct cstr pat, p;
+        rc = cstr_set(&pat, "glob: the pattern", pattern, pattern_len, err);
+        if (!rc)
+                rc = cstr_set(&p, "base", base, base_len, err);
+        else
+                p.p = NULL;
         if (rc) {
+                cstr_free(&pat);
                 cstr_free(&p);
                 return rc;
         }
         struct warder_entries tmp = {NULL, 0, 0};
-        if (b->ops->glob)
-                rc = map_status(b->ops->glob(b, pattern, p.p, flags, &tmp, err), "glob", err);
+        if (SLOT(b, glob))
+                rc = map_status(b->ops->glob(b, pat.p, p.p, flags, &tmp, err), "glob", err);
         else
-                rc = glob_fallback(b, pattern, p.p, flags, &tmp, err);
+                rc = glob_fallback(b, pat.p, p.p, flags, &tmp, err);
+        cstr_free(&pat);
         cstr_free(&p);
         if (!rc)
                 rc = check_entries(&tmp, "glob", err);
@@ -914,22 +1000,43 @@ WARDER_API int warder_backend_grep(warder_backend *b, const struct warder_grep_r
                                         req->version);
         if (!req->pattern)
                 return warder_error_set(err, WARDER_EINVAL, "grep: the pattern is NULL");
-        if (req->glob && !req->glob[0])
+        /* A version 1 request ends before the lengths: its strings are NUL-terminated. */
+        struct warder_grep_request copy = WARDER_GREP_REQUEST_INIT;
+        memcpy(&copy, req,
+               req->version >= 2 ? sizeof(copy)
+                                 : offsetof(struct warder_grep_request, pattern_len));
+        copy.version = WARDER_GREP_REQUEST_VERSION;
+        if (copy.pattern_len == WARDER_NUL_TERMINATED)
+                copy.pattern_len = strlen(copy.pattern);
+        if (copy.glob && copy.glob_len == WARDER_NUL_TERMINATED)
+                copy.glob_len = strlen(copy.glob);
+        if (copy.glob && !copy.glob_len)
                 return warder_error_set(err, WARDER_EINVAL, "grep: the glob filter is empty");
-        struct cstr p;
-        rc = cstr_set(&p, "path", req->path, req->path_len, err);
+        struct cstr p, pat, glob = {NULL, {0}};
+        rc = cstr_copy(&pat, "grep: the pattern", copy.pattern, copy.pattern_len, err);
+        if (!rc && copy.glob)
+                rc = cstr_set(&glob, "grep: the glob filter", copy.glob, copy.glob_len, err);
+        if (!rc)
+                rc = cstr_set(&p, "path", req->path, req->path_len, err);
+        else
+                p.p = NULL;
         if (rc) {
+                cstr_free(&pat);
+                cstr_free(&glob);
                 cstr_free(&p);
                 return rc;
         }
-        struct warder_grep_request copy = *req;
         copy.path = p.p;
+        copy.pattern = pat.p;
+        copy.glob = glob.p;
         struct warder_grep_result tmp = {NULL, 0, 0, false};
-        if (b->ops->grep)
+        if (SLOT(b, grep))
                 rc = map_status(b->ops->grep(b, &copy, &tmp, err), "grep", err);
         else
                 rc = grep_fallback(b, &copy, &tmp, err);
         cstr_free(&p);
+        cstr_free(&pat);
+        cstr_free(&glob);
         if (!rc)
                 rc = check_grep(&tmp, err);
         if (!rc && req->max_matches && tmp.count > req->max_matches)
@@ -948,7 +1055,7 @@ WARDER_API int warder_backend_execute(warder_backend *b, const struct warder_exe
         int rc = check_backend(b, err);
         if (rc)
                 return rc;
-        if (!b->ops->execute)
+        if (!SLOT(b, execute))
                 return warder_error_set(err, WARDER_ENOTSUP,
                                         "this backend cannot execute commands");
         if (!req || !out)
@@ -994,7 +1101,7 @@ WARDER_API int warder_backend_realpath(warder_backend *b, const char *path, size
                 return rc;
         if (!out)
                 return warder_error_set(err, WARDER_EINVAL, "realpath: out is NULL");
-        if (!b->ops->realpath)
+        if (!SLOT(b, realpath))
                 return warder_error_set(err, WARDER_ENOTSUP, "this backend has no realpath");
         struct cstr p;
         rc = cstr_set(&p, "path", path, path_len, err);
@@ -1017,12 +1124,12 @@ WARDER_API int warder_backend_realpath(warder_backend *b, const char *path, size
 
 WARDER_API bool warder_backend_can_execute(const warder_backend *b)
 {
-        return backend_ok(b) && b->ops->execute;
+        return backend_ok(b) && SLOT(b, execute);
 }
 
 WARDER_API bool warder_backend_can_realpath(const warder_backend *b)
 {
-        return backend_ok(b) && b->ops->realpath;
+        return backend_ok(b) && SLOT(b, realpath);
 }
 
 WARDER_API void warder_backend_free(warder_backend *b)

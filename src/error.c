@@ -132,6 +132,11 @@ WARDER_API void warder_error_clear(struct warder_error *err)
         *err = (struct warder_error)WARDER_ERROR_INIT;
 }
 
+WARDER_API void *warder_malloc(size_t size)
+{
+        return malloc(size ? size : 1);
+}
+
 WARDER_API void warder_free(void *ptr)
 {
         free(ptr);
@@ -154,6 +159,11 @@ WARDER_API int warder_error_set(struct warder_error *err, int code, const char *
         warder__error_vset(err, code, fmt, ap);
         va_end(ap);
         return code;
+}
+
+WARDER_API int warder_error_set_message(struct warder_error *err, int code, const char *message)
+{
+        return warder_error_set(err, code, "%s", message ? message : warder_strerror(code));
 }
 
 int warder__error_set_at(struct warder_error *err, int code, const char *file, unsigned line,

@@ -10,6 +10,7 @@
 #include "ruleset/ruleset-internal.h"
 #include "support.h"
 #include "warder/ruleset.h"
+#include "warder/tooling.h"
 
 static unsigned long long rng_state;
 

@@ -9,6 +9,7 @@
 #include "ruleset/ruleset-internal.h"
 #include "support.h"
 #include "warder/ruleset.h"
+#include "warder/tooling.h"
 
 static const char *source_root(void)
 {

@@ -13,6 +13,7 @@
 #include "sha256.h"
 #include "support.h"
 #include "warder/ruleset.h"
+#include "warder/tooling.h"
 
 static int load_opts(warder_ruleset **rs, const char *yaml, const char *root, const char *home,
                      struct warder_error *err)

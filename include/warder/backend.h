@@ -80,21 +80,35 @@ struct warder_grep_result {
         bool truncated;      /* stopped at max_matches or a byte cap */
 };
 
+/* A length that says "up to the first NUL byte" (strlen), where a struct allows it. */
+#define WARDER_NUL_TERMINATED ((size_t)-1)
+
 struct warder_grep_request {
         unsigned version;
-        const char *pattern; /* PCRE2 pattern, NUL-terminated */
+        const char *pattern; /* PCRE2 pattern (`pattern_len` bytes from version 2) */
         const char *path;    /* base path (file or directory) */
         size_t path_len;
         const char *glob; /* optional filter on file paths (core glob, relative to base), or NULL */
         unsigned flags;   /* WARDER_GREP_CASELESS, WARDER_APPROVED */
         size_t max_matches; /* 0: no limit */
+        /* Version 2: the lengths of `pattern` and `glob`, so that an embedded NUL is
+         * WARDER_EINVAL rather than a shorter pattern. WARDER_NUL_TERMINATED (the default of
+         * the initialisers) measures the string with strlen, as version 1 does. */
+        size_t pattern_len;
+        size_t glob_len;
 };
 
-#define WARDER_GREP_REQUEST_VERSION 1
+#define WARDER_GREP_REQUEST_VERSION 2
 #define WARDER_GREP_REQUEST_INIT                                                                   \
         {                                                                                          \
-                WARDER_GREP_REQUEST_VERSION, NULL, NULL, 0, NULL, 0, 0                             \
+                WARDER_GREP_REQUEST_VERSION, NULL, NULL, 0, NULL, 0, 0, WARDER_NUL_TERMINATED,     \
+                    WARDER_NUL_TERMINATED                                                          \
         }
+
+/* Initialises `req` as WARDER_GREP_REQUEST_INIT does, for a caller built against `version`
+ * of the struct (only that version's members are written). WARDER_EINVAL for a version this
+ * library does not know. */
+WARDER_API int warder_grep_request_init(struct warder_grep_request *req, unsigned version);
 
 /*
  * A cancellation flag for a running operation, raised from any thread (or a signal handler)
@@ -136,6 +150,9 @@ struct warder_exec_request {
                 WARDER_EXEC_REQUEST_VERSION, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, 0, NULL        \
         }
 
+/* Initialises `req` as WARDER_EXEC_REQUEST_INIT does, for a caller built against `version`. */
+WARDER_API int warder_exec_request_init(struct warder_exec_request *req, unsigned version);
+
 struct warder_exec_result {
         int exit_status; /* exit code when the command exited, else -1 */
         int signal;      /* terminating signal, else 0 */
@@ -166,6 +183,10 @@ WARDER_API int warder_backend_ls(warder_backend *b, const char *path, size_t pat
 WARDER_API int warder_backend_glob(warder_backend *b, const char *pattern, const char *base,
                                    size_t base_len, unsigned flags, struct warder_entries *out,
                                    struct warder_error *err);
+/* The same with a length-delimited pattern: an embedded NUL is WARDER_EINVAL. */
+WARDER_API int warder_backend_glob_n(warder_backend *b, const char *pattern, size_t pattern_len,
+                                     const char *base, size_t base_len, unsigned flags,
+                                     struct warder_entries *out, struct warder_error *err);
 WARDER_API int warder_backend_grep(warder_backend *b, const struct warder_grep_request *req,
                                    struct warder_grep_result *out, struct warder_error *err);
 WARDER_API int warder_backend_execute(warder_backend *b, const struct warder_exec_request *req,
@@ -177,7 +198,12 @@ WARDER_API bool warder_backend_can_execute(const warder_backend *b);
 WARDER_API bool warder_backend_can_realpath(const warder_backend *b);
 WARDER_API void warder_backend_free(warder_backend *b);
 
-/* Result containers: release what they own and reset them. NULL is accepted. */
+/* Result containers: initialise them empty (as `= {0}` does), and release what they own and
+ * reset them. NULL is accepted by the _free functions. */
+WARDER_API void warder_bytes_init(struct warder_bytes *bytes);
+WARDER_API void warder_entries_init(struct warder_entries *entries);
+WARDER_API void warder_grep_result_init(struct warder_grep_result *result);
+WARDER_API void warder_exec_result_init(struct warder_exec_result *result);
 WARDER_API void warder_bytes_free(struct warder_bytes *bytes);
 WARDER_API void warder_entries_free(struct warder_entries *entries);
 WARDER_API void warder_grep_result_free(struct warder_grep_result *result);

@@ -71,10 +71,20 @@ struct warder_error {
                 0, {0}, {0}, 0, 0, -1, NULL                                                        \
         }
 
+/* Initialises `err` as WARDER_ERROR_INIT does (for bindings that cannot use the macro). */
+WARDER_API void warder_error_init(struct warder_error *err);
+
 /* Releases what the error owns and resets it to WARDER_ERROR_INIT. NULL is accepted. */
 WARDER_API void warder_error_clear(struct warder_error *err);
 
-/* Frees memory the library returned to the caller (paths, strings). NULL is accepted. */
+/*
+ * The library's allocator. warder_free() frees memory the library returned to the caller
+ * (paths, strings). warder_malloc() allocates memory the caller hands to the library for it
+ * to free: the strings and arrays a warder_command_context callback returns, for instance.
+ * warder_malloc(0) returns a unique pointer (never NULL unless out of memory). NULL is accepted
+ * by warder_free().
+ */
+WARDER_API void *warder_malloc(size_t size);
 WARDER_API void warder_free(void *ptr);
 
 #ifdef __cplusplus

@@ -75,6 +75,10 @@ struct warder_guard_options {
                 WARDER_GUARD_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL       \
         }
 
+/* Initialises `opts` as WARDER_GUARD_OPTIONS_INIT does, for a caller built against `version`
+ * of the struct (only that version's members are written); WARDER_EINVAL for an unknown one. */
+WARDER_API int warder_guard_options_init(struct warder_guard_options *opts, unsigned version);
+
 /*
  * Wraps `inner` (§4.1). On success the guard owns `inner` and takes its own reference to
  * `rules`; on failure the caller still owns both. The guard is a backend: use the

@@ -57,6 +57,10 @@ struct warder_local_options {
                     false, 0, 0, WARDER_LANDLOCK_OFF, NULL, NULL, NULL, 0, 0                       \
         }
 
+/* Initialises `opts` as WARDER_LOCAL_OPTIONS_INIT does (its defaults are not all zero), for a
+ * caller built against `version` of the struct; WARDER_EINVAL for an unknown one. */
+WARDER_API int warder_local_options_init(struct warder_local_options *opts, unsigned version);
+
 /*
  * A real directory tree confined to `root` (§6.2), which must be an absolute path to an
  * existing directory. Paths handed to the backend are absolute host paths; one outside the

@@ -449,3 +449,16 @@ WARDER_API int warder_memory_mkdir(warder_backend *mem, const char *path, struct
         npath_free(&norm);
         return rc;
 }
+
+WARDER_API int warder_memory_mkdir_n(warder_backend *mem, const char *path, size_t path_len,
+                                     struct warder_error *err)
+{
+        if (!path || !path_len || memchr(path, '\0', path_len))
+                return warder_error_set(err, WARDER_EINVAL, "mkdir: empty path or NUL byte");
+        char *p = strndup(path, path_len);
+        if (!p)
+                return warder_error_set(err, WARDER_ENOMEM, "out of memory");
+        int rc = warder_memory_mkdir(mem, p, err);
+        free(p);
+        return rc;
+}

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "warder/tooling.h"
 
 #define MAX_SAMPLES 12
 

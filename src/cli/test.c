@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "warder/tooling.h"
 
 static void test_help(void)
 {

@@ -11,6 +11,7 @@
 #include "load.h"
 #include "sha256.h"
 #include "warder/path.h"
+#include "warder/tooling.h"
 #include "warder/sys/backend.h"
 
 static const size_t DEFAULT_MAX_FILE = 1u << 20;
@@ -612,17 +613,26 @@ WARDER_API int warder_ruleset_rule_match(const warder_ruleset *rs, enum warder_o
                                          const char *target, bool *matched,
                                          struct warder_error *err)
 {
+        return warder_ruleset_rule_match_n(rs, op, index, target, target ? strlen(target) : 0,
+                                           matched, err);
+}
+
+WARDER_API int warder_ruleset_rule_match_n(const warder_ruleset *rs, enum warder_op op,
+                                           size_t index, const char *target, size_t target_len,
+                                           bool *matched, struct warder_error *err)
+{
         if (!rs || !target || !matched || (unsigned)op >= WARDER_OP_COUNT || index >= rs->ops[op].n)
                 return warder_error_set(err, WARDER_EINVAL, "invalid argument");
         const struct warder__rule *r = &rs->ops[op].rules[index];
         if (op == WARDER_OP_EXECUTE) {
-                struct warder__target t = {target, strlen(target), NULL, 0, target, strlen(target)};
+                if (memchr(target, '\0', target_len))
+                        return warder_error_set(err, WARDER_EINVAL, "the text holds a NUL byte");
+                struct warder__target t = {target, target_len, NULL, 0, target, target_len};
                 *matched = warder__rule_match(r, &t, NULL);
                 return 0;
         }
         struct warder__buf b = WARDER__BUF_INIT;
-        int rc =
-            warder__path_normalize_buf(&b, rs->root, rs->home, NULL, target, strlen(target), err);
+        int rc = warder__path_normalize_buf(&b, rs->root, rs->home, NULL, target, target_len, err);
         struct warder__target t, ft;
         if (!rc && (rc = warder__target_split(b.data, b.len, &t, &ft)) != 0)
                 warder_error_set(err, rc, "out of memory");
@@ -726,14 +736,14 @@ static struct forms *forms_get(void)
 }
 
 static int check_path(const warder_ruleset *rs, enum warder_op op, const char *literal,
-                      const char *real, struct warder_decision *out, struct forms *f,
-                      struct warder_error *err)
+                      size_t literal_len, const char *real, size_t real_len,
+                      struct warder_decision *out, struct forms *f, struct warder_error *err)
 {
-        int rc = warder__path_normalize_buf(&f->lit, rs->root, rs->home, NULL, literal,
-                                            strlen(literal), err);
+        int rc = warder__path_normalize_buf(&f->lit, rs->root, rs->home, NULL, literal, literal_len,
+                                            err);
         if (!rc && real)
-                rc = warder__path_normalize_buf(&f->real, rs->root, rs->home, NULL, real,
-                                                strlen(real), err);
+                rc = warder__path_normalize_buf(&f->real, rs->root, rs->home, NULL, real, real_len,
+                                                err);
         if (rc)
                 return rc;
         long li = -1, ri = -1;
@@ -775,15 +785,24 @@ WARDER_API int warder_ruleset_check(const warder_ruleset *rs, enum warder_op op,
                                     const char *literal, const char *real,
                                     struct warder_decision *out, struct warder_error *err)
 {
+        return warder_ruleset_check_n(rs, op, literal, literal ? strlen(literal) : 0, real,
+                                      real ? strlen(real) : 0, out, err);
+}
+
+WARDER_API int warder_ruleset_check_n(const warder_ruleset *rs, enum warder_op op,
+                                      const char *literal, size_t literal_len, const char *real,
+                                      size_t real_len, struct warder_decision *out,
+                                      struct warder_error *err)
+{
         if (!rs || !literal || !out || (unsigned)op >= WARDER_OP_COUNT)
                 return warder_error_set(err, WARDER_EINVAL, "invalid argument");
         if (op == WARDER_OP_EXECUTE) {
                 if (real)
                         return warder_error_set(err, WARDER_EINVAL,
                                                 "'execute' has no real form (pass NULL)");
-                return warder_ruleset_check_command(rs, literal, strlen(literal), NULL, out, err);
+                return warder_ruleset_check_command(rs, literal, literal_len, NULL, out, err);
         }
-        return check_path(rs, op, literal, real, out, forms_get(), err);
+        return check_path(rs, op, literal, literal_len, real, real_len, out, forms_get(), err);
 }
 
 /* ---- explanations ------------------------------------------------------------------------ */
@@ -817,6 +836,15 @@ WARDER_API int warder_ruleset_explain(const warder_ruleset *rs, enum warder_op o
                                       const char *literal, const char *real,
                                       struct warder_explanation **out, struct warder_error *err)
 {
+        return warder_ruleset_explain_n(rs, op, literal, literal ? strlen(literal) : 0, real,
+                                        real ? strlen(real) : 0, out, err);
+}
+
+WARDER_API int warder_ruleset_explain_n(const warder_ruleset *rs, enum warder_op op,
+                                        const char *literal, size_t literal_len, const char *real,
+                                        size_t real_len, struct warder_explanation **out,
+                                        struct warder_error *err)
+{
         if (!rs || !literal || !out || (unsigned)op >= WARDER_OP_COUNT)
                 return warder_error_set(err, WARDER_EINVAL, "invalid argument");
         struct warder_explanation *ex = calloc(1, sizeof(*ex));
@@ -825,26 +853,25 @@ WARDER_API int warder_ruleset_explain(const warder_ruleset *rs, enum warder_op o
         ex->op = op;
         ex->decision = (struct warder_decision)WARDER_DECISION_INIT;
         struct warder_decision d = WARDER_DECISION_INIT;
-        int rc = warder_ruleset_check(rs, op, literal, real, &d, err);
+        int rc = warder_ruleset_check_n(rs, op, literal, literal_len, real, real_len, &d, err);
         if (!rc)
                 rc = warder_decision_copy(&ex->decision, &d);
         warder_decision_clear(&d);
         const struct warder__opset *o = &rs->ops[op];
         if (!rc && op == WARDER_OP_EXECUTE) {
-                ex->literal = strdup(literal);
+                ex->literal = strndup(literal, literal_len);
                 rc = ex->literal ? 0 : WARDER_ENOMEM;
-                struct warder__target t = {literal, strlen(literal), NULL,
-                                           0,       literal,         strlen(literal)};
+                struct warder__target t = {literal, literal_len, NULL, 0, literal, literal_len};
                 for (size_t i = 0; i < o->n && !rc; i++)
                         if (warder__rule_match(&o->rules[i], &t, NULL))
                                 rc = add_match(ex, rs, op, i, WARDER_FORM_LITERAL);
         } else if (!rc) {
                 size_t ll = 0, rl = 0;
                 rc = warder_path_normalize(&ex->literal, &ll, rs->root, rs->home, NULL, literal,
-                                           strlen(literal), err);
+                                           literal_len, err);
                 if (!rc && real)
                         rc = warder_path_normalize(&ex->real, &rl, rs->root, rs->home, NULL, real,
-                                                   strlen(real), err);
+                                                   real_len, err);
                 for (size_t i = 0; i < o->n && !rc; i++) {
                         struct warder__target t, ft;
                         bool lm = false, rm = false;

@@ -20,6 +20,7 @@
 
 #include "ruleset/ruleset-internal.h"
 #include "warder/ruleset.h"
+#include "warder/tooling.h"
 #include "workload.h"
 
 static double now(void)

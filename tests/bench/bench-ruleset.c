@@ -21,6 +21,7 @@
 
 #include "ruleset/ruleset-internal.h"
 #include "warder/ruleset.h"
+#include "warder/tooling.h"
 #include "workload.h"
 
 extern char **environ;
