@@ -25,6 +25,8 @@ static const struct subcommand subcommands[] = {
     {"grep", cli_cmd_op, "search file contents through the guard"},
     {"exec", cli_cmd_exec, "inspect and run a shell command through the guard"},
     {"serve", cli_cmd_serve, "serve one guarded session over JSON-RPC on stdio"},
+    {"hook", cli_cmd_hook, "decide the tool calls of Claude Code or Gemini CLI"},
+    {"import", cli_cmd_import, "translate Claude Code permission rules into a ruleset"},
 };
 
 static void usage(FILE *f)
