@@ -1096,3 +1096,30 @@ WARDER_API int warder_guard_check(warder_backend *guard, enum warder_op op, cons
         request_end(&r);
         return rc;
 }
+
+WARDER_API int warder_guard_check_command(warder_backend *guard, const char *command, size_t len,
+                                          const char *cwd, struct warder_decision *out,
+                                          struct warder_error *err)
+{
+        if (!warder_guard_is(guard) || !out || !command)
+                return warder_error_set(err, WARDER_EINVAL, "guard check: invalid argument");
+        if (!len)
+                return warder_error_set(err, WARDER_EINVAL, "execute: empty command");
+        if (memchr(command, '\0', len))
+                return warder_error_set(err, WARDER_EINVAL, "execute: command contains a NUL byte");
+        struct request r;
+        request_begin(&r, guard_of(guard));
+        struct warder__buf dir = WARDER__BUF_INIT;
+        struct warder_decision d = WARDER_DECISION_INIT;
+        int rc = 0;
+        if (cwd)
+                rc = warder__path_normalize_buf(&dir, r.root, r.home, NULL, cwd, strlen(cwd), err);
+        if (!rc)
+                rc = decide_command(&r, command, len, cwd ? dir.data : NULL, NULL, &d, err);
+        if (!rc && (rc = warder_decision_copy(out, &d)))
+                warder_error_set(err, rc, "out of memory");
+        warder_decision_clear(&d);
+        warder__buf_free(&dir);
+        request_end(&r);
+        return rc;
+}

@@ -140,5 +140,7 @@ int cli_cmd_op(int argc, char **argv, struct cli_common *c); /* read write edit 
 int cli_cmd_exec(int argc, char **argv, struct cli_common *c);
 int cli_cmd_serve(int argc, char **argv, struct cli_common *c);
 int cli_cmd_mcp(int argc, char **argv, struct cli_common *c);
+int cli_cmd_hook(int argc, char **argv, struct cli_common *c);
+int cli_cmd_import(int argc, char **argv, struct cli_common *c);
 
 #endif
