@@ -212,6 +212,48 @@ START_TEST(test_split_scopes_and_ops)
 }
 END_TEST
 
+/* §5.5.1: inside "${name<op>word}" with op - = + ? (colon or not) the word is read with
+ * double-quote rules, so a `'` there is an ordinary character and a `$( … )` between two of
+ * them runs (dash and bash agree). Outside double quotes, and for the pattern operators
+ * (# ## % %%), the quotes are quotes and nothing runs. */
+static const struct {
+        const char *cmd, *want;
+} dq_param_table[] = {
+    {"echo \"${x:-'$(cat .env)'}\"", "cat|.env ; echo|${x:-'$(cat .env)'}"},
+    {"echo \"${x-'$(cat .env)'}\"", "cat|.env ; echo|${x-'$(cat .env)'}"},
+    {"echo \"${x:='$(cat .env)'}\"", "cat|.env ; echo|${x:='$(cat .env)'}"},
+    {"echo \"${x='$(cat .env)'}\"", "cat|.env ; echo|${x='$(cat .env)'}"},
+    {"echo \"${x:+'$(cat .env)'}\"", "cat|.env ; echo|${x:+'$(cat .env)'}"},
+    {"echo \"${x+'$(cat .env)'}\"", "cat|.env ; echo|${x+'$(cat .env)'}"},
+    {"echo \"${x:?'$(cat .env)'}\"", "cat|.env ; echo|${x:?'$(cat .env)'}"},
+    {"echo \"${x?'$(cat .env)'}\"", "cat|.env ; echo|${x?'$(cat .env)'}"},
+    {"echo \"${x:-'`cat .env`'}\"", "cat|.env ; echo|${x:-'`cat .env`'}"},
+    {"echo \"a${x:-b'$(cat .env)'c}d\"", "cat|.env ; echo|a${x:-b'$(cat .env)'c}d"},
+    {"echo \"${x:-${y:-'$(cat .env)'}}\"", "cat|.env ; echo|${x:-${y:-'$(cat .env)'}}"},
+    /* a quote pair spanning words: both shells run the substitution between them */
+    {"echo \"${x:-'\" $(cat .env) \"'}\"", "cat|.env ; echo|${x:-'\" $(cat .env) \"'}"},
+    /* a `}` between the quotes ends the expansion for dash but not for bash: the two shells
+     * read the rest differently, so the line cannot be decided (§5.7) */
+    {"echo \"${x:-'}'}\"", "echo|${x:-'}'} !U"},
+    /* real quotes: nothing runs */
+    {"echo ${x:-'$(cat .env)'}", "echo|${x:-'$(cat .env)'}"},
+    {"echo \"${x#'$(cat .env)'}\"", "echo|${x#'$(cat .env)'}"},
+    {"echo \"${x%%'$(cat .env)'}\"", "echo|${x%%'$(cat .env)'}"},
+    {"echo \"${x:-\\$(cat .env)}\"", "echo|${x:-\\$(cat .env)}"},
+};
+
+START_TEST(test_split_dquoted_param_word)
+{
+        for (size_t i = 0; i < sizeof(dq_param_table) / sizeof(dq_param_table[0]); i++) {
+                char *got = render(dq_param_table[i].cmd, NULL);
+                ck_assert_msg(strcmp(got, dq_param_table[i].want) == 0,
+                              "split %s\n  got  [%s]\n  want [%s]", dq_param_table[i].cmd, got,
+                              dq_param_table[i].want);
+                free(got);
+        }
+}
+END_TEST
+
 START_TEST(test_split_limits)
 {
         /* §5.7: every limit is reported, and what came before it is kept */
@@ -324,7 +366,7 @@ static int fake_glob(void *ud, const char *pattern, char ***out, size_t *count)
         return 0;
 }
 
-static const char *const fake_env[] = {"HOME=/home/u", "SRC=src", NULL};
+static const char *const fake_env[] = {"HOME=/home/u", "SRC=src", "N=5", NULL};
 
 static enum warder_action decide(const warder_ruleset *rs, const char *cmd, bool with_glob,
                                  struct warder_decision *keep)
@@ -530,6 +572,80 @@ START_TEST(test_ask)
                 ck_assert_msg(d.undeterminable && d.note, "%s: no note", ask_cmds[i]);
                 warder_decision_clear(&d);
         }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* §5.5.2: bash evaluates the value of every variable an arithmetic context names, and an
+ * array subscript in that value runs `$( … )`: `x='a[$(cat .env >&2)]'; echo $((x))` prints
+ * the file. A variable there whose value is not a literal number known here (N=5 is declared)
+ * makes the command at least ask; literal numbers and declared numbers do not. */
+static const char *const arith_ask[] = {
+    "x='a[$(cat .env >&2)]'; echo $((x))",
+    "echo $((x))",
+    "echo $(( x + 1 ))",
+    "echo \"$((x))\"",
+    "echo $(($x))",
+    "echo $((${x}))",
+    "echo $(( $1 ))",
+    "((x))",
+    "(( y = x ))",
+    "let x",
+    "let \"y = x\"",
+    "declare -i y; y=x",
+    "typeset -i w=x",
+    "local -i q=1",
+    "[[ $x -eq 1 ]]",
+    "[[ x -eq 1 ]]",
+    "[[ -n a && x -gt 1 ]]",
+    "echo $[x]",
+    "s=abc; echo ${s:x}",
+    "echo ${s:1:x}",
+    "echo ${a[x]}",
+    "echo ${#a[x]}",
+    "echo \"${a[x]}\"",
+    "for ((i=x; i<0; i++)); do :; done",
+    "unset 'a[$(cat .env)]'",
+    "read 'b[x]' <<< 5",
+    "[[ -v 'a[$(cat .env)]' ]]",
+    "printf -v 'a[x]' %s 1",
+    ": ${x=1}; echo $((x))",
+    "echo ${x:-$((y))}",
+    "bash -c 'echo $((x))'",
+};
+
+static const char *const arith_allow[] = {
+    "echo $((1 + 2))",    "echo $(( 0x1f + 2#101 + 10#09 ))",
+    "echo $(( $N * 2 ))", "echo $(( $N + $# + $? ))",
+    "((3 > 2))",          "[[ 1 -eq 1 ]]",
+    "[[ $N -lt 10 ]]",    "echo ${SRC:1:2}",
+    "echo ${a[0]}",       "let 1+2",
+    "printf '[%s]\\n' x", "test x -eq 1",
+};
+
+START_TEST(test_arithmetic)
+{
+        warder_ruleset *rs = load(rules_yaml);
+        NEED(rs);
+        for (size_t i = 0; i < sizeof(arith_ask) / sizeof(arith_ask[0]); i++) {
+                struct warder_decision d;
+                enum warder_action a = decide(rs, arith_ask[i], true, &d);
+                ck_assert_msg(a >= WARDER_ASK, "%s: %s", arith_ask[i], warder_action_name(a));
+                ck_assert_msg(a == WARDER_DENY || (d.undeterminable && d.note), "%s: no note",
+                              arith_ask[i]);
+                warder_decision_clear(&d);
+        }
+        for (size_t i = 0; i < sizeof(arith_allow) / sizeof(arith_allow[0]); i++) {
+                struct warder_decision d;
+                enum warder_action a = decide(rs, arith_allow[i], true, &d);
+                ck_assert_msg(a == WARDER_ALLOW, "%s: %s (%s)", arith_allow[i],
+                              warder_action_name(a), d.note ? d.note : "");
+                warder_decision_clear(&d);
+        }
+        /* the subscript's substitution is a command like any other: denied, not only asked */
+        ck_assert_int_eq(decide(rs, "echo $((a[$(cat .env)]))", true, NULL), WARDER_DENY);
+        ck_assert_int_eq(decide(rs, "echo ${a[$(cat .env)]}", true, NULL), WARDER_DENY);
+        ck_assert_int_eq(decide(rs, "echo $[$(cat .env)]", true, NULL), WARDER_DENY);
         warder_ruleset_free(rs);
 }
 END_TEST
@@ -943,6 +1059,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_split_pieces);
         tcase_add_test(tc, test_split_scopes_and_ops);
         tcase_add_test(tc, test_split_limits);
+        tcase_add_test(tc, test_split_dquoted_param_word);
         suite_add_tcase(s, tc);
         tc = tcase_create("decide");
         tcase_add_test(tc, test_denied);
@@ -950,6 +1067,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_glob_without_context);
         tcase_add_test(tc, test_allowed_twins);
         tcase_add_test(tc, test_ask);
+        tcase_add_test(tc, test_arithmetic);
         tcase_add_test(tc, test_shell_depth);
         tcase_add_test(tc, test_cd_tracking);
         tcase_add_test(tc, test_strictness_examples);

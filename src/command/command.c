@@ -42,6 +42,7 @@ struct insp {
         bool have_best;
         size_t checks;
         bool checks_exhausted;
+        bool dbracket; /* some inspected text holds `[[` (§5.5.2) */
         struct warder__buf path, pat, tmp;
 };
 
@@ -49,7 +50,8 @@ struct insp {
 struct xword {
         const char *s; /* expanded text (borrowed or owned) */
         size_t len;
-        unsigned char *g; /* per byte: 1 when an active glob character; NULL when none */
+        unsigned char *g; /* per byte: 1 when unquoted; NULL when the word is no pattern */
+        bool glob;        /* a pattern for pathname expansion (has_glob) */
         char *owned;
         const char *undet; /* why it cannot be determined, or NULL */
 };
@@ -222,9 +224,123 @@ static const char *var_lookup(const struct insp *I, const char *name, size_t n)
         return NULL;
 }
 
+/* ---- arithmetic (§5.5.2) ------------------------------------------------------------------ */
+
+/* A declared variable whose value is a literal number and that the line does not rebind. */
+static bool known_number(const struct insp *I, const char *name, size_t n)
+{
+        const char *v = var_lookup(I, name, n);
+        if (!v)
+                return false;
+        if (*v == '+' || *v == '-')
+                v++;
+        if (!*v)
+                return false;
+        for (; *v; v++)
+                if (*v < '0' || *v > '9')
+                        return false;
+        return true;
+}
+
+/*
+ * Whether a shell evaluating `s` as an arithmetic expression would evaluate something this
+ * inspector cannot know: a variable (named bare or with `$`) whose value is not a known
+ * literal number — bash evaluates that value as an expression in turn, and an array
+ * subscript in it runs `$( … )` — or the result of a substitution or a special parameter.
+ * `what` and `what_len` name the first such item.
+ */
+static bool arith_unknown(const struct insp *I, const char *s, size_t n, const char **what,
+                          size_t *what_len)
+{
+        for (size_t i = 0; i < n;) {
+                char c = s[i];
+                size_t j = i + 1;
+                if (c >= '0' && c <= '9') { /* 12, 0x1f, 2#101, 64#@_ */
+                        while (j < n && (ident_char(s[j]) || s[j] == '#' || s[j] == '@'))
+                                j++;
+                        i = j;
+                        continue;
+                }
+                if (c == '$' && j < n && strchr("#?$!", s[j]) && s[j]) {
+                        i = j + 1; /* numbers by construction */
+                        continue;
+                }
+                size_t ns = i, nl = 0;
+                if (ident_char(c)) {
+                        while (j < n && ident_char(s[j]))
+                                j++;
+                        nl = j - i;
+                } else if (c == '$' && j < n && ident_char(s[j]) && !(s[j] >= '0' && s[j] <= '9')) {
+                        ns = j;
+                        while (j < n && ident_char(s[j]))
+                                j++;
+                        nl = j - ns;
+                } else if (c == '$' && j < n && s[j] == '{') {
+                        const char *close = memchr(s + j, '}', n - j);
+                        ns = j + 1;
+                        nl = close ? (size_t)(close - s) - ns : 0;
+                        for (size_t k = 0; k < nl; k++)
+                                if (!ident_char(s[ns + k]) ||
+                                    (k == 0 && s[ns] >= '0' && s[ns] <= '9'))
+                                        nl = 0;
+                        if (!nl) {
+                                *what = s + i;
+                                *what_len = close ? (size_t)(close - s) + 1 - i : n - i;
+                                return true;
+                        }
+                        j = (size_t)(close - s) + 1;
+                } else if (c == '$' || c == '`') {
+                        *what = s + i;
+                        *what_len = n - i < 16 ? n - i : 16;
+                        return true;
+                } else {
+                        i = j;
+                        continue;
+                }
+                if (!known_number(I, s + ns, nl)) {
+                        *what = s + ns;
+                        *what_len = nl;
+                        return true;
+                }
+                i = j;
+        }
+        return false;
+}
+
+/* Raises to ask when `s` is an arithmetic expression arith_unknown() says cannot be known. */
+static int decide_arith(struct insp *I, const char *s, size_t n, const char *segment)
+{
+        const char *what = NULL;
+        size_t wl = 0;
+        if (!arith_unknown(I, s, n, &what, &wl))
+                return 0;
+        char note[160];
+        snprintf(note, sizeof(note),
+                 "an arithmetic expression evaluates '%.*s', whose value is not a known number",
+                 (int)(wl > 40 ? 40 : wl), what);
+        return raise_to(I, WARDER_ASK, segment, NULL, WARDER_OP_EXECUTE, note);
+}
+
 static bool is_glob_char(char c)
 {
         return c == '*' || c == '?' || c == '[';
+}
+
+/* Whether `s`, whose unquoted bytes are marked in `g` (NULL: none), is a pattern for
+ * pathname expansion: an unquoted `*` or `?`, or an unquoted `[` closed by a later unquoted
+ * `]` in the same component (a lone `[`, as in `[ -f x ]`, is an ordinary character). */
+static bool has_glob(const char *s, size_t len, const unsigned char *g)
+{
+        for (size_t k = 0; g && k < len; k++) {
+                if (!g[k] || !is_glob_char(s[k]))
+                        continue;
+                if (s[k] != '[')
+                        return true;
+                for (size_t j = k + 2; j < len && s[j] != '/'; j++)
+                        if (g[j] && s[j] == ']')
+                                return true;
+        }
+        return false;
 }
 
 static void xword_free(struct xword *x)
@@ -252,7 +368,6 @@ static int expand_word(struct insp *I, const struct warder__sh_parse *p,
                 return 0;
         }
         struct warder__buf b = WARDER__BUF_INIT, g = WARDER__BUF_INIT;
-        bool any_glob = false;
         int rc = 0;
         for (uint32_t k = 0; k < w->npieces && !rc && !x->undet; k++) {
                 const struct warder__sh_piece *pc = &p->pieces[w->first_piece + k];
@@ -287,11 +402,8 @@ static int expand_word(struct insp *I, const struct warder__sh_parse *p,
                         break;
                 }
                 rc = warder__buf_append(&b, val, vlen);
-                for (size_t j = 0; j < vlen && !rc; j++) {
-                        bool act = active_ok && is_glob_char(val[j]);
-                        any_glob |= act;
-                        rc = warder__buf_putc(&g, act ? 1 : 0);
-                }
+                for (size_t j = 0; j < vlen && !rc; j++)
+                        rc = warder__buf_putc(&g, active_ok ? 1 : 0);
         }
         if (rc || x->undet) {
                 warder__buf_free(&b);
@@ -301,10 +413,11 @@ static int expand_word(struct insp *I, const struct warder__sh_parse *p,
         x->len = b.len;
         x->owned = warder__buf_steal(&b);
         x->s = x->owned;
-        if (any_glob)
+        x->glob = x->owned && has_glob(x->s, x->len, (const unsigned char *)g.data);
+        if (x->glob)
                 x->g = (unsigned char *)warder__buf_steal(&g);
         warder__buf_free(&g);
-        if (!x->owned || (any_glob && !x->g))
+        if (!x->owned || (x->glob && !x->g))
                 return WARDER_ENOMEM;
         return 0;
 }
@@ -497,7 +610,7 @@ static int escape_into(struct warder__buf *b, const char *s, size_t n, const uns
 {
         for (size_t k = 0; k < n; k++) {
                 char c = s[k];
-                bool active = g && g[k];
+                bool active = g && g[k] && strchr("*?[]", c) && c;
                 if (!active && strchr("*?[]\\{}", c) && c)
                         if (warder__buf_putc(b, '\\'))
                                 return WARDER_ENOMEM;
@@ -562,9 +675,7 @@ static int decide_path(struct insp *I, const char *str, size_t len, const unsign
                 return 0;
         if (memchr(str, '\0', len))
                 return raise_to(I, WARDER_ASK, segment, NULL, op, "a path with a NUL byte");
-        bool glob = false;
-        for (size_t k = 0; g && k < len && !glob; k++)
-                glob = g[k] != 0;
+        bool glob = has_glob(str, len, g);
         int rc = 0;
         bool relative = str[0] != '/';
         size_t ncwd = relative ? cwd->n : 1;
@@ -780,6 +891,62 @@ struct segctx {
 static int inspect_line(struct insp *I, const char *line, size_t len, unsigned depth,
                         const struct cwdset *cwd);
 
+static bool is_numeric_test_op(const struct warder__sh_word *w)
+{
+        static const char *const ops[] = {"-eq", "-ne", "-lt", "-le", "-gt", "-ge", NULL};
+        return !(w->flags & ~WARDER__SH_W_QUOTED) && in_list(w->text, ops);
+}
+
+/*
+ * Builtins that evaluate arithmetic in their arguments (§5.5.2): `let`, integer variables
+ * (`declare -i` and its kin), array subscripts in the names that `unset`, `read`, `declare`,
+ * `printf -v`, `test -v` and the like assign or test, and the operands of the numeric
+ * operators of `[[ … ]]` (which the splitter may have cut at `&&` or `||`).
+ */
+static int decide_arith_builtins(struct insp *I, const struct segctx *C, size_t name,
+                                 const char *cmd)
+{
+        static const char *const decl[] = {"declare", "typeset",  "local",
+                                           "export",  "readonly", NULL};
+        static const char *const namers[] = {"unset",     "read", "getopts", "mapfile",
+                                             "readarray", "wait", NULL};
+        static const char *const v_opt[] = {"printf", "test", "[", "[[", NULL};
+        const struct warder__sh_word *w = C->w;
+        size_t n = C->n;
+        int rc = 0;
+        bool is_decl = cmd && in_list(cmd, decl);
+        bool names = is_decl || (cmd && in_list(cmd, namers));
+        bool after_v = cmd && in_list(cmd, v_opt);
+        for (size_t k = name + 1; cmd && k < n && !rc && !is_final(I); k++) {
+                const char *t = w[k].text;
+                size_t tl = w[k].len;
+                if (streq(cmd, "let")) {
+                        rc = decide_arith(I, t, tl, C->text);
+                        continue;
+                }
+                if (is_decl && t[0] == '-' && !(w[k].flags & ~WARDER__SH_W_QUOTED) &&
+                    memchr(t, 'i', tl)) {
+                        rc = raise_to(I, WARDER_ASK, C->text, NULL, WARDER_OP_EXECUTE,
+                                      "an integer variable: every value given to it is "
+                                      "evaluated as an arithmetic expression");
+                        continue;
+                }
+                if (names || (after_v && k > name + 1 && streq(w[k - 1].text, "-v"))) {
+                        const char *lb = memchr(t, '[', tl);
+                        const char *rb = memrchr(t, ']', tl);
+                        if (lb && rb > lb)
+                                rc = decide_arith(I, lb + 1, (size_t)(rb - lb - 1), C->text);
+                }
+        }
+        for (size_t k = 1; I->dbracket && k + 1 < n && !rc; k++)
+                if (is_numeric_test_op(&w[k])) {
+                        rc = decide_arith(I, w[k - 1].text, w[k - 1].len, C->text);
+                        if (!rc)
+                                rc = decide_arith(I, w[k + 1].text, w[k + 1].len, C->text);
+                }
+        return rc;
+}
+
 /* Candidates from one argument word (§5.4): the word, the value after its first `=`, and the
  * remainder of a glued short option. */
 static int word_candidates(struct insp *I, struct segctx *C, size_t k, enum warder_op op,
@@ -888,11 +1055,11 @@ static int ln_targets(struct insp *I, struct segctx *C, size_t name)
         int rc = 0;
         for (size_t k = name + 1; k < n && !rc; k++) {
                 const struct xword *t = &x[k];
-                if (k == dir || (dir == n && k == last) || !t->s || t->g || !t->len ||
+                if (k == dir || (dir == n && k == last) || !t->s || t->glob || !t->len ||
                     t->s[0] == '/' || t->s[0] == '-')
                         continue;
                 const struct xword *l = &x[dir != n ? dir : last];
-                if (!l->s || l->g || !l->len)
+                if (!l->s || l->glob || !l->len)
                         continue;
                 rc = decide_joined(I, C, l, l->len, t);
                 const char *slash = memrchr(l->s, '/', l->len);
@@ -1064,9 +1231,7 @@ static int track_cd(struct insp *I, struct segctx *C, size_t name, struct scope_
                 const struct xword *x = &C->x[j];
                 bool digits_stack =
                     streq(cmd, "pushd") && x->s && (x->s[0] == '+' || x->s[0] == '-');
-                bool glob = false;
-                for (size_t k = 0; x->g && k < x->len; k++)
-                        glob |= x->g[k] != 0;
+                bool glob = x->glob;
                 bool cdpath =
                     (I->cdpath || I->cdpath_rebound) && x->s && x->s[0] != '/' && x->s[0] != '.';
                 if (!x->s || glob || digits_stack || cdpath || x->len == 0 ||
@@ -1153,7 +1318,7 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                 goto out;
         const char *cmd = NULL;
         if (name < n) {
-                if (!x[name].s || x[name].g)
+                if (!x[name].s || x[name].glob)
                         rc = raise_to(I, WARDER_ASK, text.data, w[name].text, WARDER_OP_EXECUTE,
                                       "a command name that cannot be determined");
                 else
@@ -1204,7 +1369,7 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                                 break;
                         }
                         if (c_flag) {
-                                if (k >= n || !x[k].s || x[k].g) {
+                                if (k >= n || !x[k].s || x[k].glob) {
                                         body_unknown = true;
                                 } else {
                                         body = x[k].s;
@@ -1222,9 +1387,9 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                                 struct xword hx = {0};
                                 if (hw)
                                         rc = expand_word(I, p, hw, &hx);
-                                if (!rc && hw && !hx.undet && !hx.g)
+                                if (!rc && hw && !hx.undet && !hx.glob)
                                         rc = warder__buf_append(&script, hx.s, hx.len);
-                                if (!rc && hw && !hx.undet && !hx.g)
+                                if (!rc && hw && !hx.undet && !hx.glob)
                                         body = script.data, body_len = script.len;
                                 else
                                         body_unknown = true;
@@ -1234,7 +1399,7 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                         }
                 } else if (streq(cmd, "eval")) {
                         for (size_t k = name + 1; k < n && !rc; k++) {
-                                if (!x[k].s || x[k].g) {
+                                if (!x[k].s || x[k].glob) {
                                         body_unknown = true;
                                         break;
                                 }
@@ -1257,7 +1422,7 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                         if (k + 1 < n && (!x[k].s || (x[k].s[0] != '-' && x[k].len))) {
                                 rc = raise_to(I, WARDER_ASK, text.data, NULL, WARDER_OP_EXECUTE,
                                               "a trap action");
-                                if (!rc && (!x[k].s || x[k].g))
+                                if (!rc && (!x[k].s || x[k].glob))
                                         body_unknown = true;
                                 else if (!rc && depth + 1 <= MAX_SHELL_DEPTH)
                                         rc = inspect_line(I, x[k].s, x[k].len, depth + 1, cwd);
@@ -1291,6 +1456,8 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                                 rc = inspect_line(I, body, body_len, depth + 1, cwd);
                 }
         }
+        if (!rc && n > 0)
+                rc = decide_arith_builtins(I, &C, name, cmd);
         bool no_path = cmd && in_list(cmd, no_path_cmds);
         bool all_write = cmd && in_list(cmd, write_cmds);
         bool is_cp = cmd && streq(cmd, "cp"), is_dd = cmd && streq(cmd, "dd");
@@ -1481,6 +1648,10 @@ static int inspect_line(struct insp *I, const char *line, size_t len, unsigned d
                 if (warder__ruleset_match_execute(I->rs, sq.data, sq.len, true, &d))
                         rc = consider(I, &d, sq.data, NULL, WARDER_OP_EXECUTE);
         }
+        if (!rc && memmem(line, len, "[[", 2))
+                I->dbracket = true;
+        for (size_t k = 0; !rc && k < p.narith && !is_final(I); k++)
+                rc = decide_arith(I, p.arith[k].text, p.arith[k].len, sq.data);
         if (!rc && p.status) {
                 const char *note =
                     (p.status & WARDER__SH_LIMIT)         ? "the command exceeds a parser limit"
