@@ -650,6 +650,65 @@ START_TEST(test_arithmetic)
 }
 END_TEST
 
+/* §5.4.2: the arguments of echo, printf, true, false and `:` are data only when the command
+ * word is that exact builtin name and nothing in the line redefines it; `./echo .env` runs a
+ * script the agent may have written. */
+static const char *const builtin_deny[] = {
+    "./echo .env",
+    "/ws/echo .env",
+    "src/echo .env",
+    "\"$SRC\"/echo .env",
+    "bash -c 'enable -n echo; PATH=.:/usr/bin:/bin; echo .env'",
+    "enable -n echo; echo .env",
+    "PATH=.:/usr/bin:/bin; echo .env",
+    "PATH=. echo .env",
+    "export PATH=.; printf %s .env",
+    "echo() { cat \"$@\"; }; echo .env",
+    "function printf { cat \"$@\"; }; printf .env",
+    "true () { cat .env; }; true .env",
+    "alias echo=cat\necho .env",
+    "hash -p ./x echo; echo .env",
+    "env echo .env",
+    "nice echo .env",
+    "exec echo .env",
+    "xargs echo .env",
+    "sudo echo .env",
+};
+
+static const char *const builtin_allow[] = {
+    "echo .env",
+    "printf '%s\\n' .env",
+    "true .env",
+    ": .env",
+    "false .env",
+    "command echo .env",
+    "builtin echo .env",
+    "time echo .env",
+    "echo hello > out.txt",
+};
+
+START_TEST(test_data_only_builtins)
+{
+        warder_ruleset *rs = load(rules_yaml);
+        NEED(rs);
+        for (size_t i = 0; i < sizeof(builtin_deny) / sizeof(builtin_deny[0]); i++) {
+                struct warder_decision d;
+                enum warder_action a = decide(rs, builtin_deny[i], true, &d);
+                ck_assert_msg(a == WARDER_DENY, "%s: %s (%s)", builtin_deny[i],
+                              warder_action_name(a), d.note ? d.note : "");
+                warder_decision_clear(&d);
+        }
+        for (size_t i = 0; i < sizeof(builtin_allow) / sizeof(builtin_allow[0]); i++) {
+                struct warder_decision d;
+                enum warder_action a = decide(rs, builtin_allow[i], true, &d);
+                ck_assert_msg(a == WARDER_ALLOW, "%s: %s (%s)", builtin_allow[i],
+                              warder_action_name(a), d.note ? d.note : "");
+                warder_decision_clear(&d);
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 /* §5.6: cd moves later relative paths; where a cd may have failed, every directory the
  * shell may be in counts. `./secret` is anchored at the root, so only /ws/secret is denied. */
 START_TEST(test_cd_tracking)
@@ -1068,6 +1127,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_allowed_twins);
         tcase_add_test(tc, test_ask);
         tcase_add_test(tc, test_arithmetic);
+        tcase_add_test(tc, test_data_only_builtins);
         tcase_add_test(tc, test_shell_depth);
         tcase_add_test(tc, test_cd_tracking);
         tcase_add_test(tc, test_strictness_examples);

@@ -36,8 +36,9 @@ struct insp {
         const char *root, *home, *env_home, *cdpath;
         bool *env_rebound; /* per ctx->env entry: the line may give it another value */
         size_t nenv;
-        bool home_rebound;   /* HOME may be set by the line: `~` and a bare `cd` are unknown */
-        bool cdpath_rebound; /* CDPATH may be set by the line */
+        bool home_rebound;       /* HOME may be set by the line: `~` and a bare `cd` are unknown */
+        bool cdpath_rebound;     /* CDPATH may be set by the line */
+        bool builtins_redefined; /* the line may give echo, printf, … another meaning */
         struct warder_decision best;
         bool have_best;
         size_t checks;
@@ -186,6 +187,56 @@ static bool names_var(const char *s, size_t len, const char *name, size_t n)
         return false;
 }
 
+/* Builtins whose arguments are data, never names of files (§5.4.2), when nothing redefines
+ * them. */
+static const char *const data_only_builtins[] = {"echo", "printf", "true", "false", ":", NULL};
+
+/* Whether `word` appears in `s` as a whole word (not inside a longer name). */
+static bool has_word(const char *s, size_t len, const char *word)
+{
+        size_t n = strlen(word);
+        const char *end = s + len;
+        for (const char *p = s; (p = memmem(p, (size_t)(end - p), word, n)); p++)
+                if ((p == s || !ident_char(p[-1])) && (p + n == end || !ident_char(p[n])))
+                        return true;
+        return false;
+}
+
+/*
+ * Whether `s` (quotes removed) may give a data-only builtin another meaning (§5.4.2): `enable`
+ * (bash turns builtins off), `hash` (bash binds a name to a path), `alias` (dash expands
+ * aliases in scripts), a function of that name (`echo() …`, `function echo`), or a new PATH
+ * (a disabled builtin, or a wrapper such as `env`, looks the name up there).
+ */
+static bool redefines_builtins(const char *s, size_t len)
+{
+        if (has_word(s, len, "enable") || has_word(s, len, "hash") || has_word(s, len, "alias") ||
+            names_var(s, len, "PATH", 4))
+                return true;
+        const char *end = s + len;
+        for (const char *const *b = data_only_builtins; *b; b++) {
+                size_t n = strlen(*b);
+                for (const char *p = s; (p = memmem(p, (size_t)(end - p), *b, n)); p++) {
+                        if (p > s && ident_char(p[-1]))
+                                continue;
+                        const char *q = p + n;
+                        if (q < end && ident_char(*q))
+                                continue;
+                        while (q < end && (*q == ' ' || *q == '\t'))
+                                q++;
+                        if (q < end && *q == '(')
+                                return true; /* echo() { … } */
+                        const char *r = p;
+                        while (r > s && (r[-1] == ' ' || r[-1] == '\t'))
+                                r--;
+                        if (r - s >= 8 && memcmp(r - 8, "function", 8) == 0 &&
+                            (r - 8 == s || !ident_char(r[-9])))
+                                return true;
+                }
+        }
+        return false;
+}
+
 /*
  * Marks the declared variables (and HOME and CDPATH) that the text of a line about to be
  * inspected may rebind. Called for the whole line first and again for every script inspected
@@ -209,6 +260,7 @@ static int mark_rebound(struct insp *I, const char *text, size_t len)
         }
         I->home_rebound = I->home_rebound || names_var(b.data, b.len, "HOME", 4);
         I->cdpath_rebound = I->cdpath_rebound || names_var(b.data, b.len, "CDPATH", 6);
+        I->builtins_redefined = I->builtins_redefined || redefines_builtins(b.data, b.len);
         warder__buf_free(&b);
         return 0;
 }
@@ -875,8 +927,6 @@ static enum wrap unwrap(const struct xword *x, size_t i, size_t n, size_t *next,
 static const char *const write_cmds[] = {"tee", "touch", "rm",    "rmdir",    "mkdir",   "mv",
                                          "ln",  "chmod", "chown", "truncate", "install", NULL};
 static const char *const shells[] = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", NULL};
-/* Commands whose arguments are data, never names of files (§5.4 "plainly not a path"). */
-static const char *const no_path_cmds[] = {"echo", "printf", "true", "false", ":", NULL};
 
 struct segctx {
         const struct warder__sh_parse *p;
@@ -1458,7 +1508,14 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
         }
         if (!rc && n > 0)
                 rc = decide_arith_builtins(I, &C, name, cmd);
-        bool no_path = cmd && in_list(cmd, no_path_cmds);
+        /* §5.4.2: data only when the shell runs its own builtin of that exact name */
+        bool builtin_run = name < n && !memchr(x[name].s ? x[name].s : "/", '/', x[name].len);
+        for (size_t k = 0; k < name && builtin_run; k++)
+                if (wrapper[k] && !streq(x[k].s, "command") && !streq(x[k].s, "builtin") &&
+                    !streq(x[k].s, "time"))
+                        builtin_run = false; /* env, nice, exec, xargs, sudo … run a program */
+        bool no_path =
+            cmd && builtin_run && !I->builtins_redefined && in_list(cmd, data_only_builtins);
         bool all_write = cmd && in_list(cmd, write_cmds);
         bool is_cp = cmd && streq(cmd, "cp"), is_dd = cmd && streq(cmd, "dd");
         bool is_sed_i = false;
