@@ -709,6 +709,61 @@ START_TEST(test_data_only_builtins)
 }
 END_TEST
 
+/* §5.4: a source of mv, ln (hard or symbolic: the link's target), install or cp is decided
+ * for read as well as for write: under a new name its contents are readable. This ruleset
+ * denies reads only. */
+static const char reads_only_yaml[] = "warder: 1\n"
+                                      "default: allow\n"
+                                      "read:\n"
+                                      "  rules:\n"
+                                      "    - deny: '**/.env'\n"
+                                      "    - deny: './vault/key'\n"
+                                      "write:\n"
+                                      "  default: allow\n"
+                                      "execute:\n"
+                                      "  default: allow\n";
+
+START_TEST(test_sources_are_read)
+{
+        warder_ruleset *rs = load(reads_only_yaml);
+        NEED(rs);
+        static const char *const deny[] = {
+            "mv .env notes && cat notes",
+            "ln .env x && cat x",
+            "install -m 644 .env x && cat x",
+            "ln -s vault/key v && cat v",
+            "ln -s .env",
+            "ln -s ../.env src/x",
+            "cp .env x",
+            "mv -t /tmp .env",
+            "mv --target-directory=/tmp .env",
+            "cp -t /tmp src/main.c .env",
+            "mv -f .env -- x",
+        };
+        static const char *const allow[] = {
+            "mv notes .env",  "cp src/main.c .env", "ln -sf src/main.c .env",
+            "mv a.txt b.txt", "ln -s src/main.c m", "install -m 644 src/x bin/x",
+        };
+        for (size_t i = 0; i < sizeof(deny) / sizeof(deny[0]); i++) {
+                struct warder_decision d;
+                enum warder_action a = decide(rs, deny[i], true, &d);
+                ck_assert_msg(a == WARDER_DENY, "%s: %s (%s)", deny[i], warder_action_name(a),
+                              d.note ? d.note : "");
+                ck_assert_msg(d.candidate_op == WARDER_OP_READ, "%s: decided for %s", deny[i],
+                              warder_op_name(d.candidate_op));
+                warder_decision_clear(&d);
+        }
+        for (size_t i = 0; i < sizeof(allow) / sizeof(allow[0]); i++) {
+                struct warder_decision d;
+                enum warder_action a = decide(rs, allow[i], true, &d);
+                ck_assert_msg(a == WARDER_ALLOW, "%s: %s (%s)", allow[i], warder_action_name(a),
+                              d.note ? d.note : "");
+                warder_decision_clear(&d);
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 /* §5.6: cd moves later relative paths; where a cd may have failed, every directory the
  * shell may be in counts. `./secret` is anchored at the root, so only /ws/secret is denied. */
 START_TEST(test_cd_tracking)
@@ -1128,6 +1183,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_ask);
         tcase_add_test(tc, test_arithmetic);
         tcase_add_test(tc, test_data_only_builtins);
+        tcase_add_test(tc, test_sources_are_read);
         tcase_add_test(tc, test_shell_depth);
         tcase_add_test(tc, test_cd_tracking);
         tcase_add_test(tc, test_strictness_examples);

@@ -1517,9 +1517,13 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
         bool no_path =
             cmd && builtin_run && !I->builtins_redefined && in_list(cmd, data_only_builtins);
         bool all_write = cmd && in_list(cmd, write_cmds);
-        bool is_cp = cmd && streq(cmd, "cp"), is_dd = cmd && streq(cmd, "dd");
-        bool is_sed_i = false;
-        size_t last_operand = n;
+        /* §5.4: moving, linking or copying a file makes its contents readable under the new
+         * name, so the sources of these are decided for read and for write */
+        bool two_way = cmd && (streq(cmd, "mv") || streq(cmd, "cp") || streq(cmd, "ln") ||
+                               streq(cmd, "install"));
+        bool is_dd = cmd && streq(cmd, "dd");
+        bool is_sed_i = false, target_dir = false;
+        size_t last_operand = n, noperands = 0;
         bool opts = true;
         for (size_t k = name + 1; k < n && cmd; k++) {
                 const char *s = x[k].s;
@@ -1533,29 +1537,43 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                         if (streq(cmd, "sed") &&
                             (strncmp(s, "--in-place", 10) == 0 || (s[1] != '-' && strchr(s, 'i'))))
                                 is_sed_i = true;
+                        /* -t DIR, --target-directory=DIR: every operand is a source; install
+                         * -d: every operand is a directory to create */
+                        if (two_way && (strncmp(s, "--target-directory", 18) == 0 ||
+                                        (s[1] != '-' && strchr(s, 't')) ||
+                                        (streq(cmd, "install") && s[1] != '-' && strchr(s, 'd'))))
+                                target_dir = true;
+                        if (two_way && streq(s, "-t") && k + 1 < n)
+                                k++;
                         continue;
                 }
                 last_operand = k;
+                noperands++;
         }
         opts = true;
         for (size_t k = name + 1; k < n && !rc && !no_path; k++) {
                 enum warder_op op = WARDER_OP_READ;
-                if (all_write || is_sed_i || (is_cp && k == last_operand))
+                if (all_write || is_sed_i || two_way)
                         op = WARDER_OP_WRITE;
                 if (is_dd && x[k].s && strncmp(x[k].s, "of=", 3) == 0)
                         op = WARDER_OP_WRITE;
                 bool was_opts = opts;
                 if (opts && x[k].s && streq(x[k].s, "--"))
                         opts = false;
-                if (is_cp && was_opts && x[k].s &&
-                    (streq(x[k].s, "-t") || strncmp(x[k].s, "--target-directory", 18) == 0)) {
-                        /* cp -t DIR: the destination is the option's value */
+                if (two_way && was_opts && x[k].s && streq(x[k].s, "-t")) {
+                        /* -t DIR: the destination is the option's value */
                         rc = word_candidates(I, &C, k, WARDER_OP_WRITE, true, false);
-                        if (!rc && streq(x[k].s, "-t") && k + 1 < n)
+                        if (!rc && k + 1 < n)
                                 rc = word_candidates(I, &C, ++k, WARDER_OP_WRITE, false, false);
                         continue;
                 }
-                rc = word_candidates(I, &C, k, op, was_opts, false);
+                bool option = was_opts && x[k].s && x[k].s[0] == '-' && x[k].s[1];
+                bool source =
+                    two_way && !option && (target_dir || noperands < 2 || k != last_operand);
+                if (source)
+                        rc = word_candidates(I, &C, k, WARDER_OP_READ, was_opts, false);
+                if (!rc)
+                        rc = word_candidates(I, &C, k, op, was_opts, false);
         }
         if (!rc && cmd && streq(cmd, "ln"))
                 rc = ln_targets(I, &C, name);
