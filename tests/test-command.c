@@ -10,6 +10,7 @@
 
 #include "command/command.h"
 #include "command/shell.h"
+#include "ruleset/ruleset-internal.h"
 #include "support.h"
 #include "util.h"
 #include "warder/backend.h"
@@ -515,7 +516,6 @@ static const char *const allowed_cmds[] = {
     "make -j4 2>&1 | tail -n 20",
     "echo $?",
     "echo \"$(date)\"",
-    "grep -rn TODO src",
     "command -v git",
     "cat README.md # .env",
     "echo '.env'",
@@ -760,6 +760,200 @@ START_TEST(test_sources_are_read)
                               d.note ? d.note : "");
                 warder_decision_clear(&d);
         }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* §5.4.1: the ruleset's query for subtrees — the strictest deny or ask rule that could match
+ * some path beneath a directory, whatever the rule's order or kind (exact, prefix, basename,
+ * matcher, folded). */
+START_TEST(test_subtree_query)
+{
+        static const char yaml[] = "warder: 1\n"
+                                   "fold_case: true\n"
+                                   "write:\n"
+                                   "  rules:\n"
+                                   "    - allow: './a/**'\n"
+                                   "    - deny: './a/vault/**'\n"
+                                   "    - deny: './secret.txt'\n"
+                                   "    - ask: 'src/**/*.c'\n"
+                                   "    - deny: '/etc/**'\n"
+                                   "    - deny: './x/*/key'\n"
+                                   "    - deny: './y/**/key'\n"
+                                   "    - ask: 'dir{1,2}/**'\n"
+                                   "    - deny: './Up/Case'\n"
+                                   "read:\n"
+                                   "  rules:\n"
+                                   "    - deny: '**/.env'\n"
+                                   "    - allow: '**'\n";
+        warder_ruleset *rs = load(yaml);
+        NEED(rs);
+        static const struct {
+                enum warder_op op;
+                const char *dir;
+                int want; /* -1 none, else the action */
+        } rows[] = {
+            {WARDER_OP_WRITE, "/ws/a", WARDER_DENY},
+            {WARDER_OP_WRITE, "/ws/a/vault", WARDER_DENY},
+            {WARDER_OP_WRITE, "/ws/a/vault/deep", WARDER_DENY},
+            {WARDER_OP_WRITE, "/ws/ab", -1},
+            {WARDER_OP_WRITE, "/ws/c", -1},
+            {WARDER_OP_WRITE, "/ws", WARDER_DENY},
+            {WARDER_OP_WRITE, "/", WARDER_DENY},
+            {WARDER_OP_WRITE, "/ws/secret.txt", -1},
+            {WARDER_OP_WRITE, "/ws/src", WARDER_ASK},
+            {WARDER_OP_WRITE, "/ws/src/x/y", WARDER_ASK},
+            {WARDER_OP_WRITE, "/ws/lib", -1},
+            {WARDER_OP_WRITE, "/etc", WARDER_DENY},
+            {WARDER_OP_WRITE, "/et", -1},
+            {WARDER_OP_WRITE, "/ws/x", WARDER_DENY},
+            {WARDER_OP_WRITE, "/ws/x/b", WARDER_DENY},
+            {WARDER_OP_WRITE, "/ws/x/b/c", -1},
+            {WARDER_OP_WRITE, "/ws/y/b/c/d", WARDER_DENY},
+            {WARDER_OP_WRITE, "/ws/dir2", WARDER_ASK},
+            {WARDER_OP_WRITE, "/ws/dir3", -1},
+            {WARDER_OP_WRITE, "/ws/up", WARDER_DENY}, /* fold_case */
+            {WARDER_OP_WRITE, "/ws/UP", WARDER_DENY},
+            {WARDER_OP_READ, "/ws/anything/at/all", WARDER_DENY},
+            {WARDER_OP_READ, "/tmp", WARDER_DENY},
+            {WARDER_OP_LS, "/ws/a", -1},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct warder_decision d = WARDER_DECISION_INIT;
+                bool hit =
+                    warder__ruleset_subtree(rs, rows[i].op, rows[i].dir, strlen(rows[i].dir), &d);
+                int got = hit ? (int)d.action : -1;
+                ck_assert_msg(got == rows[i].want, "%s %s: got %d, want %d (%s)",
+                              warder_op_name(rows[i].op), rows[i].dir, got, rows[i].want,
+                              hit ? d.pattern : "-");
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* A fake tree for §5.4.1: the context's `ls` says which candidates are directories. */
+static const char *const tree_files[] = {"/ws/a/vault/key", "/ws/a/pub.txt", "/ws/src/main.c",
+                                         "/ws/f.txt", NULL};
+
+static int tree_ls(void *ud, const char *dir, char ***out, size_t *count)
+{
+        (void)ud;
+        size_t dl = strlen(dir), n = 0;
+        char **v = calloc(16, sizeof(*v));
+        bool is_file = false, exists = strcmp(dir, "/ws") == 0;
+        for (size_t i = 0; tree_files[i]; i++) {
+                const char *f = tree_files[i];
+                if (strcmp(f, dir) == 0)
+                        is_file = true;
+                if (strncmp(f, dir, dl) != 0 || f[dl] != '/')
+                        continue;
+                exists = true;
+                const char *name = f + dl + 1, *slash = strchr(name, '/');
+                size_t nl = slash ? (size_t)(slash - name) : strlen(name);
+                char entry[256];
+                snprintf(entry, sizeof(entry), "%.*s%s", (int)nl, name, slash ? "/" : "");
+                bool dup = false;
+                for (size_t k = 0; k < n; k++)
+                        dup |= strcmp(v[k], entry) == 0;
+                if (!dup)
+                        v[n++] = strdup(entry);
+        }
+        if (!exists) {
+                for (size_t k = 0; k < n; k++)
+                        free(v[k]);
+                free(v);
+                return is_file ? WARDER_ENOTDIR : WARDER_ENOENT;
+        }
+        *out = v;
+        *count = n;
+        return 0;
+}
+
+static enum warder_action decide_tree(const warder_ruleset *rs, const char *cmd, bool with_ls,
+                                      struct warder_decision *keep)
+{
+        struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+        ctx.env = fake_env;
+        if (with_ls)
+                ctx.ls = tree_ls;
+        struct warder_decision d = WARDER_DECISION_INIT;
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_msg(warder_ruleset_check_command(rs, cmd, strlen(cmd), &ctx, &d, &err) == 0,
+                      "%s: %s", cmd, err.message);
+        enum warder_action a = d.action;
+        if (keep)
+                *keep = d;
+        else
+                warder_decision_clear(&d);
+        return a;
+}
+
+/* §5.4.1: renaming, removing, copying or reading recursively a directory meets every rule that
+ * can match beneath it; `mv a c` would move a/vault/key out of its anchored rule. */
+START_TEST(test_subtrees)
+{
+        static const char yaml[] = "warder: 1\n"
+                                   "default: allow\n"
+                                   "read:\n"
+                                   "  rules:\n"
+                                   "    - deny: './a/vault/**'\n"
+                                   "    - deny: '**/.env'\n"
+                                   "write:\n"
+                                   "  rules:\n"
+                                   "    - deny: './a/vault/**'\n"
+                                   "    - deny: '**/.env'\n"
+                                   "execute:\n"
+                                   "  default: allow\n";
+        warder_ruleset *rs = load(yaml);
+        NEED(rs);
+        static const struct {
+                const char *cmd;
+                enum warder_action with_ls, without_ls;
+        } rows[] = {
+            {"mv a c", WARDER_DENY, WARDER_ALLOW},
+            {"mv a/pub.txt c", WARDER_ALLOW, WARDER_ALLOW},
+            {"mv -t /tmp a", WARDER_DENY, WARDER_ALLOW},
+            {"rm -r a", WARDER_DENY, WARDER_ASK},
+            {"rm -rf src", WARDER_DENY, WARDER_ASK},
+            {"rm --recursive src", WARDER_DENY, WARDER_ASK},
+            {"rm src/main.c", WARDER_ALLOW, WARDER_ALLOW},
+            {"rm -r gone", WARDER_ALLOW, WARDER_ASK},
+            {"cp -r a /tmp/x", WARDER_DENY, WARDER_ASK},
+            {"cp -a src /tmp/x", WARDER_DENY, WARDER_ASK},
+            {"cp f.txt src", WARDER_DENY, WARDER_ALLOW},
+            {"grep -rn TODO src", WARDER_DENY, WARDER_ASK},
+            {"grep -rn TODO f.txt", WARDER_ALLOW, WARDER_ASK},
+            {"grep -n TODO src/main.c", WARDER_ALLOW, WARDER_ALLOW},
+            {"tar czf /tmp/out.tgz a", WARDER_DENY, WARDER_ASK},
+            {"rsync -a src/ /tmp/x", WARDER_DENY, WARDER_ASK},
+            {"chmod -R 700 a", WARDER_DENY, WARDER_ASK},
+            {"chmod 700 a", WARDER_DENY, WARDER_ALLOW},
+            {"chown -R u src", WARDER_DENY, WARDER_ASK},
+            {"ln -sT a/vault v", WARDER_DENY, WARDER_DENY},
+            {"ln -s a v", WARDER_DENY, WARDER_ALLOW},
+            {"touch newfile", WARDER_ALLOW, WARDER_ALLOW},
+            {"echo x > f.txt", WARDER_ALLOW, WARDER_ALLOW},
+            {"echo x > a", WARDER_DENY, WARDER_ALLOW},
+            {"ls -R a", WARDER_ALLOW, WARDER_ALLOW},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                for (int with = 0; with < 2; with++) {
+                        struct warder_decision d;
+                        enum warder_action want = with ? rows[i].with_ls : rows[i].without_ls;
+                        enum warder_action a = decide_tree(rs, rows[i].cmd, with, &d);
+                        ck_assert_msg(a == want, "%s (ls %d): %s, want %s (%s)", rows[i].cmd, with,
+                                      warder_action_name(a), warder_action_name(want),
+                                      d.note ? d.note : "");
+                        warder_decision_clear(&d);
+                }
+        }
+        /* the decision names the rule that can match beneath, and why */
+        struct warder_decision d;
+        ck_assert_int_eq(decide_tree(rs, "mv a c", true, &d), WARDER_DENY);
+        ck_assert_str_eq(d.pattern, "./a/vault/**");
+        ck_assert_str_eq(d.candidate, "/ws/a");
+        ck_assert_ptr_nonnull(d.note);
+        warder_decision_clear(&d);
         warder_ruleset_free(rs);
 }
 END_TEST
@@ -1107,6 +1301,127 @@ START_TEST(test_real_links_and_globs)
 }
 END_TEST
 
+static int local_ls(void *ud, const char *dir, char ***out, size_t *count)
+{
+        struct warder_entries e = {0};
+        int rc = warder_backend_ls(ud, dir, strlen(dir), 0, &e, NULL);
+        if (rc)
+                return rc;
+        char **v = calloc(e.count + 1, sizeof(*v));
+        for (size_t i = 0; v && i < e.count; i++) {
+                bool d =
+                    e.items[i].type == WARDER_ENTRY_DIR || e.items[i].type == WARDER_ENTRY_SYMLINK;
+                v[i] = malloc(strlen(e.items[i].name) + 2);
+                sprintf(v[i], "%s%s", e.items[i].name, d ? "/" : "");
+        }
+        *out = v;
+        *count = v ? e.count : 0;
+        warder_entries_free(&e);
+        return v ? 0 : WARDER_ENOMEM;
+}
+
+static void put_link(const char *dir, const char *target, const char *name)
+{
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        ck_assert_int_eq(symlink(target, path), 0);
+}
+
+static void put_dir(const char *dir, const char *name)
+{
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        ck_assert_int_eq(mkdir(path, 0700), 0);
+}
+
+/* §5.5 on the real kernel: with the context's `ls`, globs are expanded the way dash and bash
+ * expand them — into symbolic links to directories, `..` from where a link leads, bracket
+ * expressions, dot files only for a component that starts with `.` — and every result is
+ * decided on both forms; an expansion that cannot be completed is at least ask. */
+START_TEST(test_shell_globs)
+{
+        char root[] = "/tmp/warder-globs-XXXXXX";
+        ck_assert_ptr_nonnull(mkdtemp(root));
+        put_file(root, ".env", "SECRET=1\n");
+        put_dir(root, "sub");
+        put_dir(root, "sub/x");
+        put_file(root, "sub/.env", "SECRET=2\n");
+        put_dir(root, "src");
+        put_file(root, "src/main.c", "int main(void) { return 0; }\n");
+        put_dir(root, ".ssh");
+        put_file(root, ".ssh/id_rsa", "KEY\n");
+        put_link(root, "sub", "lsub");
+        put_link(root, ".", "lroot");
+        put_link(root, ".ssh", "keys");
+        put_link(root, "sub/x", "lx");
+        put_link(root, "/tmp", "out");
+        put_dir(root, "many");
+        for (int i = 0; i < 1100; i++) {
+                char name[32];
+                snprintf(name, sizeof(name), "many/f%d", i);
+                put_file(root, name, "x\n");
+        }
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        o.root = root;
+        o.home = "/home/u";
+        warder_ruleset *rs = NULL;
+        ck_assert_int_eq(
+            warder_ruleset_load_string(&rs, rules_yaml, strlen(rules_yaml), "t", &o, NULL), 0);
+        warder_backend *b = NULL;
+        struct warder_local_options lo = WARDER_LOCAL_OPTIONS_INIT;
+        ck_assert_int_eq(warder_local_new(&b, root, &lo, NULL), 0);
+        struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+        ctx.ud = b;
+        ctx.realpath = local_realpath;
+        ctx.ls = local_ls;
+        static const struct {
+                const char *cmd;
+                enum warder_action want;
+        } rows[] = {
+            {"cat l*/.e*", WARDER_DENY},  /* lsub/.env, lroot/.env */
+            {"cat ls*/.e*", WARDER_DENY}, /* through lsub -> sub */
+            {"cat k*/id*", WARDER_DENY},  /* keys -> .ssh */
+            {"head ./l*/sub/.en?", WARDER_DENY},
+            {"cat lx/../.e*", WARDER_DENY}, /* lx/.. is sub for the kernel */
+            {"cat lx/../s*", WARDER_ALLOW}, /* sub/x only */
+            {"cat .[e]nv", WARDER_DENY},
+            {"cat .[!x]nv", WARDER_DENY},
+            {"cat .[[:lower:]]nv", WARDER_DENY},
+            {"cat sub/.*", WARDER_DENY},
+            {"cat sub/.*/.env", WARDER_DENY}, /* `..` is a name for `.*` */
+            {"cat src/*.c", WARDER_ALLOW},
+            {"ls [s]rc/*.c", WARDER_ALLOW},
+            {"cat s*", WARDER_ALLOW},    /* sub, src: `*` does not match .env or .ssh */
+            {"cat s*/*", WARDER_ALLOW},  /* nor sub/.env */
+            {"cat */*", WARDER_DENY},    /* keys/id_rsa: keys -> .ssh */
+            {"cat '.e'*", WARDER_DENY},  /* a quoted leading dot is still a leading dot */
+            {"cat '*'", WARDER_ALLOW},   /* quoted: no glob */
+            {"cat .e\\*", WARDER_ALLOW}, /* escaped: the name `.e*` */
+            {"cat nothing/*", WARDER_ALLOW},
+            {"cat out/*", WARDER_ASK},  /* leaves the root: cannot be listed */
+            {"cat many/*", WARDER_ASK}, /* more results than the budget */
+            {"bash -c 'shopt -s dotglob; cat *'", WARDER_ASK},
+            {"bash -O dotglob -c 'cat *'", WARDER_ASK},
+            {"GLOBIGNORE=x; cat *", WARDER_ASK},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct warder_decision d = WARDER_DECISION_INIT;
+                ck_assert_int_eq(warder_ruleset_check_command(rs, rows[i].cmd, strlen(rows[i].cmd),
+                                                              &ctx, &d, NULL),
+                                 0);
+                ck_assert_msg(d.action == rows[i].want, "%s: %s, want %s (%s %s)", rows[i].cmd,
+                              warder_action_name(d.action), warder_action_name(rows[i].want),
+                              d.candidate ? d.candidate : "", d.note ? d.note : "");
+                warder_decision_clear(&d);
+        }
+        warder_backend_free(b);
+        warder_ruleset_free(rs);
+        char cmd[4200];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+        ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* docs/execute.md: the table of examples is executed here. */
 START_TEST(test_docs_examples)
 {
@@ -1184,6 +1499,8 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_arithmetic);
         tcase_add_test(tc, test_data_only_builtins);
         tcase_add_test(tc, test_sources_are_read);
+        tcase_add_test(tc, test_subtree_query);
+        tcase_add_test(tc, test_subtrees);
         tcase_add_test(tc, test_shell_depth);
         tcase_add_test(tc, test_cd_tracking);
         tcase_add_test(tc, test_strictness_examples);
@@ -1192,6 +1509,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_invalid);
         tcase_add_test(tc, test_docs_examples);
         tcase_add_test(tc, test_real_links_and_globs);
+        tcase_add_test(tc, test_shell_globs);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -9,14 +9,18 @@
 #include <string.h>
 
 #include "command.h"
+#include "expand.h"
+#include "ruleset/ruleset-internal.h"
 #include "shell.h"
 #include "util.h"
 #include "warder/sys/backend.h"
 
-#define MAX_SHELL_DEPTH 4    /* sh -c nesting (§5.3) */
-#define MAX_CWDS        8    /* possible current directories tracked at once (§5.6) */
-#define MAX_CHECKS      4096 /* path decisions per command line */
-#define MAX_GLOB        1024 /* results of one glob expansion */
+#define MAX_SHELL_DEPTH  4      /* sh -c nesting (§5.3) */
+#define MAX_CWDS         8      /* possible current directories tracked at once (§5.6) */
+#define MAX_CHECKS       4096   /* path decisions per command line */
+#define MAX_GLOB         1024   /* results of one glob expansion */
+#define MAX_GLOB_LISTS   512    /* directories listed for globs per command line */
+#define MAX_GLOB_ENTRIES 100000 /* directory entries read for globs per command line */
 
 struct cwdset {
         char *dirs[MAX_CWDS];
@@ -28,6 +32,13 @@ struct scope_state {
         bool inited, has_ovr, impure;
         struct cwdset set; /* every directory the scope may be in */
         struct cwdset ovr; /* where it certainly is inside a pure `&&` chain after a cd */
+};
+
+/* Whether a candidate's subtree counts (§5.4.1). */
+enum subtree {
+        ST_NONE,       /* no: a file's contents or a name only */
+        ST_IF_DIR,     /* when it is known to be a directory (write candidates, sources) */
+        ST_EXPECT_DIR, /* an argument of a recursive command: a directory unless known not */
 };
 
 struct insp {
@@ -43,7 +54,11 @@ struct insp {
         bool have_best;
         size_t checks;
         bool checks_exhausted;
-        bool dbracket; /* some inspected text holds `[[` (§5.5.2) */
+        bool dbracket;                /* some inspected text holds `[[` (§5.5.2) */
+        enum subtree seg_subtree;     /* how the segment's arguments meet §5.4.1 */
+        bool glob_opts;               /* the line may change how globs expand (§5.5) */
+        struct warder__expand_io xio; /* realpath and ls of the context, and the glob budget */
+        int (*ls)(void *ud, const char *dir, char ***names, size_t *count); /* ctx->ls or NULL */
         struct warder__buf path, pat, tmp;
 };
 
@@ -261,6 +276,11 @@ static int mark_rebound(struct insp *I, const char *text, size_t len)
         I->home_rebound = I->home_rebound || names_var(b.data, b.len, "HOME", 4);
         I->cdpath_rebound = I->cdpath_rebound || names_var(b.data, b.len, "CDPATH", 6);
         I->builtins_redefined = I->builtins_redefined || redefines_builtins(b.data, b.len);
+        /* bash's dotglob, nocaseglob, globstar, extglob … and zsh's setopt change what a glob
+         * matches */
+        I->glob_opts =
+            I->glob_opts || has_word(b.data, b.len, "shopt") || has_word(b.data, b.len, "setopt") ||
+            names_var(b.data, b.len, "GLOBIGNORE", 10) || names_var(b.data, b.len, "BASHOPTS", 8);
         warder__buf_free(&b);
         return 0;
 }
@@ -509,12 +529,72 @@ static bool is_std_device(const char *p)
         return true;
 }
 
+static void strv_free(char **v, size_t n)
+{
+        for (size_t k = 0; v && k < n; k++)
+                warder_free(v[k]);
+        warder_free(v);
+}
+
+/* 1 when `path` (a real form) is a directory, 0 when it is not or does not exist, -1 when
+ * that cannot be known here (no `ls` in the context, or the listing failed otherwise). */
+static int dir_type(struct insp *I, const char *path)
+{
+        if (!I->ls)
+                return -1;
+        char **names = NULL;
+        size_t count = 0;
+        int rc = I->ls(I->ctx->ud, path, &names, &count);
+        if (rc == 0) {
+                strv_free(names, count);
+                return 1;
+        }
+        return rc == WARDER_ENOENT || rc == WARDER_ENOTDIR ? 0 : -1;
+}
+
+/*
+ * §5.4.1: a candidate that is a directory is also decided by the strictest rule that can match
+ * a path beneath it, on either form. For ST_EXPECT_DIR (an argument of a recursive command)
+ * a candidate whose type cannot be known counts as a directory, but only up to ask.
+ */
+static int decide_subtree(struct insp *I, enum warder_op op, const char *segment, const char *real,
+                          enum subtree st)
+{
+        if (st == ST_IF_DIR && !I->ls)
+                return 0; /* whether it is a directory cannot be known: nothing to add */
+        int type = -2;    /* not looked at yet */
+        const char *forms[2] = {I->path.data, real && strcmp(real, I->path.data) ? real : NULL};
+        int rc = 0;
+        for (int f = 0; f < 2 && !rc && forms[f] && !is_final(I); f++) {
+                struct warder_decision d = WARDER_DECISION_INIT;
+                if (!warder__ruleset_subtree(I->rs, op, forms[f], strlen(forms[f]), &d))
+                        continue;
+                if (I->have_best && d.action <= I->best.action)
+                        continue;
+                if (type == -2)
+                        type = dir_type(I, real ? real : I->path.data);
+                if (type == 0 || (type < 0 && st != ST_EXPECT_DIR))
+                        return 0;
+                if (type < 0 && d.action > WARDER_ASK) {
+                        d.action = WARDER_ASK;
+                        d.undeterminable = true;
+                        d.note = "a directory whose contents cannot be seen here, beneath which "
+                                 "this rule can match (§5.4.1)";
+                } else {
+                        d.note = "a rule that can match a path beneath this directory (§5.4.1)";
+                }
+                rc = consider(I, &d, segment, I->path.data, op);
+        }
+        return rc;
+}
+
 /* Decides the normalised absolute path in I->path, in its literal and real forms. */
 static int decide_normalised(struct insp *I, enum warder_op op, const char *segment)
 {
         int rc;
         char *real = NULL;
         const char *note = NULL;
+        char why[96];
         if (through_proc(I->path.data))
                 note = "a path through /proc/<pid>/root or /cwd";
         if (I->ctx && I->ctx->realpath) {
@@ -523,20 +603,31 @@ static int decide_normalised(struct insp *I, enum warder_op op, const char *segm
                         return rc;
                 if (rc) {
                         real = NULL;
+                        snprintf(why, sizeof(why), "the real path could not be resolved (%s)",
+                                 warder_strerror(rc));
                         if (!is_std_device(I->path.data))
-                                note = "the real path could not be resolved";
+                                note = why;
                 }
         }
         struct warder_decision d = WARDER_DECISION_INIT;
         rc = warder_ruleset_check(I->rs, op, I->path.data, real, &d, NULL);
-        warder_free(real);
-        if (rc == WARDER_ENOMEM)
+        if (rc == WARDER_ENOMEM) {
+                warder_free(real);
                 return rc;
-        if (rc)
+        }
+        if (rc) {
+                warder_free(real);
                 return raise_to(I, WARDER_ASK, segment, I->path.data, op,
                                 "a path that cannot be decided");
+        }
         rc = consider(I, &d, segment, I->path.data, op);
         warder_decision_clear(&d);
+        enum subtree st = I->seg_subtree;
+        if (op == WARDER_OP_WRITE && st == ST_NONE)
+                st = ST_IF_DIR; /* a directory written to (§5.4.1) */
+        if (!rc && st != ST_NONE)
+                rc = decide_subtree(I, op, segment, real, st);
+        warder_free(real);
         if (!rc && note)
                 rc = raise_to(I, WARDER_ASK, segment, I->path.data, op, note);
         return rc;
@@ -558,41 +649,7 @@ static bool has_dotdot(const char *s, size_t n)
  */
 static int physical_form(struct insp *I, const char *s, size_t n, struct warder__buf *out)
 {
-        warder__buf_truncate(out, 0);
-        int rc = 0;
-        for (size_t i = 0; i < n && !rc;) {
-                while (i < n && s[i] == '/')
-                        i++;
-                size_t start = i;
-                while (i < n && s[i] != '/')
-                        i++;
-                size_t c = i - start;
-                if (c == 0 || (c == 1 && s[start] == '.'))
-                        continue;
-                if (c == 2 && s[start] == '.' && s[start + 1] == '.') {
-                        if (!out->len)
-                                continue;
-                        char *real = NULL;
-                        rc = I->ctx->realpath(I->ctx->ud, out->data, &real);
-                        if (!rc && (!real || real[0] != '/'))
-                                rc = WARDER_EBACKEND;
-                        if (!rc)
-                                rc = warder__path_normalize_buf(out, NULL, NULL, NULL, real,
-                                                                strlen(real), NULL);
-                        warder_free(real);
-                        if (!rc) {
-                                char *slash = memrchr(out->data, '/', out->len);
-                                warder__buf_truncate(out, slash ? (size_t)(slash - out->data) : 0);
-                        }
-                        continue;
-                }
-                rc = warder__buf_putc(out, '/');
-                if (!rc)
-                        rc = warder__buf_append(out, s + start, c);
-        }
-        if (!rc && !out->len)
-                rc = warder__buf_putc(out, '/');
-        return rc;
+        return warder__expand_physical(&I->xio, s, n, out);
 }
 
 static int decide_literal(struct insp *I, const char *str, size_t len, const char *cwd,
@@ -672,9 +729,51 @@ static int escape_into(struct warder__buf *b, const char *s, size_t n, const uns
         return 0;
 }
 
+/* §5.5: the glob expanded by the inspector itself through the context's `ls`, as the shell
+ * expands it; each result is decided in both forms (and physically, for a `..`). */
+static int decide_glob_shell(struct insp *I, const char *str, size_t len, const unsigned char *g,
+                             const char *cwd, enum warder_op op, const char *segment)
+{
+        if (I->glob_opts)
+                return raise_to(I, WARDER_ASK, segment, str, op,
+                                "a glob after the line changes how globs expand (shopt, "
+                                "GLOBIGNORE, bash -O)");
+        struct warder__buf pat = WARDER__BUF_INIT, unq = WARDER__BUF_INIT;
+        int rc = 0;
+        if (str[0] != '/') {
+                rc = warder__buf_puts(&pat, cwd);
+                if (!rc)
+                        rc = warder__buf_putc(&pat, '/');
+                for (size_t k = 0; k < pat.len && !rc; k++)
+                        rc = warder__buf_putc(&unq, 0);
+        }
+        if (!rc)
+                rc = warder__buf_append(&pat, str, len);
+        if (!rc)
+                rc = warder__buf_append(&unq, g, len);
+        char **res = NULL;
+        size_t count = 0;
+        bool incomplete = false;
+        if (!rc)
+                rc = warder__expand_glob(&I->xio, pat.data, (const unsigned char *)unq.data,
+                                         pat.len, &res, &count, &incomplete);
+        for (size_t k = 0; k < count && !rc && !is_final(I); k++)
+                rc = decide_literal(I, res[k], strlen(res[k]), cwd, op, segment);
+        if (!rc && incomplete)
+                rc = raise_to(I, WARDER_ASK, segment, pat.data, op,
+                              "a glob whose expansion is incomplete (a directory that cannot be "
+                              "listed, or too many entries)");
+        warder__expand_free(res, count);
+        warder__buf_free(&pat);
+        warder__buf_free(&unq);
+        return rc;
+}
+
 static int decide_glob(struct insp *I, const char *str, size_t len, const unsigned char *g,
                        const char *cwd, enum warder_op op, const char *segment)
 {
+        if (I->ls)
+                return decide_glob_shell(I, str, len, g, cwd, op, segment);
         warder__buf_truncate(&I->pat, 0);
         int rc = 0;
         if (str[0] != '/') {
@@ -737,7 +836,7 @@ static int decide_path(struct insp *I, const char *str, size_t len, const unsign
                  * passes it on literally). */
                 rc = decide_literal(I, str, len, dir, op, segment);
                 if (!rc && glob) {
-                        if (I->ctx && I->ctx->glob)
+                        if (I->ls || (I->ctx && I->ctx->glob))
                                 rc = decide_glob(I, str, len, g, dir, op, segment);
                         else
                                 rc = raise_to(I, WARDER_ASK, segment, str, op,
@@ -1407,6 +1506,8 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                                 if ((s[0] == '-' || s[0] == '+') && s[1]) {
                                         if (s[1] != '-' && strchr(s + 1, 'c'))
                                                 c_flag = true;
+                                        if (s[1] != '-' && strchr(s + 1, 'O'))
+                                                I->glob_opts = true; /* bash -O extglob … */
                                         if (s[1] != '-' && strchr(s + 1, 's'))
                                                 s_flag = true;
                                         if ((streq(s, "-o") || streq(s, "+o") || streq(s, "-O") ||
@@ -1418,6 +1519,8 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                                 }
                                 break;
                         }
+                        if (streq(cmd, "zsh"))
+                                I->glob_opts = true; /* `**` recurses, `*(D)` qualifies … */
                         if (c_flag) {
                                 if (k >= n || !x[k].s || x[k].glob) {
                                         body_unknown = true;
@@ -1523,6 +1626,15 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                                streq(cmd, "install"));
         bool is_dd = cmd && streq(cmd, "dd");
         bool is_sed_i = false, target_dir = false;
+        /* §5.4.1: commands that act on everything beneath a directory argument */
+        bool recursive = cmd && (streq(cmd, "rsync") || streq(cmd, "tar"));
+        const char *rflags =
+            !cmd                                                                   ? NULL
+            : streq(cmd, "rm")                                                     ? "rR"
+            : streq(cmd, "cp")                                                     ? "rRa"
+            : in_list(cmd, (const char *const[]){"chmod", "chown", "chgrp", NULL}) ? "R"
+            : in_list(cmd, (const char *const[]){"grep", "egrep", "fgrep", NULL})  ? "rR"
+                                                                                   : NULL;
         size_t last_operand = n, noperands = 0;
         bool opts = true;
         for (size_t k = name + 1; k < n && cmd; k++) {
@@ -1534,6 +1646,11 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                         continue;
                 }
                 if (opts && s[0] == '-' && s[1]) {
+                        if (rflags && (s[1] == '-' ? strncmp(s, "--recursive", 11) == 0 ||
+                                                         streq(s, "--archive") ||
+                                                         streq(s, "--dereference-recursive")
+                                                   : strpbrk(s + 1, rflags) != NULL))
+                                recursive = true;
                         if (streq(cmd, "sed") &&
                             (strncmp(s, "--in-place", 10) == 0 || (s[1] != '-' && strchr(s, 'i'))))
                                 is_sed_i = true;
@@ -1550,6 +1667,7 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                 last_operand = k;
                 noperands++;
         }
+        I->seg_subtree = recursive ? ST_EXPECT_DIR : two_way ? ST_IF_DIR : ST_NONE;
         opts = true;
         for (size_t k = name + 1; k < n && !rc && !no_path; k++) {
                 enum warder_op op = WARDER_OP_READ;
@@ -1604,6 +1722,7 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                 }
                 xword_free(&tx);
         }
+        I->seg_subtree = ST_NONE;
         if (rc || is_final(I) || !cmd)
                 goto out;
         if (!rc && (streq(cmd, "cd") || streq(cmd, "pushd") || streq(cmd, "popd")) && !stopped)
@@ -1785,10 +1904,20 @@ WARDER_API int warder_ruleset_check_command(const warder_ruleset *rs, const char
                 return warder_error_set(err, WARDER_EINVAL, "invalid argument");
         if (len == 0 || memchr(command, '\0', len))
                 return warder_error_set(err, WARDER_EINVAL, "empty command or NUL byte");
-        if (ctx && ctx->version != WARDER_COMMAND_CONTEXT_VERSION)
+        if (ctx && (ctx->version == 0 || ctx->version > WARDER_COMMAND_CONTEXT_VERSION))
                 return warder_error_set(err, WARDER_EINVAL, "unknown command context version %u",
                                         ctx->version);
         struct insp I = {.rs = rs, .ctx = ctx};
+        if (ctx && ctx->version >= 2) /* `ls` came with version 2 */
+                I.ls = ctx->ls;
+        I.xio = (struct warder__expand_io){
+            .realpath = ctx ? ctx->realpath : NULL,
+            .ls = I.ls,
+            .ud = ctx ? ctx->ud : NULL,
+            .max_lists = MAX_GLOB_LISTS,
+            .max_entries = MAX_GLOB_ENTRIES,
+            .max_results = MAX_GLOB,
+        };
         I.root = warder_ruleset_root(rs);
         I.home = warder_ruleset_home(rs);
         I.env_home = env_lookup(ctx, "HOME", 4);

@@ -600,6 +600,27 @@ int warder__glob_match_interpreted(const warder_glob *glob, const char *subject,
         return match_impl(glob, subject, len, false);
 }
 
+int warder__glob_match_prefix(const warder_glob *glob, const char *subject, size_t len)
+{
+        if (!glob || (!subject && len))
+                return WARDER_EINVAL;
+        struct scratch *s = scratch_get();
+        if (!s)
+                return WARDER_ENOMEM;
+        PCRE2_SPTR subj = (PCRE2_SPTR)(subject ? subject : "");
+        int failed = 0;
+        for (size_t i = 0; i < glob->ncodes; i++) {
+                /* the interpreter: partial matching has no JIT code compiled */
+                int rc = pcre2_match(glob->codes[i].re, subj, len, 0,
+                                     PCRE2_PARTIAL_HARD | PCRE2_NO_JIT, s->md, s->mc);
+                if (rc >= 0 || rc == PCRE2_ERROR_PARTIAL)
+                        return 1;
+                if (rc != PCRE2_ERROR_NOMATCH && !failed)
+                        failed = rc == PCRE2_ERROR_NOMEMORY ? WARDER_ENOMEM : WARDER_ELIMIT;
+        }
+        return failed;
+}
+
 WARDER_API const char *warder_glob_pattern(const warder_glob *glob, size_t *len)
 {
         if (!glob) {
