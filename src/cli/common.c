@@ -291,13 +291,17 @@ void cli_write_json_string(FILE *f, const char *s, size_t len)
         fputc('"', f);
 }
 
-void cli_unresolved_real(struct warder_decision *d)
+void cli_unresolved_real(struct warder_decision *d, const char *why)
 {
+        static char note[512];
         if (d->action == WARDER_ALLOW) {
                 d->action = WARDER_ASK;
                 d->by_default = false; /* what decided is the note, not the default */
-                d->note = "the real form could not be resolved (a symlink that leaves the root, "
-                          "or a loop), so the literal form alone cannot allow it";
+                snprintf(note, sizeof(note),
+                         "the real form could not be resolved (%s), so the literal form alone "
+                         "cannot allow it",
+                         why ? why : "unknown error");
+                d->note = note;
         }
 }
 
