@@ -11,6 +11,7 @@
 #include "command/command.h"
 #include "command/shell.h"
 #include "ruleset/ruleset-internal.h"
+#include "shell-diff.h"
 #include "support.h"
 #include "util.h"
 #include "warder/backend.h"
@@ -226,8 +227,10 @@ static const struct {
     {"echo \"${x='$(cat .env)'}\"", "cat|.env ; echo|${x='$(cat .env)'}"},
     {"echo \"${x:+'$(cat .env)'}\"", "cat|.env ; echo|${x:+'$(cat .env)'}"},
     {"echo \"${x+'$(cat .env)'}\"", "cat|.env ; echo|${x+'$(cat .env)'}"},
-    {"echo \"${x:?'$(cat .env)'}\"", "cat|.env ; echo|${x:?'$(cat .env)'}"},
-    {"echo \"${x?'$(cat .env)'}\"", "cat|.env ; echo|${x?'$(cat .env)'}"},
+    /* after `?` bash reads the pair as quotes: the two shells differ (§5.7), and the
+     * substitution dash runs is a segment all the same */
+    {"echo \"${x:?'$(cat .env)'}\"", "cat|.env ; echo|${x:?'$(cat .env)'} !U"},
+    {"echo \"${x?'$(cat .env)'}\"", "cat|.env ; echo|${x?'$(cat .env)'} !U"},
     {"echo \"${x:-'`cat .env`'}\"", "cat|.env ; echo|${x:-'`cat .env`'}"},
     {"echo \"a${x:-b'$(cat .env)'c}d\"", "cat|.env ; echo|a${x:-b'$(cat .env)'c}d"},
     {"echo \"${x:-${y:-'$(cat .env)'}}\"", "cat|.env ; echo|${x:-${y:-'$(cat .env)'}}"},
@@ -238,6 +241,9 @@ static const struct {
     {"echo \"${x:-'}'}\"", "echo|${x:-'}'} !U"},
     /* real quotes: nothing runs */
     {"echo ${x:-'$(cat .env)'}", "echo|${x:-'$(cat .env)'}"},
+    /* bash runs a process substitution in the word */
+    {"echo ${x+<(cat .env)}", "cat|.env ; echo|${x+<(cat .env)}"},
+    {"echo \"${x%%<(cat .env)}\"", "cat|.env ; echo|${x%%<(cat .env)}"},
     {"echo \"${x#'$(cat .env)'}\"", "echo|${x#'$(cat .env)'}"},
     {"echo \"${x%%'$(cat .env)'}\"", "echo|${x%%'$(cat .env)'}"},
     {"echo \"${x:-\\$(cat .env)}\"", "echo|${x:-\\$(cat .env)}"},
@@ -1422,6 +1428,52 @@ START_TEST(test_shell_globs)
 }
 END_TEST
 
+/*
+ * The differential property against the real shells (fuzz/shell-diff.h): generated lines that
+ * hide calls of tracing stubs in substitutions, parameter expansions, arithmetic, here-documents,
+ * eval, nested shells, functions, aliases and traps run under dash and bash; for every stub that
+ * ran, inspection must not allow the line under a ruleset that denies it. WARDER_SHDIFF_LINES
+ * sets how many lines (default 400), WARDER_SHDIFF_SEED the first seed.
+ */
+START_TEST(test_differential_shells)
+{
+        struct shdiff d;
+        ck_assert(shdiff_init(&d));
+        if (d.nshells == 0) {
+                fprintf(stderr, "differential: neither dash nor bash here; skipped\n");
+                shdiff_free(&d);
+                return;
+        }
+        const char *env = getenv("WARDER_SHDIFF_LINES");
+        size_t lines = env ? strtoul(env, NULL, 10) : 400;
+        env = getenv("WARDER_SHDIFF_SEED");
+        uint64_t x = env ? strtoull(env, NULL, 10) : 20250111;
+        size_t distinct = 0;
+        char prev[2048] = "";
+        for (size_t i = 0; i < lines; i++) {
+                uint8_t bytes[64];
+                for (size_t k = 0; k < sizeof(bytes); k++) {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        bytes[k] = (uint8_t)(x >> 24);
+                }
+                char line[2048], why[2600];
+                shdiff_generate(bytes, sizeof(bytes), line, sizeof(line));
+                distinct += strcmp(line, prev) != 0;
+                strcpy(prev, line);
+                ck_assert_msg(shdiff_check(&d, line, why, sizeof(why)), "%s", why);
+        }
+        fprintf(stderr,
+                "differential: %zu lines (%zu distinct in a row) run %zu times under %zu shells; "
+                "%zu stub calls seen, inspection denied %zu and asked %zu, allowed none\n",
+                d.lines, distinct, d.runs, d.nshells, d.stub_runs, d.denied, d.asked);
+        /* the property has teeth only if the shells really ran stubs */
+        ck_assert_uint_gt(d.stub_runs, lines / 2);
+        shdiff_free(&d);
+}
+END_TEST
+
 /* docs/execute.md: the table of examples is executed here. */
 START_TEST(test_docs_examples)
 {
@@ -1510,6 +1562,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_docs_examples);
         tcase_add_test(tc, test_real_links_and_globs);
         tcase_add_test(tc, test_shell_globs);
+        tcase_add_test(tc, test_differential_shells);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -505,6 +505,8 @@ static int skip_quoted(struct parser *P, struct src *S, uint32_t scope);
 static int parse_dollar(struct parser *P, struct src *S, struct wordb *wb, uint32_t scope,
                         bool in_dq);
 
+static int parse_procsubst(struct parser *P, struct src *S, struct wordb *wb, uint32_t scope);
+
 /* What a scan of nested text reads: ${…}, the body of $((…)), or the body of $[…]. */
 enum nest { NEST_PARAM, NEST_ARITH, NEST_BRACKET };
 
@@ -627,14 +629,21 @@ static int scan_nested(struct parser *P, struct src *S, uint32_t scope, enum nes
                 if (c == '\\') {
                         S->i += S->i + 1 < S->len ? 2 : 1;
                 } else if (c == '\'' && dq_word && S->i >= word) {
-                        /* An ordinary character for dash and bash alike, unless a `}` comes
-                         * before the next one: dash ends the expansion there, bash does not,
-                         * and the two read the rest of the line differently. */
+                        /* An ordinary character for dash (and for bash after - = +): what lies
+                         * up to the next one is read with double-quote rules, so a `$( … )`
+                         * there runs. bash reads the pair as quotes after `?`, and ends the
+                         * expansion at a `}` between them only for dash: where that changes
+                         * how the rest of the line is read, the line cannot be decided. */
                         const char *end = memchr(S->s + S->i + 1, '\'', S->len - S->i - 1);
-                        if (end && memchr(S->s + S->i + 1, '}', (size_t)(end - S->s) - S->i - 1))
-                                note(P, WARDER__SH_UNPARSEABLE,
-                                     "a `'` inside \"${…}\" that dash and bash read differently",
-                                     S->i);
+                        const char *risky = S->s[word - 1] == '?' ? "}\"\\`$" : "}";
+                        for (const char *q = S->s + S->i + 1; end && q < end; q++)
+                                if (strchr(risky, *q)) {
+                                        note(P, WARDER__SH_UNPARSEABLE,
+                                             "a `'` inside \"${…}\" that dash and bash read "
+                                             "differently",
+                                             S->i);
+                                        break;
+                                }
                         S->i++;
                 } else if (c == '\'' && !arith) {
                         rc = skip_quoted(P, S, scope);
@@ -645,6 +654,12 @@ static int scan_nested(struct parser *P, struct src *S, uint32_t scope, enum nes
                                 rc = parse_backtick(P, S, &scratch, scope, in_dq);
                         else
                                 rc = parse_dollar(P, S, &scratch, scope, in_dq);
+                        wordb_reset(&scratch);
+                } else if (mode == NEST_PARAM && (c == '<' || c == '>') && S->i + 1 < S->len &&
+                           S->s[S->i + 1] == '(') {
+                        /* bash performs a process substitution in the word of ${x+…}, and
+                         * inside double quotes too after # % ? */
+                        rc = parse_procsubst(P, S, &scratch, scope);
                         wordb_reset(&scratch);
                 } else if (c == open) {
                         depth++;
