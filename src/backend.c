@@ -964,7 +964,11 @@ WARDER_API int warder_backend_execute(warder_backend *b, const struct warder_exe
                 cstr_free(&c);
                 return rc;
         }
-        struct warder_exec_request copy = *req;
+        /* A version 1 request ends before `cancel`. */
+        struct warder_exec_request copy = WARDER_EXEC_REQUEST_INIT;
+        memcpy(&copy, req,
+               req->version >= 2 ? sizeof(copy) : offsetof(struct warder_exec_request, cancel));
+        copy.version = WARDER_EXEC_REQUEST_VERSION;
         copy.command = c.p;
         struct warder_exec_result tmp;
         memset(&tmp, 0, sizeof(tmp));
