@@ -244,6 +244,12 @@ static const struct {
     /* bash runs a process substitution in the word */
     {"echo ${x+<(cat .env)}", "cat|.env ; echo|${x+<(cat .env)}"},
     {"echo \"${x%%<(cat .env)}\"", "cat|.env ; echo|${x%%<(cat .env)}"},
+    /* … which dash reads as text: both readings count */
+    {"echo \"${v-<(cat <<'EOF'\nx $(cat .env)\nEOF\n)}\"",
+     "cat <<EOF ; cat|.env ; echo|${v-<(cat <<'EOF'\nx $(cat .env)\nEOF\n)}"},
+    /* $(( … )) is matched the way bash matches it, quotes skipped; inside, a `'` is an
+     * ordinary character and the substitution runs */
+    {"echo $(( t9 '$(cat .env)' ))", "cat|.env ; echo|$(( t9 '$(cat .env)' ))"},
     {"echo \"${x#'$(cat .env)'}\"", "echo|${x#'$(cat .env)'}"},
     {"echo \"${x%%'$(cat .env)'}\"", "echo|${x%%'$(cat .env)'}"},
     {"echo \"${x:-\\$(cat .env)}\"", "echo|${x:-\\$(cat .env)}"},

@@ -507,6 +507,30 @@ static int parse_dollar(struct parser *P, struct src *S, struct wordb *wb, uint3
 
 static int parse_procsubst(struct parser *P, struct src *S, struct wordb *wb, uint32_t scope);
 
+/* Reads the process substitution at s[i] (`<(` or `>(`) for its commands, then goes back to
+ * s[i]: the text is read again as the word it also is. A reading that fails is dropped
+ * unless a limit stopped it. */
+static int tentative_procsubst(struct parser *P, struct src *S, uint32_t scope)
+{
+        struct warder__sh_parse *p = P->out;
+        size_t at = S->i, offset = p->offset;
+        unsigned status = p->status, npending = S->npending;
+        const char *why = p->why;
+        struct wordb scratch = {0};
+        wordb_reset(&scratch);
+        int rc = parse_procsubst(P, S, &scratch, scope);
+        wordb_free(&scratch);
+        if (rc == STOP && !(p->status & WARDER__SH_LIMIT)) {
+                p->status = status;
+                p->why = why;
+                p->offset = offset;
+                rc = 0;
+        }
+        S->i = at;
+        S->npending = npending;
+        return rc;
+}
+
 /* What a scan of nested text reads: ${…}, the body of $((…)), or the body of $[…]. */
 enum nest { NEST_PARAM, NEST_ARITH, NEST_BRACKET };
 
@@ -657,10 +681,11 @@ static int scan_nested(struct parser *P, struct src *S, uint32_t scope, enum nes
                         wordb_reset(&scratch);
                 } else if (mode == NEST_PARAM && (c == '<' || c == '>') && S->i + 1 < S->len &&
                            S->s[S->i + 1] == '(') {
-                        /* bash performs a process substitution in the word of ${x+…}, and
-                         * inside double quotes too after # % ? */
-                        rc = parse_procsubst(P, S, &scratch, scope);
-                        wordb_reset(&scratch);
+                        /* bash performs a process substitution in the word of ${x+…} (and
+                         * inside double quotes after # % ?), dash reads it as text: both
+                         * readings count, the first one tentatively */
+                        rc = tentative_procsubst(P, S, scope);
+                        S->i++;
                 } else if (c == open) {
                         depth++;
                         S->i++;
@@ -700,18 +725,30 @@ static int skip_quoted(struct parser *P, struct src *S, uint32_t scope)
 }
 
 /* Whether s[i] (just after `$((` or `((`) starts an arithmetic expansion or command rather
- * than a substitution or subshell that opens with a subshell: its parentheses must close
- * with `))` (a `;` is allowed in a `command`: `for ((i = 0; i < 3; i++))`). Returns the
- * index of that `))`, or 0. */
+ * than a substitution or subshell that opens with a subshell: its parentheses, matched the
+ * way bash matches them (quoted text skipped), must close with `))` (a `;` is allowed only in
+ * a `command`: `for ((i = 0; i < 3; i++))`). Returns the index of that `))`, or 0. */
 static size_t arithmetic_end(const struct src *S, size_t i, bool command)
 {
         int depth = 2;
         for (; i < S->len; i++) {
                 char c = S->s[i];
-                if (c == '\'' || c == '"' || c == '`' || c == '\\' || c == '\n' ||
-                    (c == ';' && !command))
+                if (c == ';' && !command)
                         return 0;
-                if (c == '(') {
+                if (c == '\\') {
+                        i++;
+                } else if (c == '\'' || c == '`') {
+                        const char *end = memchr(S->s + i + 1, c, S->len - i - 1);
+                        if (!end)
+                                return 0;
+                        i = (size_t)(end - S->s);
+                } else if (c == '"') {
+                        for (i++; i < S->len && S->s[i] != '"'; i++)
+                                if (S->s[i] == '\\')
+                                        i++;
+                        if (i >= S->len)
+                                return 0;
+                } else if (c == '(') {
                         depth++;
                 } else if (c == ')') {
                         if (depth == 2)
