@@ -76,108 +76,79 @@ static void gen_stub(struct gen *g)
         put(g, s);
 }
 
-/* ${NAME<op>WORD}, the word in one of several quotings (§5.5.1). */
+/* A shape around one command: prefix, the command, suffix. */
+struct wrap {
+        const char *pre, *post;
+};
+
+static void put_wrapped(struct gen *g, const struct wrap *w, unsigned depth)
+{
+        put(g, w->pre);
+        gen_cmd(g, depth);
+        put(g, w->post);
+}
+
+/* ${NAME<op>WORD}, the word in one of several quotings (§5.5.1): a word, or a command in
+ * single quotes (quotes or ordinary characters, by context), in double quotes, or between a
+ * quote pair that spans words. */
 static void gen_param(struct gen *g, unsigned depth)
 {
         static const char *const names[] = {"v", "HOME"};
         static const char *const ops[] = {"-", ":-", "=", ":=", "+",  ":+",
                                           "?", ":?", "#", "%",  "##", "%%"};
+        static const struct wrap quotings[] = {{"'$(", ")'"}, {"\"$(", ")\""}, {"'\" $(", ") \"'"}};
         put(g, "${");
         put(g, names[pick(g, 2)]);
         put(g, ops[pick(g, 12)]);
-        switch (pick(g, 4)) {
-        case 0:
+        unsigned c = pick(g, 4);
+        if (c == 3)
                 gen_word(g, depth + 1);
-                break;
-        case 1: /* single quotes as written: quotes or ordinary characters, by context */
-                put(g, "'$(");
-                gen_cmd(g, depth + 1);
-                put(g, ")'");
-                break;
-        case 2:
-                put(g, "\"$(");
-                gen_cmd(g, depth + 1);
-                put(g, ")\"");
-                break;
-        default: /* a quote pair around other words */
-                put(g, "'\" $(");
-                gen_cmd(g, depth + 1);
-                put(g, ") \"'");
-                break;
-        }
+        else
+                put_wrapped(g, &quotings[c], depth + 1);
         put(g, "}");
 }
 
+/* Words that hold a command. */
+static const struct wrap word_wraps[] = {
+    {"$(", ")"},
+    {"\"$(", ")\""},
+    {"$(( $(", ") + 1 ))"},
+    {"<(", ")"}, /* bash only; a syntax error for dash */
+};
+
 static void gen_word(struct gen *g, unsigned depth)
 {
+        static const char *const plain[] = {"a", "$((1+2))", "$'\\x61'", "'a b'"};
         if (depth > MAX_DEPTH) {
                 put(g, "a");
                 return;
         }
-        switch (pick(g, 14)) {
-        case 0:
-                put(g, "a");
-                break;
-        case 1:
-                put(g, "$(");
-                gen_cmd(g, depth + 1);
-                put(g, ")");
-                break;
-        case 2:
-                put(g, "\"$(");
-                gen_cmd(g, depth + 1);
-                put(g, ")\"");
-                break;
-        case 3:
-                if (g->in_backtick) {
-                        put(g, "b");
-                        break;
-                }
+        unsigned n = sizeof(word_wraps) / sizeof(word_wraps[0]);
+        unsigned c = pick(g, 10);
+        if (c < n) {
+                put_wrapped(g, &word_wraps[c], depth + 1);
+        } else if (c == n && !g->in_backtick) {
                 put(g, "`");
                 g->in_backtick = true;
                 gen_cmd(g, depth + 1);
                 g->in_backtick = false;
                 put(g, "`");
-                break;
-        case 4: /* single-quoted: runs nothing */
+        } else if (c == n + 1) { /* single-quoted: runs nothing */
                 put_squoted(g, gen_cmd, depth + 1, "$(", ")");
-                break;
-        case 5: /* escaped: runs nothing, except inside backticks */
+        } else if (c == n + 2) { /* escaped: runs nothing, except inside backticks */
                 put(g, "\\$(");
                 gen_stub(g);
                 put(g, ")");
-                break;
-        case 6:
+        } else if (c == n + 3) {
+                bool dq = pick(g, 2);
+                put(g, dq ? "\"" : "");
                 gen_param(g, depth);
-                break;
-        case 7:
-                put(g, "\"");
-                gen_param(g, depth);
-                put(g, "\"");
-                break;
-        case 8:
-                put(g, "$((1+2))");
-                break;
-        case 9:
-                put(g, "$(( $(");
-                gen_cmd(g, depth + 1);
-                put(g, ") + 1 ))");
-                break;
-        case 10: /* bash only; a syntax error for dash */
-                put(g, "<(");
-                gen_cmd(g, depth + 1);
-                put(g, ")");
-                break;
-        case 11:
-                put(g, "$'\\x61'");
-                break;
-        case 12:
+                put(g, dq ? "\"" : "");
+        } else if (c == n + 4) {
                 put(g, "x");
                 gen_word(g, depth + 1);
-                break;
-        default:
-                put(g, "'a b'");
-                break;
+        } else {
+                put(g, plain[pick(g, sizeof(plain) / sizeof(plain[0]))]);
         }
 }
 
@@ -201,111 +172,69 @@ static void gen_arith(struct gen *g, unsigned depth)
         put(g, uses[pick(g, sizeof(uses) / sizeof(uses[0]))]);
 }
 
+/* Commands around one command. */
+static const struct wrap cmd_wraps[] = {
+    {"{ ", "; }"},
+    {"( ", " )"},
+    {"if true; then ", "; fi"},
+    {"for x in a; do ", "; done"},
+    {"f() { ", "; }; f"},
+    {"cat <<EOF\nx $(", ")\nEOF\n"},
+    {"cat <<'EOF'\nx $(", ")\nEOF\n"},
+    {"cat <<-EOF\n\tx $(", ")\nEOF\n"},
+};
+
+/* Commands that run a command given as one quoted word. */
+static const struct wrap cmd_quoted[] = {
+    {"eval ", ""}, {"sh -c ", ""}, {"bash -c ", ""}, {"trap ", " EXIT"}, {"alias a=", "\na"},
+};
+
 static void gen_cmd(struct gen *g, unsigned depth)
 {
         static const char *const ops[] = {" ; ", " && ", " || ", " | "};
-        unsigned c = depth >= MAX_DEPTH ? 0 : pick(g, 21);
-        switch (c) {
-        case 0:
-        case 1:
-        case 2:
+        static const char *const words[] = {"echo ", ": ", "v=", "export v="};
+        unsigned nw = sizeof(cmd_wraps) / sizeof(cmd_wraps[0]);
+        unsigned nq = sizeof(cmd_quoted) / sizeof(cmd_quoted[0]);
+        unsigned c = depth >= MAX_DEPTH ? 0 : pick(g, 11 + nw + nq);
+        if (c < 3) {
                 gen_stub(g);
                 if (pick(g, 2)) {
                         put(g, " ");
                         gen_word(g, depth + 1);
                 }
-                break;
-        case 3:
-                put(g, "echo ");
+        } else if (c < 5) { /* echo WORD, : WORD */
+                put(g, words[c - 3]);
                 gen_word(g, depth + 1);
-                break;
-        case 4:
-                put(g, ": ");
-                gen_word(g, depth + 1);
-                break;
-        case 5:
+        } else if (c == 5) {
                 gen_cmd(g, depth + 1);
                 put(g, ops[pick(g, 4)]);
                 gen_cmd(g, depth + 1);
-                break;
-        case 6: {
-                bool brace = pick(g, 2);
-                put(g, brace ? "{ " : "( ");
-                gen_cmd(g, depth + 1);
-                put(g, brace ? "; }" : " )");
-                break;
-        }
-        case 7:
-                put(g, "if true; then ");
-                gen_cmd(g, depth + 1);
-                put(g, "; fi");
-                break;
-        case 8:
-                put(g, "for x in a; do ");
-                gen_cmd(g, depth + 1);
-                put(g, "; done");
-                break;
-        case 9:
-                put(g, "case ");
-                gen_word(g, depth + 1);
-                put(g, " in *) ");
-                gen_cmd(g, depth + 1);
-                put(g, " ;; esac");
-                break;
-        case 10:
-                put(g, "f() { ");
-                gen_cmd(g, depth + 1);
-                put(g, "; }; f");
-                break;
-        case 11:
-                put(g, "eval ");
-                put_squoted(g, gen_cmd, depth + 1, "", "");
-                break;
-        case 12:
-                put(g, pick(g, 2) ? "sh -c " : "bash -c ");
-                put_squoted(g, gen_cmd, depth + 1, "", "");
-                break;
-        case 13:
-                put(g, pick(g, 2) ? "v=" : "export v=");
+        } else if (c == 6) { /* v=WORD; CMD */
+                put(g, words[2 + pick(g, 2)]);
                 gen_word(g, depth + 1);
                 put(g, "; ");
                 gen_cmd(g, depth + 1);
-                break;
-        case 14: {
-                static const char *const open[] = {"cat <<EOF\n", "cat <<'EOF'\n",
-                                                   "cat <<-EOF\n\t"};
-                put(g, open[pick(g, 3)]);
-                put(g, "x $(");
-                gen_cmd(g, depth + 1);
-                put(g, ")\nEOF\n");
-                break;
-        }
-        case 15:
+        } else if (c == 7) {
+                put(g, "case ");
+                gen_word(g, depth + 1);
+                put_wrapped(g, &(struct wrap){" in *) ", " ;; esac"}, depth + 1);
+        } else if (c == 8) {
                 gen_arith(g, depth);
-                break;
-        case 16:
-                put(g, "trap ");
-                put_squoted(g, gen_cmd, depth + 1, "", "");
-                put(g, " EXIT");
-                break;
-        case 17:
-                put(g, "alias a=");
-                put_squoted(g, gen_cmd, depth + 1, "", "");
-                put(g, "\na");
-                break;
-        case 18:
+        } else if (c == 9) {
                 gen_cmd(g, depth + 1);
                 put(g, pick(g, 2) ? " > out" : " 2>&1 </dev/null");
-                break;
-        case 19:
-                put(g, "echo ");
+        } else if (c < 10 + nw) {
+                put_wrapped(g, &cmd_wraps[c - 10], depth + 1);
+        } else if (c < 10 + nw + nq) {
+                const struct wrap *w = &cmd_quoted[c - 10 - nw];
+                put(g, w->pre);
+                put_squoted(g, gen_cmd, depth + 1, "", "");
+                put(g, w->post);
+        } else { /* echo ${…}, quoted or not */
+                bool dq = pick(g, 2);
+                put(g, dq ? "echo \"" : "echo ");
                 gen_param(g, depth);
-                break;
-        default:
-                put(g, "echo \"");
-                gen_param(g, depth);
-                put(g, "\"");
-                break;
+                put(g, dq ? "\"" : "");
         }
 }
 
