@@ -1541,7 +1541,7 @@ END_TEST
 /* ---- issue 11: seven ways past command inspection ----------------------------------------- */
 
 /* More of the tree for them: symbolic links to directories (sub, the root, .ssh, a directory
- * under vault), a second secret in sub/, and a script named `echo` the agent wrote. */
+ * under vault from d/), a second secret in sub/, and a script named `echo` the agent wrote. */
 static void shell_fixture(void)
 {
         command_fixture();
@@ -1552,7 +1552,8 @@ static void shell_fixture(void)
         lnk("sub", at(W, "lsub"));
         lnk(".", at(W, "lroot"));
         lnk(".ssh", at(W, "keys"));
-        lnk("vault/pub/sub", at(W, "lv"));
+        mkd(at(W, "d"));
+        lnk("../vault/pub/sub", at(W, "d/lv"));
         put(at(W, "echo"), "#!/bin/sh\ncat \"$@\"\n");
         ck_assert_int_eq(chmod(at(W, "echo"), 0755), 0);
 }
@@ -1587,7 +1588,7 @@ static const struct shell_attack {
     {"cat lr*/.e*", false, WARDER_DENY},
     {"cat k*/id*", false, WARDER_DENY},
     {"head ./l*/sub/.en?", false, WARDER_DENY},
-    {"cat lv/../../ke?", false, WARDER_DENY},
+    {"cat d/lv/../../ke?", false, WARDER_DENY}, /* lexically ./ke?, for the kernel vault/ke? */
     {"cat .[e]nv", false, WARDER_DENY},
     {"cat .[d-f]n[v]", false, WARDER_DENY},
     /* 4. the data-only builtins are the builtins (§5.4.2) */
