@@ -135,7 +135,9 @@ static void shells_free(void)
 static void against_the_shells(const uint8_t *data, size_t size)
 {
         if (shells_state == 0) {
-                shells_state = shdiff_init(&shells) ? 1 : -1;
+                /* WARDER_FUZZ_SHELLS=0 leaves the shells out (a quicker run of the rest) */
+                const char *on = getenv("WARDER_FUZZ_SHELLS");
+                shells_state = on && strcmp(on, "0") == 0 ? -1 : shdiff_init(&shells) ? 1 : -1;
                 if (shells_state == 1)
                         atexit(shells_free);
         }

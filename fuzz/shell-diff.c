@@ -348,7 +348,7 @@ static unsigned run(struct shdiff *d, const char *shell, const char *line)
                 dup2(null, 0);
                 dup2(null, 1);
                 dup2(null, 2);
-                alarm(5);
+                alarm(2);
                 char path[160], trace[128], home[128];
                 snprintf(path, sizeof(path), "PATH=%s:/usr/bin:/bin", d->bin);
                 snprintf(trace, sizeof(trace), "WARDER_TRACE=%s", d->trace);
@@ -368,7 +368,7 @@ static unsigned run(struct shdiff *d, const char *shell, const char *line)
                         break; /* ECHILD: the group is gone */
                 if (w > 0)
                         continue;
-                if (tries == 1000) /* 5 s */
+                if (tries == 420) /* 2 s: under libFuzzer's per-input timeout */
                         kill(-pid, SIGKILL);
                 usleep(tries < 20 ? 250 : 5000);
         }
