@@ -202,54 +202,104 @@ static bool names_var(const char *s, size_t len, const char *name, size_t n)
         return false;
 }
 
-/* Builtins whose arguments are data, never names of files (§5.4.2), when nothing redefines
- * them. */
-static const char *const data_only_builtins[] = {"echo", "printf", "true", "false", ":", NULL};
-
 /* Whether `word` appears in `s` as a whole word (not inside a longer name). */
-static bool has_word(const char *s, size_t len, const char *word)
-{
-        size_t n = strlen(word);
-        const char *end = s + len;
-        for (const char *p = s; (p = memmem(p, (size_t)(end - p), word, n)); p++)
-                if ((p == s || !ident_char(p[-1])) && (p + n == end || !ident_char(p[n])))
-                        return true;
-        return false;
-}
-
 /*
- * Whether `s` (quotes removed) may give a data-only builtin another meaning (§5.4.2): `enable`
+ * One pass over the words of `s` (quotes removed) for what changes the meaning of later
+ * commands: *redefined when a data-only builtin may mean something else (§5.4.2) — `enable`
  * (bash turns builtins off), `hash` (bash binds a name to a path), `alias` (dash expands
- * aliases in scripts), a function of that name (`echo() …`, `function echo`), or a new PATH
- * (a disabled builtin, or a wrapper such as `env`, looks the name up there).
+ * aliases in scripts), a function of that name (`echo() …`, `function echo`, `:() …`), or a
+ * new PATH (a disabled builtin, or a wrapper such as `env`, looks the name up there);
+ * *globs when globs may expand otherwise (§5.5) — `shopt` (dotglob, nocaseglob, globstar,
+ * extglob …), zsh's `setopt`, a new GLOBIGNORE or BASHOPTS. A variable counts as set where
+ * names_var() says so.
  */
-static bool redefines_builtins(const char *s, size_t len)
+static void scan_redefinitions(const char *s, size_t len, bool *redefined, bool *globs)
 {
-        if (has_word(s, len, "enable") || has_word(s, len, "hash") || has_word(s, len, "alias") ||
-            names_var(s, len, "PATH", 4))
-                return true;
-        const char *end = s + len;
-        for (const char *const *b = data_only_builtins; *b; b++) {
-                size_t n = strlen(*b);
-                for (const char *p = s; (p = memmem(p, (size_t)(end - p), *b, n)); p++) {
-                        if (p > s && ident_char(p[-1]))
-                                continue;
-                        const char *q = p + n;
-                        if (q < end && ident_char(*q))
-                                continue;
-                        while (q < end && (*q == ' ' || *q == '\t'))
-                                q++;
-                        if (q < end && *q == '(')
-                                return true; /* echo() { … } */
-                        const char *r = p;
-                        while (r > s && (r[-1] == ' ' || r[-1] == '\t'))
-                                r--;
-                        if (r - s >= 8 && memcmp(r - 8, "function", 8) == 0 &&
-                            (r - 8 == s || !ident_char(r[-9])))
-                                return true;
+        enum { REDEF, REDEF_IF_SET, GLOBS, GLOBS_IF_SET, BUILTIN, FUNCTION };
+        static const struct {
+                const char *word;
+                unsigned char len, kind;
+        } words[] = {
+            {"enable", 6, REDEF},
+            {"hash", 4, REDEF},
+            {"alias", 5, REDEF},
+            {"PATH", 4, REDEF_IF_SET},
+            {"shopt", 5, GLOBS},
+            {"setopt", 6, GLOBS},
+            {"GLOBIGNORE", 10, GLOBS_IF_SET},
+            {"BASHOPTS", 8, GLOBS_IF_SET},
+            {"echo", 4, BUILTIN},
+            {"printf", 6, BUILTIN},
+            {"true", 4, BUILTIN},
+            {"false", 5, BUILTIN},
+            {"function", 8, FUNCTION},
+        };
+        bool after_function = false;
+        for (size_t i = 0; i < len;) {
+                if (!ident_char(s[i])) {
+                        if (s[i] == ':') { /* :() { … } */
+                                size_t q = i + 1;
+                                while (q < len && (s[q] == ' ' || s[q] == '\t'))
+                                        q++;
+                                if (q < len && s[q] == '(')
+                                        *redefined = true;
+                        }
+                        i++;
+                        continue;
                 }
+                size_t j = i;
+                while (j < len && ident_char(s[j]))
+                        j++;
+                bool function = false;
+                /* most words are none of these: their length or first letter tells */
+                const unsigned lens = 1u << 4 | 1u << 5 | 1u << 6 | 1u << 8 | 1u << 10;
+                if (j - i > 10 || !(lens >> (j - i) & 1u) || !strchr("ehaPsGBptf", s[i])) {
+                        after_function = false;
+                        i = j;
+                        continue;
+                }
+                for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
+                        if (words[w].len != j - i || words[w].word[0] != s[i] ||
+                            memcmp(s + i, words[w].word, j - i) != 0)
+                                continue;
+                        /* as names_var(): not set right after `$`, nor inside `${…}` unless
+                         * that assigns */
+                        bool set =
+                            !(i > 0 && s[i - 1] == '$') &&
+                            !(i > 1 && s[i - 1] == '{' && s[i - 2] == '$' &&
+                              !(j < len &&
+                                (s[j] == '=' || (s[j] == ':' && j + 1 < len && s[j + 1] == '='))));
+                        size_t q = j;
+                        while (q < len && (s[q] == ' ' || s[q] == '\t'))
+                                q++;
+                        switch (words[w].kind) {
+                        case REDEF_IF_SET:
+                                if (!set)
+                                        break;
+                                /* fall through */
+                        case REDEF:
+                                *redefined = true;
+                                break;
+                        case GLOBS_IF_SET:
+                                if (!set)
+                                        break;
+                                /* fall through */
+                        case GLOBS:
+                                *globs = true;
+                                break;
+                        case BUILTIN:
+                                if (after_function || (q < len && s[q] == '('))
+                                        *redefined = true;
+                                break;
+                        default:
+                                function = true;
+                                break;
+                        }
+                        break;
+                }
+                after_function = function;
+                i = j;
         }
-        return false;
 }
 
 /*
@@ -275,12 +325,7 @@ static int mark_rebound(struct insp *I, const char *text, size_t len)
         }
         I->home_rebound = I->home_rebound || names_var(b.data, b.len, "HOME", 4);
         I->cdpath_rebound = I->cdpath_rebound || names_var(b.data, b.len, "CDPATH", 6);
-        I->builtins_redefined = I->builtins_redefined || redefines_builtins(b.data, b.len);
-        /* bash's dotglob, nocaseglob, globstar, extglob … and zsh's setopt change what a glob
-         * matches */
-        I->glob_opts =
-            I->glob_opts || has_word(b.data, b.len, "shopt") || has_word(b.data, b.len, "setopt") ||
-            names_var(b.data, b.len, "GLOBIGNORE", 10) || names_var(b.data, b.len, "BASHOPTS", 8);
+        scan_redefinitions(b.data, b.len, &I->builtins_redefined, &I->glob_opts);
         warder__buf_free(&b);
         return 0;
 }
@@ -562,7 +607,10 @@ static int decide_subtree(struct insp *I, enum warder_op op, const char *segment
 {
         if (st == ST_IF_DIR && !I->ls)
                 return 0; /* whether it is a directory cannot be known: nothing to add */
-        int type = -2;    /* not looked at yet */
+        /* nothing the rules beneath say can raise the answer further */
+        if (I->have_best && I->best.action >= (I->ls ? WARDER_DENY : WARDER_ASK))
+                return 0;
+        int type = -2; /* not looked at yet */
         const char *forms[2] = {I->path.data, real && strcmp(real, I->path.data) ? real : NULL};
         int rc = 0;
         for (int f = 0; f < 2 && !rc && forms[f] && !is_final(I); f++) {
@@ -1023,9 +1071,89 @@ static enum wrap unwrap(const struct xword *x, size_t i, size_t n, size_t *next,
         return W_YES;
 }
 
-static const char *const write_cmds[] = {"tee", "touch", "rm",    "rmdir",    "mkdir",   "mv",
-                                         "ln",  "chmod", "chown", "truncate", "install", NULL};
-static const char *const shells[] = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", NULL};
+/* What inspection knows of a command by its name (§5.3–§5.5). */
+enum {
+        C_WRITE = 1u << 0,     /* its arguments are written (§5.4) */
+        C_TWO_WAY = 1u << 1,   /* mv ln install cp: sources read and written (§5.4) */
+        C_DATA = 1u << 2,      /* a data-only builtin (§5.4.2) */
+        C_SHELL = 1u << 3,     /* runs the script of -c, or its input (§5.3) */
+        C_DECL = 1u << 4,      /* declare and its kin: -i, NAME[…] (§5.5.2) */
+        C_NAMES = 1u << 5,     /* takes variable names, NAME[…] (§5.5.2) */
+        C_VOPT = 1u << 6,      /* -v NAME[…] (§5.5.2) */
+        C_LET = 1u << 7,       /* arithmetic arguments (§5.5.2) */
+        C_RECURSIVE = 1u << 8, /* acts on whole trees (§5.4.1) */
+};
+
+struct cmd_info {
+        const char *name;
+        unsigned flags;
+        const char *rflags; /* options that make it act on whole trees (§5.4.1) */
+};
+
+/* Sorted by name (strcmp order) for bsearch. */
+static const struct cmd_info commands[] = {
+    {":", C_DATA, NULL},
+    {"[", C_VOPT, NULL},
+    {"[[", C_VOPT, NULL},
+    {"ash", C_SHELL, NULL},
+    {"bash", C_SHELL, NULL},
+    {"chgrp", 0, "R"},
+    {"chmod", C_WRITE, "R"},
+    {"chown", C_WRITE, "R"},
+    {"cp", C_TWO_WAY, "rRa"},
+    {"dash", C_SHELL, NULL},
+    {"declare", C_DECL, NULL},
+    {"echo", C_DATA, NULL},
+    {"egrep", 0, "rR"},
+    {"export", C_DECL, NULL},
+    {"false", C_DATA, NULL},
+    {"fgrep", 0, "rR"},
+    {"getopts", C_NAMES, NULL},
+    {"grep", 0, "rR"},
+    {"install", C_WRITE | C_TWO_WAY, NULL},
+    {"ksh", C_SHELL, NULL},
+    {"let", C_LET, NULL},
+    {"ln", C_WRITE | C_TWO_WAY, NULL},
+    {"local", C_DECL, NULL},
+    {"mapfile", C_NAMES, NULL},
+    {"mkdir", C_WRITE, NULL},
+    {"mksh", C_SHELL, NULL},
+    {"mv", C_WRITE | C_TWO_WAY, NULL},
+    {"printf", C_DATA | C_VOPT, NULL},
+    {"read", C_NAMES, NULL},
+    {"readarray", C_NAMES, NULL},
+    {"readonly", C_DECL, NULL},
+    {"rm", C_WRITE, "rR"},
+    {"rmdir", C_WRITE, NULL},
+    {"rsync", C_RECURSIVE, NULL},
+    {"sh", C_SHELL, NULL},
+    {"tar", C_RECURSIVE, NULL},
+    {"tee", C_WRITE, NULL},
+    {"test", C_VOPT, NULL},
+    {"touch", C_WRITE, NULL},
+    {"true", C_DATA, NULL},
+    {"truncate", C_WRITE, NULL},
+    {"typeset", C_DECL, NULL},
+    {"unset", C_NAMES, NULL},
+    {"wait", C_NAMES, NULL},
+    {"zsh", C_SHELL, NULL},
+};
+
+static int cmd_cmp(const void *key, const void *elem)
+{
+        return strcmp(key, ((const struct cmd_info *)elem)->name);
+}
+
+/* The entry of `cmd`, or an empty one. */
+static const struct cmd_info *cmd_info(const char *cmd)
+{
+        static const struct cmd_info none = {"", 0, NULL};
+        const struct cmd_info *c =
+            cmd ? bsearch(cmd, commands, sizeof(commands) / sizeof(commands[0]),
+                          sizeof(commands[0]), cmd_cmp)
+                : NULL;
+        return c ? c : &none;
+}
 
 struct segctx {
         const struct warder__sh_parse *p;
@@ -1053,23 +1181,19 @@ static bool is_numeric_test_op(const struct warder__sh_word *w)
  * operators of `[[ … ]]` (which the splitter may have cut at `&&` or `||`).
  */
 static int decide_arith_builtins(struct insp *I, const struct segctx *C, size_t name,
-                                 const char *cmd)
+                                 const char *cmd, const struct cmd_info *info)
 {
-        static const char *const decl[] = {"declare", "typeset",  "local",
-                                           "export",  "readonly", NULL};
-        static const char *const namers[] = {"unset",     "read", "getopts", "mapfile",
-                                             "readarray", "wait", NULL};
-        static const char *const v_opt[] = {"printf", "test", "[", "[[", NULL};
         const struct warder__sh_word *w = C->w;
         size_t n = C->n;
         int rc = 0;
-        bool is_decl = cmd && in_list(cmd, decl);
-        bool names = is_decl || (cmd && in_list(cmd, namers));
-        bool after_v = cmd && in_list(cmd, v_opt);
+        unsigned f = info->flags;
+        if (!(f & (C_DECL | C_NAMES | C_VOPT | C_LET)) && !I->dbracket)
+                return 0;
+        bool is_decl = f & C_DECL, names = f & (C_DECL | C_NAMES), after_v = f & C_VOPT;
         for (size_t k = name + 1; cmd && k < n && !rc && !is_final(I); k++) {
                 const char *t = w[k].text;
                 size_t tl = w[k].len;
-                if (streq(cmd, "let")) {
+                if (f & C_LET) {
                         rc = decide_arith(I, t, tl, C->text);
                         continue;
                 }
@@ -1473,6 +1597,7 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                 else
                         cmd = base_name(x[name].s);
         }
+        const struct cmd_info *info = cmd_info(cmd);
         /* Arguments before the command name: assignments and wrapper options. */
         for (size_t k = 0; k < name && k < n && !rc; k++) {
                 if (k == 0 && !is_assignment(p, &w[k]))
@@ -1488,7 +1613,7 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                 const char *body = NULL;
                 size_t body_len = 0;
                 bool body_unknown = false;
-                if (in_list(cmd, shells)) {
+                if (info->flags & C_SHELL) {
                         bool c_flag = false, s_flag = false;
                         size_t k = name + 1;
                         for (; k < n; k++) {
@@ -1610,31 +1735,24 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                 }
         }
         if (!rc && n > 0)
-                rc = decide_arith_builtins(I, &C, name, cmd);
+                rc = decide_arith_builtins(I, &C, name, cmd, info);
         /* §5.4.2: data only when the shell runs its own builtin of that exact name */
-        bool builtin_run = name < n && !memchr(x[name].s ? x[name].s : "/", '/', x[name].len);
+        bool builtin_run =
+            (info->flags & C_DATA) && name < n && x[name].s && !memchr(x[name].s, '/', x[name].len);
         for (size_t k = 0; k < name && builtin_run; k++)
                 if (wrapper[k] && !streq(x[k].s, "command") && !streq(x[k].s, "builtin") &&
                     !streq(x[k].s, "time"))
                         builtin_run = false; /* env, nice, exec, xargs, sudo … run a program */
-        bool no_path =
-            cmd && builtin_run && !I->builtins_redefined && in_list(cmd, data_only_builtins);
-        bool all_write = cmd && in_list(cmd, write_cmds);
+        bool no_path = builtin_run && !I->builtins_redefined && (info->flags & C_DATA);
+        bool all_write = info->flags & C_WRITE;
         /* §5.4: moving, linking or copying a file makes its contents readable under the new
          * name, so the sources of these are decided for read and for write */
-        bool two_way = cmd && (streq(cmd, "mv") || streq(cmd, "cp") || streq(cmd, "ln") ||
-                               streq(cmd, "install"));
+        bool two_way = info->flags & C_TWO_WAY;
         bool is_dd = cmd && streq(cmd, "dd");
         bool is_sed_i = false, target_dir = false;
         /* §5.4.1: commands that act on everything beneath a directory argument */
-        bool recursive = cmd && (streq(cmd, "rsync") || streq(cmd, "tar"));
-        const char *rflags =
-            !cmd                                                                   ? NULL
-            : streq(cmd, "rm")                                                     ? "rR"
-            : streq(cmd, "cp")                                                     ? "rRa"
-            : in_list(cmd, (const char *const[]){"chmod", "chown", "chgrp", NULL}) ? "R"
-            : in_list(cmd, (const char *const[]){"grep", "egrep", "fgrep", NULL})  ? "rR"
-                                                                                   : NULL;
+        bool recursive = info->flags & C_RECURSIVE;
+        const char *rflags = info->rflags;
         size_t last_operand = n, noperands = 0;
         bool opts = true;
         for (size_t k = name + 1; k < n && cmd; k++) {
@@ -1842,8 +1960,9 @@ static int inspect_line(struct insp *I, const char *line, size_t len, unsigned d
                 if (warder__ruleset_match_execute(I->rs, sq.data, sq.len, true, &d))
                         rc = consider(I, &d, sq.data, NULL, WARDER_OP_EXECUTE);
         }
-        if (!rc && memmem(line, len, "[[", 2))
-                I->dbracket = true;
+        for (const char *b = line;
+             !rc && !I->dbracket && (b = memchr(b, '[', len - (size_t)(b - line))); b++)
+                I->dbracket = b + 1 < line + len && b[1] == '[';
         for (size_t k = 0; !rc && k < p.narith && !is_final(I); k++)
                 rc = decide_arith(I, p.arith[k].text, p.arith[k].len, sq.data);
         if (!rc && p.status) {

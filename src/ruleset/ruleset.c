@@ -711,14 +711,12 @@ bool warder__ruleset_subtree(const warder_ruleset *rs, enum warder_op op, const 
                 for (size_t i = 0; i <= sl; i++)
                         folded[i] = (char)(slashed[i] >= 'A' && slashed[i] <= 'Z' ? slashed[i] + 32
                                                                                   : slashed[i]);
-                for (size_t i = 0; i < o->n; i++) {
-                        const struct warder__rule *r = &o->rules[i];
-                        if (r->action == WARDER_ALLOW ||
-                            (best >= 0 && r->action <= o->rules[best].action))
-                                continue;
-                        if (warder__rule_beneath(r, slashed, sl, folded))
-                                best = (long)i;
-                }
+                /* deny rules first: the first that can match decides */
+                for (int pass = WARDER_DENY; pass >= WARDER_ASK && best < 0; pass--)
+                        for (size_t i = 0; i < o->n && best < 0; i++)
+                                if (o->rules[i].action == (enum warder_action)pass &&
+                                    warder__rule_beneath(&o->rules[i], slashed, sl, folded))
+                                        best = (long)i;
         }
         if (slashed != small)
                 free(slashed);
