@@ -1394,6 +1394,15 @@ START_TEST(test_shell_globs)
                               d.candidate ? d.candidate : "", d.note ? d.note : "");
                 warder_decision_clear(&d);
         }
+        /* a context of version 1 has no `ls`: it is accepted, and its globs are unknown */
+        ctx.version = 1;
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert_int_eq(warder_ruleset_check_command(rs, "cat ls*/.e*", 11, &ctx, &d, NULL), 0);
+        ck_assert_int_eq(d.action, WARDER_ASK);
+        warder_decision_clear(&d);
+        ctx.version = WARDER_COMMAND_CONTEXT_VERSION + 1;
+        ck_assert_int_eq(warder_ruleset_check_command(rs, "cat x", 5, &ctx, &d, NULL),
+                         WARDER_EINVAL);
         warder_backend_free(b);
         warder_ruleset_free(rs);
         char cmd[4200];

@@ -268,7 +268,8 @@ WARDER_API size_t warder_ruleset_test_count(const warder_ruleset *rs);
 WARDER_API int warder_ruleset_run_tests(const warder_ruleset *rs, warder_test_fn fn, void *ud,
                                         size_t *passed, size_t *failed, struct warder_error *err);
 
-/* What a command inspection may consult (§5.4–§5.6); every member is optional. */
+/* What a command inspection may consult (§5.4–§5.6); every member is optional. Initialise
+ * with WARDER_COMMAND_CONTEXT_INIT; a context of version 1 (without `ls`) is still accepted. */
 struct warder_command_context {
         unsigned version;
         const char *cwd;        /* absolute starting directory; NULL: the ruleset's root */
