@@ -300,9 +300,8 @@ class Attacks(Base):
                 got, out, err = self.decide(agent, self.event(agent, tool, {"command": cmd}))
                 self.assertEqual(got, want, f"{agent} {cmd}: {out}{err}")
         self.assertEqual(self.check("execute", "sudo mkfs.ext4 /dev/sda1"), "deny")
-        # `warder check execute` decides paths on their literal form only (its help says so):
-        # it asks for `cat notes.txt`; the hook, like `warder exec`, resolves the link
-        self.assertEqual(self.check("execute", "cat notes.txt"), "ask")
+        # `warder check execute`, the hook and `warder exec` all resolve the link (§5.4)
+        self.assertEqual(self.check("execute", "cat notes.txt"), "deny")
         got, _, _ = self.decide("claude-code", self.event("claude-code", "Bash",
                                                           {"command": "cat notes.txt"}))
         self.assertEqual(got, "deny")
