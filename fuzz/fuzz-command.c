@@ -15,12 +15,18 @@
  *    those ending in an odd run of backslashes (`echo \; cat …` runs echo). After `<<` the
  *    bar is `ask`: the suffix may spoil a here-document's end line, so the shell runs no
  *    `cat`, and inspection reads the body as commands (at least ask when it cannot parse).
+ *  - against the real shells (shell-diff.h): an input that starts with a NUL byte also chooses,
+ *    with the bytes after it, a generated line that hides calls of tracing stubs in
+ *    substitutions, parameter expansions, arithmetic, here-documents and nested shells; the
+ *    line runs under dash and bash, and for every stub that ran, inspection must not allow the
+ *    line under a ruleset that denies that stub.
  */
 #include <stdbool.h>
 #include <string.h>
 
 #include "fixture-rules.h"
 #include "fuzz.h"
+#include "shell-diff.h"
 #include "warder/error.h"
 #include "warder/ruleset.h"
 
@@ -117,10 +123,37 @@ static enum warder_action decide(const char *cmd, size_t len, bool *undeterminab
         return a;
 }
 
+static struct shdiff shells;
+static int shells_state; /* 0 not yet, 1 ready, -1 unavailable */
+
+static void shells_free(void)
+{
+        shdiff_free(&shells);
+}
+
+/* The differential property against dash and bash, for inputs that start with a NUL. */
+static void against_the_shells(const uint8_t *data, size_t size)
+{
+        if (shells_state == 0) {
+                /* WARDER_FUZZ_SHELLS=0 leaves the shells out (a quicker run of the rest) */
+                const char *on = getenv("WARDER_FUZZ_SHELLS");
+                shells_state = on && strcmp(on, "0") == 0 ? -1 : shdiff_init(&shells) ? 1 : -1;
+                if (shells_state == 1)
+                        atexit(shells_free);
+        }
+        if (shells_state < 0 || shells.nshells == 0)
+                return;
+        char line[2048], why[2600];
+        shdiff_generate(data, size, line, sizeof(line));
+        FUZZ_CHECK(shdiff_check(&shells, line, why, sizeof(why)), "%s", why);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         if (!rules)
                 LLVMFuzzerInitialize(NULL, NULL);
+        if (size > 1 && data[0] == '\0')
+                against_the_shells(data + 1, size - 1);
         const char *cmd = (const char *)data;
         const char *nul = memchr(data, '\0', size);
         struct warder_decision d = WARDER_DECISION_INIT;

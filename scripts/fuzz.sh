@@ -3,8 +3,8 @@
 # Builds the libFuzzer harnesses (clang, ASan+UBSan) in build-fuzz and runs each one for a
 # bounded time on a scratch copy of its corpus (the repository is never written to).
 # Usage: scripts/fuzz.sh [SECONDS_PER_HARNESS] [HARNESS...]
-#   SECONDS_PER_HARNESS  default 60; HARNESS: path, glob, ruleset, command, guard, serve, mcp (default:
-#   all of them).
+#   SECONDS_PER_HARNESS  default 60; HARNESS: path, glob, ruleset, command, guard, serve, mcp,
+#   hook (default: all of them).
 # Environment: FUZZ_BUILDDIR (default build-fuzz), FUZZ_RSS_MB (default 2048),
 #   FUZZ_TIMEOUT (seconds per input, default 10), FUZZ_ARGS (extra libFuzzer flags).
 # Exit status: 0 when no harness found anything, 1 on a finding or a build failure.
@@ -29,6 +29,7 @@ max_len() {
     guard) echo 1024 ;;
     serve) echo 8192 ;;
     mcp) echo 8192 ;;
+    hook) echo 4096 ;;
     *) echo 4096 ;;
   esac
 }
@@ -49,7 +50,7 @@ if ! ninja -C "$builddir" >"$builddir/fuzz-build.log" 2>&1; then
   exit 1
 fi
 
-all=(path glob ruleset command guard serve mcp)
+all=(path glob ruleset command guard serve mcp hook)
 if [ $# -gt 0 ]; then
   for name in "$@"; do
     case " ${all[*]} " in *" $name "*) ;; *) echo "fuzz.sh: unknown harness '$name'" >&2; exit 2 ;; esac

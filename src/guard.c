@@ -779,38 +779,30 @@ static int ctx_realpath(void *ud, const char *literal, char **out)
         return warder_backend_realpath(g->inner, literal, strlen(literal), out, NULL);
 }
 
-/* Length of the directory part of an absolute pattern that holds no glob syntax: the base to
- * walk from (a backend confined to a root refuses to walk from "/"). */
-static size_t glob_base_len(const char *pattern)
-{
-        size_t base = 1, i = 0;
-        for (;;) {
-                size_t start = i + 1, j = start;
-                while (pattern[j] && pattern[j] != '/')
-                        j++;
-                if (!pattern[j] || strcspn(pattern + start, "*?[\\{") < j - start)
-                        return base;
-                base = j;
-                i = j;
-        }
-}
-
-static int ctx_glob(void *ud, const char *pattern, char ***out, size_t *count)
+/* Lists a directory of the inner backend for command inspection (§5.4.1, §5.5): names, each
+ * followed by `/` when it is a directory or a symbolic link. */
+static int ctx_ls(void *ud, const char *dir, char ***out, size_t *count)
 {
         struct guard *g = ud;
         struct warder_entries e = {0};
-        if (pattern[0] != '/')
-                return WARDER_EINVAL;
-        int rc =
-            warder_backend_glob(g->inner, pattern, pattern, glob_base_len(pattern), 0, &e, NULL);
+        int rc = warder_backend_ls(g->inner, dir, strlen(dir), 0, &e, NULL);
         if (rc)
                 return rc;
         char **v = calloc(e.count ? e.count : 1, sizeof(*v));
         if (!v)
                 rc = WARDER_ENOMEM;
-        for (size_t i = 0; !rc && i < e.count; i++)
-                if (!(v[i] = strdup(e.items[i].path ? e.items[i].path : "")))
+        for (size_t i = 0; !rc && i < e.count; i++) {
+                const struct warder_entry *en = &e.items[i];
+                bool dirish = en->type == WARDER_ENTRY_DIR || en->type == WARDER_ENTRY_SYMLINK;
+                size_t n = strlen(en->name);
+                if (!(v[i] = malloc(n + 2))) {
                         rc = WARDER_ENOMEM;
+                        break;
+                }
+                memcpy(v[i], en->name, n);
+                v[i][n] = '/';
+                v[i][n + dirish] = '\0';
+        }
         if (rc && v) {
                 for (size_t i = 0; i < e.count; i++)
                         free(v[i]);
@@ -824,7 +816,8 @@ static int ctx_glob(void *ud, const char *pattern, char ***out, size_t *count)
 }
 
 /* Decides a command line the way the guard would run it: cwd and environment of the request
- * (or the guard's), paths resolved and globs expanded through the inner backend. */
+ * (or the guard's), paths resolved, directories listed and globs expanded through the inner
+ * backend. */
 static int decide_command(struct request *r, const char *cmd, size_t len, const char *cwd,
                           const char *const *env, struct warder_decision *d,
                           struct warder_error *err)
@@ -834,7 +827,7 @@ static int decide_command(struct request *r, const char *cmd, size_t len, const 
         ctx.env = env ? env : (const char *const *)r->g->env;
         if (r->g->inner_realpath)
                 ctx.realpath = ctx_realpath;
-        ctx.glob = ctx_glob;
+        ctx.ls = ctx_ls; /* globs are expanded by the inspector itself, as the shell does */
         ctx.ud = r->g;
         return warder_ruleset_check_command(r->rs, cmd, len, &ctx, d, err);
 }
@@ -1093,6 +1086,33 @@ WARDER_API int warder_guard_check(warder_backend *guard, enum warder_op op, cons
         warder_decision_clear(&d);
         free(real);
         warder__buf_free(&lit);
+        request_end(&r);
+        return rc;
+}
+
+WARDER_API int warder_guard_check_command(warder_backend *guard, const char *command, size_t len,
+                                          const char *cwd, struct warder_decision *out,
+                                          struct warder_error *err)
+{
+        if (!warder_guard_is(guard) || !out || !command)
+                return warder_error_set(err, WARDER_EINVAL, "guard check: invalid argument");
+        if (!len)
+                return warder_error_set(err, WARDER_EINVAL, "execute: empty command");
+        if (memchr(command, '\0', len))
+                return warder_error_set(err, WARDER_EINVAL, "execute: command contains a NUL byte");
+        struct request r;
+        request_begin(&r, guard_of(guard));
+        struct warder__buf dir = WARDER__BUF_INIT;
+        struct warder_decision d = WARDER_DECISION_INIT;
+        int rc = 0;
+        if (cwd)
+                rc = warder__path_normalize_buf(&dir, r.root, r.home, NULL, cwd, strlen(cwd), err);
+        if (!rc)
+                rc = decide_command(&r, command, len, cwd ? dir.data : NULL, NULL, &d, err);
+        if (!rc && (rc = warder_decision_copy(out, &d)))
+                warder_error_set(err, rc, "out of memory");
+        warder_decision_clear(&d);
+        warder__buf_free(&dir);
         request_end(&r);
         return rc;
 }

@@ -80,7 +80,7 @@ WARDER_API int warder_command_context_init(struct warder_command_context *ctx, u
 {
         static const struct warder_command_context tmpl = WARDER_COMMAND_CONTEXT_INIT;
         INIT(ctx, version, WARDER_COMMAND_CONTEXT_VERSION, tmpl,
-             sizeof(struct warder_command_context));
+             offsetof(struct warder_command_context, ls), sizeof(struct warder_command_context));
 }
 
 /* ---- unversioned structs ----------------------------------------------------------------- */

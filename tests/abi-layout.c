@@ -107,6 +107,7 @@ int main(void)
         MEMBER(warder_command_context, realpath);
         MEMBER(warder_command_context, glob);
         MEMBER(warder_command_context, ud);
+        MEMBER(warder_command_context, ls);
         STRUCT(warder_bytes);
         MEMBER(warder_bytes, data);
         MEMBER(warder_bytes, len);

@@ -1178,15 +1178,18 @@ static const char *run_sh(const char *shell, const char *cmd)
 }
 
 /* The execute rules allow everything; read and write deny `.env` anywhere, `.ssh` and an
- * anchored `./secret.txt`, and allow the rest of the workspace. */
-static warder_backend *command_guard(void)
+ * anchored `./secret.txt`, and allow the rest of the workspace. With `reads_only`, writes are
+ * allowed everywhere and only reads are denied. */
+static warder_backend *command_guard_with(bool reads_only)
 {
         char y[4096];
         size_t n = (size_t)snprintf(y, sizeof(y),
                                     "warder: 1\ndefault: deny\nexecute:\n"
                                     "  default: allow\n");
+        if (reads_only)
+                n += (size_t)snprintf(y + n, sizeof(y) - n, "write:\n  default: allow\n");
         const char *ops[] = {"read", "write"};
-        for (size_t i = 0; i < 2; i++)
+        for (size_t i = 0; i < (reads_only ? 1u : 2u); i++)
                 n += (size_t)snprintf(y + n, sizeof(y) - n,
                                       "%s:\n  rules:\n"
                                       "    - deny: \"**/.env\"\n"
@@ -1208,6 +1211,11 @@ static warder_backend *command_guard(void)
         ck_assert_msg(warder_guard_new(&g, local_at(W, false), rs, &go, &e) == 0, "%s", e.message);
         warder_ruleset_free(rs);
         return g;
+}
+
+static warder_backend *command_guard(void)
+{
+        return command_guard_with(false);
 }
 
 static enum warder_action command_action(warder_backend *g, const char *cmd, size_t len)
@@ -1530,6 +1538,126 @@ START_TEST(test_command_writes)
 }
 END_TEST
 
+/* ---- issue 11: seven ways past command inspection ----------------------------------------- */
+
+/* More of the tree for them: symbolic links to directories (sub, the root, .ssh, a directory
+ * under vault from d/), a second secret in sub/, and a script named `echo` the agent wrote. */
+static void shell_fixture(void)
+{
+        command_fixture();
+        mkd(at(W, "sub"));
+        mkd(at(W, "sub/x"));
+        put(at(W, "sub/.env"), SECRET "\n");
+        put(at(W, "src/main.c"), "int main(void) { return 0; }\n");
+        lnk("sub", at(W, "lsub"));
+        lnk(".", at(W, "lroot"));
+        lnk(".ssh", at(W, "keys"));
+        mkd(at(W, "d"));
+        lnk("../vault/pub/sub", at(W, "d/lv"));
+        put(at(W, "echo"), "#!/bin/sh\ncat \"$@\"\n");
+        ck_assert_int_eq(chmod(at(W, "echo"), 0755), 0);
+}
+
+static const struct shell_attack {
+        const char *cmd;
+        bool reads_only;         /* the ruleset denies reads only (writes are allowed) */
+        enum warder_action want; /* DENY: exactly; ASK: at least (§5.5 undeterminable) */
+} shell_attacks[] = {
+    /* 1. single quotes inside "${x<op>…}" are ordinary characters (§5.5.1) */
+    {"echo \"${x:-'$(cat .env)'}\"", false, WARDER_DENY},
+    {"echo \"${x-'$(cat .env)'}\"", false, WARDER_DENY},
+    {"echo \"${x:='$(cat .env)'}\"", false, WARDER_DENY},
+    {"echo \"${x='$(cat .env)'}\"", false, WARDER_DENY},
+    {"x=1; echo \"${x:+'$(cat .env)'}\"", false, WARDER_DENY},
+    {"x=1; echo \"${x+'$(cat .env)'}\"", false, WARDER_DENY},
+    {"echo \"${x:?'$(cat .env)'}\"", false, WARDER_DENY},
+    {"echo \"${x?'$(cat .env)'}\"", false, WARDER_DENY},
+    {"echo \"${x:-'\" $(cat .env) \"'}\"", false, WARDER_DENY},
+    {"bash -c \"echo \\\"\\${x:-'\\$(cat .env)'}\\\"\"", false, WARDER_DENY},
+    /* 2. bash evaluates the values of variables in arithmetic (§5.5.2) */
+    {"bash -c \"x='a[\\$(cat .env >&2)]'; echo \\$((x))\"", false, WARDER_ASK},
+    {"bash -c \"x='a[\\$(cat .env >&2)]'; ((x))\"", false, WARDER_ASK},
+    {"bash -c \"x='a[\\$(cat .env >&2)]'; let x\"", false, WARDER_ASK},
+    {"bash -c \"x='a[\\$(cat .env >&2)]'; declare -i y; y=x\"", false, WARDER_ASK},
+    {"bash -c \"x='a[\\$(cat .env >&2)]'; [[ \\$x -eq 1 ]]\"", false, WARDER_ASK},
+    {"bash -c \"echo \\${x='a[\\$(cat .env >&2)]'} \\$((x))\"", false, WARDER_ASK},
+    {"bash -c \"a=(1); unset 'a[\\$(cat .env >&2)]'\"", false, WARDER_ASK},
+    /* 3. globs expanded the way the shell expands them (§5.5) */
+    {"cat l*/.e*", false, WARDER_DENY},
+    {"cat ls*/.e*", false, WARDER_DENY},
+    {"cat lr*/.e*", false, WARDER_DENY},
+    {"cat k*/id*", false, WARDER_DENY},
+    {"head ./l*/sub/.en?", false, WARDER_DENY},
+    {"cat d/lv/../../ke?", false, WARDER_DENY}, /* lexically ./ke?, for the kernel vault/ke? */
+    {"cat .[e]nv", false, WARDER_DENY},
+    {"cat .[d-f]n[v]", false, WARDER_DENY},
+    /* 4. the data-only builtins are the builtins (§5.4.2) */
+    {"./echo .env", false, WARDER_DENY},
+    {"\"$HOME\"/echo .env", false, WARDER_DENY},
+    {"bash -c 'enable -n echo; PATH=.:/usr/bin:/bin; echo .env'", false, WARDER_DENY},
+    /* 5. sources of mv, ln, install are decided for read too (§5.4) */
+    {"mv .env notes && cat notes", true, WARDER_DENY},
+    {"ln .env x && cat x", true, WARDER_DENY},
+    {"install -m 644 .env x && cat x", true, WARDER_DENY},
+    {"ln -s vault/key v && cat v", true, WARDER_DENY},
+    {"ln -sT vault v && cat v/key", true, WARDER_DENY},
+    {"mv vault v2 && cat v2/key", true, WARDER_DENY},
+};
+
+START_TEST(test_shell_attacks)
+{
+        const struct shell_attack *t = &shell_attacks[_i];
+        shell_fixture();
+        /* decided first, on the tree as it is before the command runs */
+        warder_backend *g = command_guard_with(t->reads_only);
+        ck_assert_int_eq(command_action(g, "cat src/ok.txt", 14), WARDER_ALLOW);
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_EXECUTE, t->cmd, strlen(t->cmd), &d, NULL),
+                         0);
+        warder_backend_free(g);
+        /* control: without warder the command prints the secret */
+        const char *out = run_sh("/bin/sh", t->cmd);
+        ck_assert_msg(leaks(out, strlen(out)), "control: '%s' did not leak: %s", t->cmd, out);
+        if (t->want == WARDER_DENY)
+                ck_assert_msg(d.action == WARDER_DENY, "'%s': %s (%s)", t->cmd,
+                              warder_action_name(d.action), d.note ? d.note : "");
+        else
+                ck_assert_msg(d.action >= t->want && d.note, "'%s': %s", t->cmd,
+                              warder_action_name(d.action));
+        warder_decision_clear(&d);
+}
+END_TEST
+
+/* 6. §5.4.1: renaming an ancestor of an anchored deny moves the secret out of its rule. */
+START_TEST(test_rename_ancestor)
+{
+        mkd(at(W, "a"));
+        mkd(at(W, "a/vault"));
+        put(at(W, "a/vault/key"), OUT_SECRET "\n");
+        static const char yaml[] = "warder: 1\ndefault: allow\n"
+                                   "read:\n  rules:\n    - deny: './a/vault/**'\n"
+                                   "write:\n  rules:\n    - deny: './a/vault/**'\n";
+        warder_backend *g = guard_over(local_at(W, false), yaml, W, NULL);
+        struct warder_bytes b = {0};
+        /* the rule holds where the file is */
+        ck_assert_int_eq(do_read(g, "a/vault/key", 11, &b), WARDER_EDENIED);
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_EXECUTE, "mv a c", 6, &d, NULL), 0);
+        ck_assert_msg(d.action == WARDER_DENY, "mv a c: %s", warder_action_name(d.action));
+        ck_assert_str_eq(d.pattern, "./a/vault/**");
+        warder_decision_clear(&d);
+        /* a renamed file is not a directory: nothing beneath it */
+        put(at(W, "a/notes.txt"), "public\n");
+        ck_assert_int_eq(command_action(g, "mv a/notes.txt c.txt", 20), WARDER_ALLOW);
+        /* control: once the command ran, the secret is out of its rule */
+        run_sh("/bin/sh", "mv a c");
+        ck_assert_int_eq(do_read(g, "c/vault/key", 11, &b), 0);
+        ck_assert(leaks(b.data, b.len));
+        warder_bytes_free(&b);
+        warder_backend_free(g);
+}
+END_TEST
+
 /* Parser limits (§5.7): length, nesting and count never turn a deny into anything weaker. */
 START_TEST(test_command_limits)
 {
@@ -1623,6 +1751,9 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_command_writes, 0,
                             (int)(sizeof(write_attacks) / sizeof(write_attacks[0])));
         tcase_add_test(tc, test_command_limits);
+        tcase_add_loop_test(tc, test_shell_attacks, 0,
+                            (int)(sizeof(shell_attacks) / sizeof(shell_attacks[0])));
+        tcase_add_test(tc, test_rename_ancestor);
         suite_add_tcase(s, tc);
         return s;
 }

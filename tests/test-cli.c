@@ -145,6 +145,88 @@ START_TEST(check_unresolvable_real_form_asks)
 }
 END_TEST
 
+/* §3.2: when nothing of the target exists, not even the root, the real form is the literal
+ * form: an offline check of a ruleset against a tree that is not there decides, it does not
+ * ask. When resolution does fail, the note names what failed. */
+START_TEST(check_without_a_root_decides_the_literal_form)
+{
+        struct cli_result r =
+            cli_run("--root", "/nonexistent-warder-root", "check", "read", "src/app.py");
+        ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.out);
+        ck_assert_ptr_null(strstr(r.out, "symlink"));
+        cli_result_free(&r);
+        /* control: the same check still denies what a rule denies */
+        r = cli_run("--root", "/nonexistent-warder-root", "check", "read", "config/.env");
+        ck_assert_int_eq(r.status, 1);
+        cli_result_free(&r);
+        r = cli_run("--root", "/nonexistent-warder-root", "explain", "read", "src/app.py");
+        ck_assert_int_eq(r.status, 0);
+        cli_result_free(&r);
+        /* a loop is named as a loop, a link out of the root as one */
+        char path[600];
+        snprintf(path, sizeof(path), "%s/loop", ws);
+        ck_assert_int_eq(symlink("loop", path), 0);
+        snprintf(path, sizeof(path), "%s/out", ws);
+        ck_assert_int_eq(symlink("/etc", path), 0);
+        r = ws_run("check", "read", "loop/x");
+        ck_assert_int_eq(r.status, 3);
+        ck_assert_msg(strstr(r.out, "symbolic links") && !strstr(r.out, "leaves the root"), "%s",
+                      r.out);
+        cli_result_free(&r);
+        r = ws_run("check", "read", "out/hostname");
+        ck_assert_int_eq(r.status, 3);
+        ck_assert_msg(strstr(r.out, "outside the root"), "%s", r.out);
+        cli_result_free(&r);
+}
+END_TEST
+
+/* A host's pre-flight `check execute` decides what `exec` decides: with an existing root, real
+ * forms are resolved and globs expanded through the same guard over the local backend; without
+ * one, the output says that only literal forms were decided. */
+START_TEST(check_execute_resolves_like_exec)
+{
+        /* control arm: without warder the command prints the key */
+        char sh[700];
+        snprintf(sh, sizeof(sh), "cd '%s' && cat notes.txt", ws);
+        FILE *p = popen(sh, "r");
+        ck_assert_ptr_nonnull(p);
+        char buf[256] = "";
+        size_t n = fread(buf, 1, sizeof(buf) - 1, p);
+        buf[n] = '\0';
+        pclose(p);
+        ck_assert_ptr_nonnull(strstr(buf, WS_SECRET));
+        struct cli_result r = ws_run("--preset", "permissive", "exec", "--", "cat notes.txt");
+        ck_assert_int_eq(r.status, 1);
+        ck_assert_ptr_null(strstr(r.out, WS_SECRET));
+        cli_result_free(&r);
+        static const char *const cmds[] = {"cat notes.txt", "cat note*", "cat ./n[o]tes.txt"};
+        for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+                r = ws_run("--preset", "permissive", "check", "execute", cmds[i]);
+                ck_assert_msg(r.status == 1, "check execute '%s': exit %d: %s", cmds[i], r.status,
+                              r.out);
+                ck_assert_ptr_nonnull(strstr(r.out, "real form"));
+                cli_result_free(&r);
+                r = ws_run("--preset", "permissive", "explain", "execute", cmds[i]);
+                ck_assert_msg(r.status == 1, "explain execute '%s': exit %d", cmds[i], r.status);
+                cli_result_free(&r);
+        }
+        r = ws_run("--preset", "permissive", "--json", "check", "execute", "cat notes.txt");
+        ck_assert_int_eq(r.status, 1);
+        ck_assert_ptr_nonnull(strstr(r.out, "\"forms\":\"literal and real\""));
+        cli_result_free(&r);
+        /* without a root there is nothing to resolve: decided on literal forms, and said so */
+        r = cli_run("--preset", "permissive", "--root", "/nonexistent-warder-root", "check",
+                    "execute", "cat notes.txt");
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_ptr_nonnull(strstr(r.out, "only literal forms"));
+        cli_result_free(&r);
+        r = cli_run("--preset", "permissive", "--root", "/nonexistent-warder-root", "--json",
+                    "check", "execute", "cat notes.txt");
+        ck_assert_ptr_nonnull(strstr(r.out, "\"forms\":\"literal\""));
+        cli_result_free(&r);
+}
+END_TEST
+
 START_TEST(explain_shows_both_forms_and_every_match)
 {
         struct cli_result r = ws_run("explain", "read", "notes.txt");
@@ -364,16 +446,17 @@ START_TEST(exec_decides_then_runs)
 }
 END_TEST
 
-/* §6.3 masking, with its control arm: grep opens .env by itself unless it is masked. */
+/* §6.3 masking, with its control arm: grep opens .env by itself unless it is masked. (`grep
+ * -r` itself is denied by inspection, §5.4.1; under find the names are not on the line.) */
 START_TEST(exec_mask_denied)
 {
-        struct cli_result r =
-            ws_run("--preset", "permissive", "exec", "--", "grep -rl API_KEY . | sort");
+        struct cli_result r = ws_run("--preset", "permissive", "exec", "--",
+                                     "find . -type f -exec grep -l API_KEY {} + | sort");
         ck_assert_int_eq(r.status, 0);
         ck_assert_ptr_nonnull(strstr(r.out, "./.env\n"));
         cli_result_free(&r);
         r = ws_run("--preset", "permissive", "exec", "--mask-denied", "--",
-                   "grep -rl API_KEY . | sort");
+                   "find . -type f -exec grep -l API_KEY {} + | sort");
         if (r.status == 4 && strstr(r.err, "namespace")) {
                 /* no mount namespace here (not root, no user namespaces): nothing ran */
                 cli_result_free(&r);
@@ -736,6 +819,8 @@ int main(void)
         tcase_add_checked_fixture(ops, ws_make, ws_remove);
         tcase_add_test(ops, check_exit_codes_follow_the_action);
         tcase_add_test(ops, check_unresolvable_real_form_asks);
+        tcase_add_test(ops, check_without_a_root_decides_the_literal_form);
+        tcase_add_test(ops, check_execute_resolves_like_exec);
         tcase_add_test(ops, explain_shows_both_forms_and_every_match);
         tcase_add_test(ops, guarded_operations);
         tcase_add_test(ops, audit_log_has_one_line_per_decision);

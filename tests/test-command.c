@@ -10,6 +10,8 @@
 
 #include "command/command.h"
 #include "command/shell.h"
+#include "ruleset/ruleset-internal.h"
+#include "shell-diff.h"
 #include "support.h"
 #include "util.h"
 #include "warder/backend.h"
@@ -121,6 +123,42 @@ static const struct {
     {"{ cat .env", "cat|.env !U"},
     {"cat >", "cat !U"},
     {"echo ${x", "echo !U"},
+    /* §5.5.1: inside "${name<op>word}" with op - = + ? (colon or not) the word is read with
+     * double-quote rules, so a `'` there is an ordinary character and a `$( … )` between two of
+     * them runs (dash and bash agree). Outside double quotes, and for the pattern operators
+     * (# ## % %%), the quotes are quotes and nothing runs. */
+    {"echo \"${x:-'$(cat .env)'}\"", "cat|.env ; echo|${x:-'$(cat .env)'}"},
+    {"echo \"${x-'$(cat .env)'}\"", "cat|.env ; echo|${x-'$(cat .env)'}"},
+    {"echo \"${x:='$(cat .env)'}\"", "cat|.env ; echo|${x:='$(cat .env)'}"},
+    {"echo \"${x='$(cat .env)'}\"", "cat|.env ; echo|${x='$(cat .env)'}"},
+    {"echo \"${x:+'$(cat .env)'}\"", "cat|.env ; echo|${x:+'$(cat .env)'}"},
+    {"echo \"${x+'$(cat .env)'}\"", "cat|.env ; echo|${x+'$(cat .env)'}"},
+    /* after `?` bash reads the pair as quotes: the two shells differ (§5.7), and the
+     * substitution dash runs is a segment all the same */
+    {"echo \"${x:?'$(cat .env)'}\"", "cat|.env ; echo|${x:?'$(cat .env)'} !U"},
+    {"echo \"${x?'$(cat .env)'}\"", "cat|.env ; echo|${x?'$(cat .env)'} !U"},
+    {"echo \"${x:-'`cat .env`'}\"", "cat|.env ; echo|${x:-'`cat .env`'}"},
+    {"echo \"a${x:-b'$(cat .env)'c}d\"", "cat|.env ; echo|a${x:-b'$(cat .env)'c}d"},
+    {"echo \"${x:-${y:-'$(cat .env)'}}\"", "cat|.env ; echo|${x:-${y:-'$(cat .env)'}}"},
+    /* a quote pair spanning words: both shells run the substitution between them */
+    {"echo \"${x:-'\" $(cat .env) \"'}\"", "cat|.env ; echo|${x:-'\" $(cat .env) \"'}"},
+    /* a `}` between the quotes ends the expansion for dash but not for bash: the two shells
+     * read the rest differently, so the line cannot be decided (§5.7) */
+    {"echo \"${x:-'}'}\"", "echo|${x:-'}'} !U"},
+    /* real quotes: nothing runs */
+    {"echo ${x:-'$(cat .env)'}", "echo|${x:-'$(cat .env)'}"},
+    /* bash runs a process substitution in the word */
+    {"echo ${x+<(cat .env)}", "cat|.env ; echo|${x+<(cat .env)}"},
+    {"echo \"${x%%<(cat .env)}\"", "cat|.env ; echo|${x%%<(cat .env)}"},
+    /* … which dash reads as text: both readings count */
+    {"echo \"${v-<(cat <<'EOF'\nx $(cat .env)\nEOF\n)}\"",
+     "cat <<EOF ; cat|.env ; echo|${v-<(cat <<'EOF'\nx $(cat .env)\nEOF\n)}"},
+    /* $(( … )) is matched the way bash matches it, quotes skipped; inside, a `'` is an
+     * ordinary character and the substitution runs */
+    {"echo $(( t9 '$(cat .env)' ))", "cat|.env ; echo|$(( t9 '$(cat .env)' ))"},
+    {"echo \"${x#'$(cat .env)'}\"", "echo|${x#'$(cat .env)'}"},
+    {"echo \"${x%%'$(cat .env)'}\"", "echo|${x%%'$(cat .env)'}"},
+    {"echo \"${x:-\\$(cat .env)}\"", "echo|${x:-\\$(cat .env)}"},
 };
 
 START_TEST(test_split_table)
@@ -324,7 +362,7 @@ static int fake_glob(void *ud, const char *pattern, char ***out, size_t *count)
         return 0;
 }
 
-static const char *const fake_env[] = {"HOME=/home/u", "SRC=src", NULL};
+static const char *const fake_env[] = {"HOME=/home/u", "SRC=src", "N=5", NULL};
 
 static enum warder_action decide(const warder_ruleset *rs, const char *cmd, bool with_glob,
                                  struct warder_decision *keep)
@@ -346,6 +384,21 @@ static enum warder_action decide(const warder_ruleset *rs, const char *cmd, bool
                 warder_decision_clear(&d);
         return a;
 }
+
+/* Decides each of `n` commands (with the fake context) and expects `want` of every one. */
+static void expect_each(const warder_ruleset *rs, const char *const *cmds, size_t n,
+                        enum warder_action want)
+{
+        for (size_t i = 0; i < n; i++) {
+                struct warder_decision d;
+                enum warder_action a = decide(rs, cmds[i], true, &d);
+                ck_assert_msg(a == want, "%s: %s, want %s (%s)", cmds[i], warder_action_name(a),
+                              warder_action_name(want), d.note ? d.note : "");
+                warder_decision_clear(&d);
+        }
+}
+
+#define EXPECT_EACH(rs, cmds, want) expect_each(rs, cmds, sizeof(cmds) / sizeof(cmds[0]), want)
 
 static const char *const denied_cmds[] = {
     "cat .env",
@@ -473,7 +526,6 @@ static const char *const allowed_cmds[] = {
     "make -j4 2>&1 | tail -n 20",
     "echo $?",
     "echo \"$(date)\"",
-    "grep -rn TODO src",
     "command -v git",
     "cat README.md # .env",
     "echo '.env'",
@@ -483,13 +535,7 @@ START_TEST(test_allowed_twins)
 {
         warder_ruleset *rs = load(rules_yaml);
         NEED(rs);
-        for (size_t i = 0; i < sizeof(allowed_cmds) / sizeof(allowed_cmds[0]); i++) {
-                struct warder_decision d;
-                enum warder_action a = decide(rs, allowed_cmds[i], true, &d);
-                ck_assert_msg(a == WARDER_ALLOW, "%s: %s (%s)", allowed_cmds[i],
-                              warder_action_name(a), d.note ? d.note : "");
-                warder_decision_clear(&d);
-        }
+        EXPECT_EACH(rs, allowed_cmds, WARDER_ALLOW);
         warder_ruleset_free(rs);
 }
 END_TEST
@@ -530,6 +576,364 @@ START_TEST(test_ask)
                 ck_assert_msg(d.undeterminable && d.note, "%s: no note", ask_cmds[i]);
                 warder_decision_clear(&d);
         }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* §5.5.2: bash evaluates the value of every variable an arithmetic context names, and an
+ * array subscript in that value runs `$( … )`: `x='a[$(cat .env >&2)]'; echo $((x))` prints
+ * the file. A variable there whose value is not a literal number known here (N=5 is declared)
+ * makes the command at least ask; literal numbers and declared numbers do not. */
+static const char *const arith_ask[] = {
+    "x='a[$(cat .env >&2)]'; echo $((x))",
+    "echo $((x))",
+    "echo $(( x + 1 ))",
+    "echo \"$((x))\"",
+    "echo $(($x))",
+    "echo $((${x}))",
+    "echo $(( $1 ))",
+    "((x))",
+    "(( y = x ))",
+    "let x",
+    "let \"y = x\"",
+    "declare -i y; y=x",
+    "typeset -i w=x",
+    "local -i q=1",
+    "[[ $x -eq 1 ]]",
+    "[[ x -eq 1 ]]",
+    "[[ -n a && x -gt 1 ]]",
+    "echo $[x]",
+    "s=abc; echo ${s:x}",
+    "echo ${s:1:x}",
+    "echo ${a[x]}",
+    "echo ${#a[x]}",
+    "echo \"${a[x]}\"",
+    "for ((i=x; i<0; i++)); do :; done",
+    "unset 'a[$(cat .env)]'",
+    "read 'b[x]' <<< 5",
+    "[[ -v 'a[$(cat .env)]' ]]",
+    "printf -v 'a[x]' %s 1",
+    ": ${x=1}; echo $((x))",
+    "echo ${x:-$((y))}",
+    "bash -c 'echo $((x))'",
+};
+
+static const char *const arith_allow[] = {
+    "echo $((1 + 2))",    "echo $(( 0x1f + 2#101 + 10#09 ))",
+    "echo $(( $N * 2 ))", "echo $(( $N + $# + $? ))",
+    "((3 > 2))",          "[[ 1 -eq 1 ]]",
+    "[[ $N -lt 10 ]]",    "echo ${SRC:1:2}",
+    "echo ${a[0]}",       "let 1+2",
+    "printf '[%s]\\n' x", "test x -eq 1",
+};
+
+START_TEST(test_arithmetic)
+{
+        warder_ruleset *rs = load(rules_yaml);
+        NEED(rs);
+        for (size_t i = 0; i < sizeof(arith_ask) / sizeof(arith_ask[0]); i++) {
+                struct warder_decision d;
+                enum warder_action a = decide(rs, arith_ask[i], true, &d);
+                ck_assert_msg(a >= WARDER_ASK, "%s: %s", arith_ask[i], warder_action_name(a));
+                ck_assert_msg(a == WARDER_DENY || (d.undeterminable && d.note), "%s: no note",
+                              arith_ask[i]);
+                warder_decision_clear(&d);
+        }
+        EXPECT_EACH(rs, arith_allow, WARDER_ALLOW);
+        /* the subscript's substitution is a command like any other: denied, not only asked */
+        ck_assert_int_eq(decide(rs, "echo $((a[$(cat .env)]))", true, NULL), WARDER_DENY);
+        ck_assert_int_eq(decide(rs, "echo ${a[$(cat .env)]}", true, NULL), WARDER_DENY);
+        ck_assert_int_eq(decide(rs, "echo $[$(cat .env)]", true, NULL), WARDER_DENY);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* §5.4.2: the arguments of echo, printf, true, false and `:` are data only when the command
+ * word is that exact builtin name and nothing in the line redefines it; `./echo .env` runs a
+ * script the agent may have written. */
+static const char *const builtin_deny[] = {
+    "./echo .env",
+    "/ws/echo .env",
+    "src/echo .env",
+    "\"$SRC\"/echo .env",
+    "bash -c 'enable -n echo; PATH=.:/usr/bin:/bin; echo .env'",
+    "enable -n echo; echo .env",
+    "PATH=.:/usr/bin:/bin; echo .env",
+    "PATH=. echo .env",
+    "export PATH=.; printf %s .env",
+    "echo() { cat \"$@\"; }; echo .env",
+    "function printf { cat \"$@\"; }; printf .env",
+    "true () { cat .env; }; true .env",
+    "alias echo=cat\necho .env",
+    "hash -p ./x echo; echo .env",
+    "env echo .env",
+    "nice echo .env",
+    "exec echo .env",
+    "xargs echo .env",
+    "sudo echo .env",
+};
+
+static const char *const builtin_allow[] = {
+    "echo .env",
+    "printf '%s\\n' .env",
+    "true .env",
+    ": .env",
+    "false .env",
+    "command echo .env",
+    "builtin echo .env",
+    "time echo .env",
+    "echo hello > out.txt",
+};
+
+START_TEST(test_data_only_builtins)
+{
+        warder_ruleset *rs = load(rules_yaml);
+        NEED(rs);
+        EXPECT_EACH(rs, builtin_deny, WARDER_DENY);
+        EXPECT_EACH(rs, builtin_allow, WARDER_ALLOW);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* §5.4: a source of mv, ln (hard or symbolic: the link's target), install or cp is decided
+ * for read as well as for write: under a new name its contents are readable. This ruleset
+ * denies reads only. */
+static const char reads_only_yaml[] = "warder: 1\n"
+                                      "default: allow\n"
+                                      "read:\n"
+                                      "  rules:\n"
+                                      "    - deny: '**/.env'\n"
+                                      "    - deny: './vault/key'\n"
+                                      "write:\n"
+                                      "  default: allow\n"
+                                      "execute:\n"
+                                      "  default: allow\n";
+
+START_TEST(test_sources_are_read)
+{
+        warder_ruleset *rs = load(reads_only_yaml);
+        NEED(rs);
+        static const char *const deny[] = {
+            "mv .env notes && cat notes",
+            "ln .env x && cat x",
+            "install -m 644 .env x && cat x",
+            "ln -s vault/key v && cat v",
+            "ln -s .env",
+            "ln -s ../.env src/x",
+            "cp .env x",
+            "mv -t /tmp .env",
+            "mv --target-directory=/tmp .env",
+            "cp -t /tmp src/main.c .env",
+            "mv -f .env -- x",
+        };
+        static const char *const allow[] = {
+            "mv notes .env",  "cp src/main.c .env", "ln -sf src/main.c .env",
+            "mv a.txt b.txt", "ln -s src/main.c m", "install -m 644 src/x bin/x",
+        };
+        for (size_t i = 0; i < sizeof(deny) / sizeof(deny[0]); i++) {
+                struct warder_decision d;
+                enum warder_action a = decide(rs, deny[i], true, &d);
+                ck_assert_msg(a == WARDER_DENY, "%s: %s (%s)", deny[i], warder_action_name(a),
+                              d.note ? d.note : "");
+                ck_assert_msg(d.candidate_op == WARDER_OP_READ, "%s: decided for %s", deny[i],
+                              warder_op_name(d.candidate_op));
+                warder_decision_clear(&d);
+        }
+        EXPECT_EACH(rs, allow, WARDER_ALLOW);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* §5.4.1: the ruleset's query for subtrees — the strictest deny or ask rule that could match
+ * some path beneath a directory, whatever the rule's order or kind (exact, prefix, basename,
+ * matcher, folded). */
+START_TEST(test_subtree_query)
+{
+        static const char yaml[] = "warder: 1\n"
+                                   "fold_case: true\n"
+                                   "write:\n"
+                                   "  rules:\n"
+                                   "    - allow: './a/**'\n"
+                                   "    - deny: './a/vault/**'\n"
+                                   "    - deny: './secret.txt'\n"
+                                   "    - ask: 'src/**/*.c'\n"
+                                   "    - deny: '/etc/**'\n"
+                                   "    - deny: './x/*/key'\n"
+                                   "    - deny: './y/**/key'\n"
+                                   "    - ask: 'dir{1,2}/**'\n"
+                                   "    - deny: './Up/Case'\n"
+                                   "read:\n"
+                                   "  rules:\n"
+                                   "    - deny: '**/.env'\n"
+                                   "    - allow: '**'\n";
+        warder_ruleset *rs = load(yaml);
+        NEED(rs);
+        static const struct {
+                enum warder_op op;
+                const char *dir;
+                int want; /* -1 none, else the action */
+        } rows[] = {
+            {WARDER_OP_WRITE, "/ws/a", WARDER_DENY},
+            {WARDER_OP_WRITE, "/ws/a/vault", WARDER_DENY},
+            {WARDER_OP_WRITE, "/ws/a/vault/deep", WARDER_DENY},
+            {WARDER_OP_WRITE, "/ws/ab", -1},
+            {WARDER_OP_WRITE, "/ws/c", -1},
+            {WARDER_OP_WRITE, "/ws", WARDER_DENY},
+            {WARDER_OP_WRITE, "/", WARDER_DENY},
+            {WARDER_OP_WRITE, "/ws/secret.txt", -1},
+            {WARDER_OP_WRITE, "/ws/src", WARDER_ASK},
+            {WARDER_OP_WRITE, "/ws/src/x/y", WARDER_ASK},
+            {WARDER_OP_WRITE, "/ws/lib", -1},
+            {WARDER_OP_WRITE, "/etc", WARDER_DENY},
+            {WARDER_OP_WRITE, "/et", -1},
+            {WARDER_OP_WRITE, "/ws/x", WARDER_DENY},
+            {WARDER_OP_WRITE, "/ws/x/b", WARDER_DENY},
+            {WARDER_OP_WRITE, "/ws/x/b/c", -1},
+            {WARDER_OP_WRITE, "/ws/y/b/c/d", WARDER_DENY},
+            {WARDER_OP_WRITE, "/ws/dir2", WARDER_ASK},
+            {WARDER_OP_WRITE, "/ws/dir3", -1},
+            {WARDER_OP_WRITE, "/ws/up", WARDER_DENY}, /* fold_case */
+            {WARDER_OP_WRITE, "/ws/UP", WARDER_DENY},
+            {WARDER_OP_READ, "/ws/anything/at/all", WARDER_DENY},
+            {WARDER_OP_READ, "/tmp", WARDER_DENY},
+            {WARDER_OP_LS, "/ws/a", -1},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct warder_decision d = WARDER_DECISION_INIT;
+                bool hit =
+                    warder__ruleset_subtree(rs, rows[i].op, rows[i].dir, strlen(rows[i].dir), &d);
+                int got = hit ? (int)d.action : -1;
+                ck_assert_msg(got == rows[i].want, "%s %s: got %d, want %d (%s)",
+                              warder_op_name(rows[i].op), rows[i].dir, got, rows[i].want,
+                              hit ? d.pattern : "-");
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* A fake tree for §5.4.1: the context's `ls` says which candidates are directories. */
+static const char *const tree_files[] = {"/ws/a/vault/key", "/ws/a/pub.txt", "/ws/src/main.c",
+                                         "/ws/f.txt", NULL};
+
+static int tree_ls(void *ud, const char *dir, char ***out, size_t *count)
+{
+        (void)ud;
+        size_t dl = strlen(dir), n = 0;
+        char **v = calloc(16, sizeof(*v));
+        bool is_file = false, exists = strcmp(dir, "/ws") == 0;
+        for (size_t i = 0; tree_files[i]; i++) {
+                const char *f = tree_files[i];
+                if (strcmp(f, dir) == 0)
+                        is_file = true;
+                if (strncmp(f, dir, dl) != 0 || f[dl] != '/')
+                        continue;
+                exists = true;
+                const char *name = f + dl + 1, *slash = strchr(name, '/');
+                size_t nl = slash ? (size_t)(slash - name) : strlen(name);
+                char entry[256];
+                snprintf(entry, sizeof(entry), "%.*s%s", (int)nl, name, slash ? "/" : "");
+                bool dup = false;
+                for (size_t k = 0; k < n; k++)
+                        dup |= strcmp(v[k], entry) == 0;
+                if (!dup)
+                        v[n++] = strdup(entry);
+        }
+        if (!exists) {
+                for (size_t k = 0; k < n; k++)
+                        free(v[k]);
+                free(v);
+                return is_file ? WARDER_ENOTDIR : WARDER_ENOENT;
+        }
+        *out = v;
+        *count = n;
+        return 0;
+}
+
+static enum warder_action decide_tree(const warder_ruleset *rs, const char *cmd, bool with_ls,
+                                      struct warder_decision *keep)
+{
+        struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+        ctx.env = fake_env;
+        if (with_ls)
+                ctx.ls = tree_ls;
+        struct warder_decision d = WARDER_DECISION_INIT;
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_msg(warder_ruleset_check_command(rs, cmd, strlen(cmd), &ctx, &d, &err) == 0,
+                      "%s: %s", cmd, err.message);
+        enum warder_action a = d.action;
+        if (keep)
+                *keep = d;
+        else
+                warder_decision_clear(&d);
+        return a;
+}
+
+/* §5.4.1: renaming, removing, copying or reading recursively a directory meets every rule that
+ * can match beneath it; `mv a c` would move a/vault/key out of its anchored rule. */
+START_TEST(test_subtrees)
+{
+        static const char yaml[] = "warder: 1\n"
+                                   "default: allow\n"
+                                   "read:\n"
+                                   "  rules:\n"
+                                   "    - deny: './a/vault/**'\n"
+                                   "    - deny: '**/.env'\n"
+                                   "write:\n"
+                                   "  rules:\n"
+                                   "    - deny: './a/vault/**'\n"
+                                   "    - deny: '**/.env'\n"
+                                   "execute:\n"
+                                   "  default: allow\n";
+        warder_ruleset *rs = load(yaml);
+        NEED(rs);
+        static const struct {
+                const char *cmd;
+                enum warder_action with_ls, without_ls;
+        } rows[] = {
+            {"mv a c", WARDER_DENY, WARDER_ALLOW},
+            {"mv a/pub.txt c", WARDER_ALLOW, WARDER_ALLOW},
+            {"mv -t /tmp a", WARDER_DENY, WARDER_ALLOW},
+            {"rm -r a", WARDER_DENY, WARDER_ASK},
+            {"rm -rf src", WARDER_DENY, WARDER_ASK},
+            {"rm --recursive src", WARDER_DENY, WARDER_ASK},
+            {"rm src/main.c", WARDER_ALLOW, WARDER_ALLOW},
+            {"rm -r gone", WARDER_ALLOW, WARDER_ASK},
+            {"cp -r a /tmp/x", WARDER_DENY, WARDER_ASK},
+            {"cp -a src /tmp/x", WARDER_DENY, WARDER_ASK},
+            {"cp f.txt src", WARDER_DENY, WARDER_ALLOW},
+            {"grep -rn TODO src", WARDER_DENY, WARDER_ASK},
+            {"grep -rn TODO f.txt", WARDER_ALLOW, WARDER_ASK},
+            {"grep -n TODO src/main.c", WARDER_ALLOW, WARDER_ALLOW},
+            {"tar czf /tmp/out.tgz a", WARDER_DENY, WARDER_ASK},
+            {"rsync -a src/ /tmp/x", WARDER_DENY, WARDER_ASK},
+            {"chmod -R 700 a", WARDER_DENY, WARDER_ASK},
+            {"chmod 700 a", WARDER_DENY, WARDER_ALLOW},
+            {"chown -R u src", WARDER_DENY, WARDER_ASK},
+            {"ln -sT a/vault v", WARDER_DENY, WARDER_DENY},
+            {"ln -s a v", WARDER_DENY, WARDER_ALLOW},
+            {"touch newfile", WARDER_ALLOW, WARDER_ALLOW},
+            {"echo x > f.txt", WARDER_ALLOW, WARDER_ALLOW},
+            {"echo x > a", WARDER_DENY, WARDER_ALLOW},
+            {"ls -R a", WARDER_ALLOW, WARDER_ALLOW},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                for (int with = 0; with < 2; with++) {
+                        struct warder_decision d;
+                        enum warder_action want = with ? rows[i].with_ls : rows[i].without_ls;
+                        enum warder_action a = decide_tree(rs, rows[i].cmd, with, &d);
+                        ck_assert_msg(a == want, "%s (ls %d): %s, want %s (%s)", rows[i].cmd, with,
+                                      warder_action_name(a), warder_action_name(want),
+                                      d.note ? d.note : "");
+                        warder_decision_clear(&d);
+                }
+        }
+        /* the decision names the rule that can match beneath, and why */
+        struct warder_decision d;
+        ck_assert_int_eq(decide_tree(rs, "mv a c", true, &d), WARDER_DENY);
+        ck_assert_str_eq(d.pattern, "./a/vault/**");
+        ck_assert_str_eq(d.candidate, "/ws/a");
+        ck_assert_ptr_nonnull(d.note);
+        warder_decision_clear(&d);
         warder_ruleset_free(rs);
 }
 END_TEST
@@ -877,6 +1281,182 @@ START_TEST(test_real_links_and_globs)
 }
 END_TEST
 
+static int local_ls(void *ud, const char *dir, char ***out, size_t *count)
+{
+        struct warder_entries e = {0};
+        int rc = warder_backend_ls(ud, dir, strlen(dir), 0, &e, NULL);
+        if (rc)
+                return rc;
+        char **v = calloc(e.count + 1, sizeof(*v));
+        for (size_t i = 0; v && i < e.count; i++) {
+                bool d =
+                    e.items[i].type == WARDER_ENTRY_DIR || e.items[i].type == WARDER_ENTRY_SYMLINK;
+                v[i] = malloc(strlen(e.items[i].name) + 2);
+                sprintf(v[i], "%s%s", e.items[i].name, d ? "/" : "");
+        }
+        *out = v;
+        *count = v ? e.count : 0;
+        warder_entries_free(&e);
+        return v ? 0 : WARDER_ENOMEM;
+}
+
+static void put_link(const char *dir, const char *target, const char *name)
+{
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        ck_assert_int_eq(symlink(target, path), 0);
+}
+
+static void put_dir(const char *dir, const char *name)
+{
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        ck_assert_int_eq(mkdir(path, 0700), 0);
+}
+
+/* §5.5 on the real kernel: with the context's `ls`, globs are expanded the way dash and bash
+ * expand them — into symbolic links to directories, `..` from where a link leads, bracket
+ * expressions, dot files only for a component that starts with `.` — and every result is
+ * decided on both forms; an expansion that cannot be completed is at least ask. */
+START_TEST(test_shell_globs)
+{
+        char root[] = "/tmp/warder-globs-XXXXXX";
+        ck_assert_ptr_nonnull(mkdtemp(root));
+        put_file(root, ".env", "SECRET=1\n");
+        put_dir(root, "sub");
+        put_dir(root, "sub/x");
+        put_file(root, "sub/.env", "SECRET=2\n");
+        put_dir(root, "src");
+        put_file(root, "src/main.c", "int main(void) { return 0; }\n");
+        put_dir(root, ".ssh");
+        put_file(root, ".ssh/id_rsa", "KEY\n");
+        put_link(root, "sub", "lsub");
+        put_link(root, ".", "lroot");
+        put_link(root, ".ssh", "keys");
+        put_link(root, "sub/x", "lx");
+        put_link(root, "/tmp", "out");
+        put_dir(root, "many");
+        for (int i = 0; i < 1100; i++) {
+                char name[32];
+                snprintf(name, sizeof(name), "many/f%d", i);
+                put_file(root, name, "x\n");
+        }
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        o.root = root;
+        o.home = "/home/u";
+        warder_ruleset *rs = NULL;
+        ck_assert_int_eq(
+            warder_ruleset_load_string(&rs, rules_yaml, strlen(rules_yaml), "t", &o, NULL), 0);
+        warder_backend *b = NULL;
+        struct warder_local_options lo = WARDER_LOCAL_OPTIONS_INIT;
+        ck_assert_int_eq(warder_local_new(&b, root, &lo, NULL), 0);
+        struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+        ctx.ud = b;
+        ctx.realpath = local_realpath;
+        ctx.ls = local_ls;
+        static const struct {
+                const char *cmd;
+                enum warder_action want;
+        } rows[] = {
+            {"cat l*/.e*", WARDER_DENY},  /* lsub/.env, lroot/.env */
+            {"cat ls*/.e*", WARDER_DENY}, /* through lsub -> sub */
+            {"cat k*/id*", WARDER_DENY},  /* keys -> .ssh */
+            {"head ./l*/sub/.en?", WARDER_DENY},
+            {"cat lx/../.e*", WARDER_DENY}, /* lx/.. is sub for the kernel */
+            {"cat lx/../s*", WARDER_ALLOW}, /* sub/x only */
+            {"cat .[e]nv", WARDER_DENY},
+            {"cat .[!x]nv", WARDER_DENY},
+            {"cat .[[:lower:]]nv", WARDER_DENY},
+            {"cat sub/.*", WARDER_DENY},
+            {"cat sub/.*/.env", WARDER_DENY}, /* `..` is a name for `.*` */
+            {"cat src/*.c", WARDER_ALLOW},
+            {"ls [s]rc/*.c", WARDER_ALLOW},
+            {"cat s*", WARDER_ALLOW},    /* sub, src: `*` does not match .env or .ssh */
+            {"cat s*/*", WARDER_ALLOW},  /* nor sub/.env */
+            {"cat */*", WARDER_DENY},    /* keys/id_rsa: keys -> .ssh */
+            {"cat '.e'*", WARDER_DENY},  /* a quoted leading dot is still a leading dot */
+            {"cat '*'", WARDER_ALLOW},   /* quoted: no glob */
+            {"cat .e\\*", WARDER_ALLOW}, /* escaped: the name `.e*` */
+            {"cat nothing/*", WARDER_ALLOW},
+            {"cat out/*", WARDER_ASK},  /* leaves the root: cannot be listed */
+            {"cat many/*", WARDER_ASK}, /* more results than the budget */
+            {"bash -c 'shopt -s dotglob; cat *'", WARDER_ASK},
+            {"bash -O dotglob -c 'cat *'", WARDER_ASK},
+            {"GLOBIGNORE=x; cat *", WARDER_ASK},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct warder_decision d = WARDER_DECISION_INIT;
+                ck_assert_int_eq(warder_ruleset_check_command(rs, rows[i].cmd, strlen(rows[i].cmd),
+                                                              &ctx, &d, NULL),
+                                 0);
+                ck_assert_msg(d.action == rows[i].want, "%s: %s, want %s (%s %s)", rows[i].cmd,
+                              warder_action_name(d.action), warder_action_name(rows[i].want),
+                              d.candidate ? d.candidate : "", d.note ? d.note : "");
+                warder_decision_clear(&d);
+        }
+        /* a context of version 1 has no `ls`: it is accepted, and its globs are unknown */
+        ctx.version = 1;
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert_int_eq(warder_ruleset_check_command(rs, "cat ls*/.e*", 11, &ctx, &d, NULL), 0);
+        ck_assert_int_eq(d.action, WARDER_ASK);
+        warder_decision_clear(&d);
+        ctx.version = WARDER_COMMAND_CONTEXT_VERSION + 1;
+        ck_assert_int_eq(warder_ruleset_check_command(rs, "cat x", 5, &ctx, &d, NULL),
+                         WARDER_EINVAL);
+        warder_backend_free(b);
+        warder_ruleset_free(rs);
+        char cmd[4200];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+        ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/*
+ * The differential property against the real shells (fuzz/shell-diff.h): generated lines that
+ * hide calls of tracing stubs in substitutions, parameter expansions, arithmetic, here-documents,
+ * eval, nested shells, functions, aliases and traps run under dash and bash; for every stub that
+ * ran, inspection must not allow the line under a ruleset that denies it. WARDER_SHDIFF_LINES
+ * sets how many lines (default 400), WARDER_SHDIFF_SEED the first seed.
+ */
+START_TEST(test_differential_shells)
+{
+        struct shdiff d;
+        ck_assert(shdiff_init(&d));
+        if (d.nshells == 0) {
+                fprintf(stderr, "differential: neither dash nor bash here; skipped\n");
+                shdiff_free(&d);
+                return;
+        }
+        const char *env = getenv("WARDER_SHDIFF_LINES");
+        size_t lines = env ? strtoul(env, NULL, 10) : 400;
+        env = getenv("WARDER_SHDIFF_SEED");
+        uint64_t x = env ? strtoull(env, NULL, 10) : 20250111;
+        size_t distinct = 0;
+        char prev[2048] = "";
+        for (size_t i = 0; i < lines; i++) {
+                uint8_t bytes[64];
+                for (size_t k = 0; k < sizeof(bytes); k++) {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        bytes[k] = (uint8_t)(x >> 24);
+                }
+                char line[2048], why[2600];
+                shdiff_generate(bytes, sizeof(bytes), line, sizeof(line));
+                distinct += strcmp(line, prev) != 0;
+                strcpy(prev, line);
+                ck_assert_msg(shdiff_check(&d, line, why, sizeof(why)), "%s", why);
+        }
+        fprintf(stderr,
+                "differential: %zu lines (%zu distinct in a row) run %zu times under %zu shells; "
+                "%zu stub calls seen, inspection denied %zu and asked %zu, allowed none\n",
+                d.lines, distinct, d.runs, d.nshells, d.stub_runs, d.denied, d.asked);
+        /* the property has teeth only if the shells really ran stubs */
+        ck_assert_uint_gt(d.stub_runs, lines / 2);
+        shdiff_free(&d);
+}
+END_TEST
+
 /* docs/execute.md: the table of examples is executed here. */
 START_TEST(test_docs_examples)
 {
@@ -950,6 +1530,11 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_glob_without_context);
         tcase_add_test(tc, test_allowed_twins);
         tcase_add_test(tc, test_ask);
+        tcase_add_test(tc, test_arithmetic);
+        tcase_add_test(tc, test_data_only_builtins);
+        tcase_add_test(tc, test_sources_are_read);
+        tcase_add_test(tc, test_subtree_query);
+        tcase_add_test(tc, test_subtrees);
         tcase_add_test(tc, test_shell_depth);
         tcase_add_test(tc, test_cd_tracking);
         tcase_add_test(tc, test_strictness_examples);
@@ -958,6 +1543,12 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_invalid);
         tcase_add_test(tc, test_docs_examples);
         tcase_add_test(tc, test_real_links_and_globs);
+        tcase_add_test(tc, test_shell_globs);
+        suite_add_tcase(s, tc);
+        /* a few seconds: hundreds of lines, each run by two shells */
+        tc = tcase_create("shells");
+        tcase_set_timeout(tc, 300);
+        tcase_add_test(tc, test_differential_shells);
         suite_add_tcase(s, tc);
         return s;
 }

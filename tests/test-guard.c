@@ -1774,6 +1774,50 @@ START_TEST(check_does_not_forward)
 }
 END_TEST
 
+/* warder_guard_check_command decides a command line from its working directory (§5.6), as
+ * execute would, without running or forwarding anything. */
+START_TEST(check_command_from_cwd)
+{
+        struct mock *m = mock_new(true, NULL);
+        warder_ruleset *rs = load(all_ops_yaml, "/w");
+        warder_backend *g = guard_over(&m->base, rs, NULL);
+        static const struct {
+                const char *cwd;
+                enum warder_action want;
+        } cases[] = {
+            {NULL, WARDER_ALLOW},  /* from the root: /w/passwd */
+            {"/etc", WARDER_DENY}, /* /etc/passwd */
+            {"/w/sub/../../etc", WARDER_DENY},
+            {"sub", WARDER_ALLOW}, /* relative to the root: /w/sub/passwd */
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                struct warder_decision d = WARDER_DECISION_INIT;
+                ck_assert_int_eq(
+                    warder_guard_check_command(g, "cat passwd", 10, cases[i].cwd, &d, NULL), 0);
+                ck_assert_msg(d.action == cases[i].want, "cwd %s: %s", cases[i].cwd,
+                              warder_action_name(d.action));
+                warder_decision_clear(&d);
+        }
+        /* the same decision as warder_guard_check() without a cwd */
+        struct warder_decision a = WARDER_DECISION_INIT, b = WARDER_DECISION_INIT;
+        ck_assert_int_eq(warder_guard_check_command(g, "cat ../etc/x", 12, NULL, &a, NULL), 0);
+        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_EXECUTE, "cat ../etc/x", 12, &b, NULL), 0);
+        ck_assert_int_eq(a.action, WARDER_DENY);
+        ck_assert_int_eq(a.action, b.action);
+        ck_assert_str_eq(a.candidate, b.candidate);
+        warder_decision_clear(&a);
+        warder_decision_clear(&b);
+        ck_assert_int_eq(warder_guard_check_command(g, "", 0, NULL, &a, NULL), WARDER_EINVAL);
+        ck_assert_int_eq(warder_guard_check_command(g, "ls\0rm -rf /", 12, NULL, &a, NULL),
+                         WARDER_EINVAL);
+        ck_assert_int_eq(warder_guard_check_command(&m->base, "ls", 2, NULL, &a, NULL),
+                         WARDER_EINVAL);
+        ck_assert_int_eq(m->calls, 0);
+        warder_backend_free(g);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 /* ---- the example in docs/backends.md ---------------------------------- */
 
 /* Compiled here; doc_example_matches checks the doc still shows exactly this code (comments
@@ -1958,6 +2002,7 @@ static Suite *guard_suite(void)
         tcase_add_test(tc, guard_over_guard);
         tcase_add_test(tc, ownership);
         tcase_add_test(tc, check_does_not_forward);
+        tcase_add_test(tc, check_command_from_cwd);
         tcase_add_test(tc, command_globs_expand_through_local);
         tcase_add_test(tc, grep_real_results_capability);
         tcase_add_test(tc, read_literal_first);

@@ -102,6 +102,17 @@ WARDER_API int warder_guard_check(warder_backend *guard, enum warder_op op, cons
                                   size_t target_len, struct warder_decision *out,
                                   struct warder_error *err);
 
+/*
+ * Decides a command line as warder_backend_execute() on the guard would decide it when run
+ * from `cwd` (normalised against the root the way an execute request's cwd is; NULL: the
+ * root), without running anything: the inspection of §5 with the guard's environment, path
+ * candidates resolved and globs expanded through the inner backend. WARDER_EINVAL for an
+ * empty command or one holding a NUL byte.
+ */
+WARDER_API int warder_guard_check_command(warder_backend *guard, const char *command, size_t len,
+                                          const char *cwd, struct warder_decision *out,
+                                          struct warder_error *err);
+
 #ifdef __cplusplus
 }
 #endif

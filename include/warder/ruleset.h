@@ -224,7 +224,8 @@ WARDER_API int warder_ruleset_explain_n(const warder_ruleset *rs, enum warder_op
                                         struct warder_error *err);
 WARDER_API void warder_explanation_free(struct warder_explanation *ex);
 
-/* What a command inspection may consult (§5.4–§5.6); every member is optional. */
+/* What a command inspection may consult (§5.4–§5.6); every member is optional. Initialise
+ * with WARDER_COMMAND_CONTEXT_INIT; a context of version 1 (without `ls`) is still accepted. */
 struct warder_command_context {
         unsigned version;
         const char *cwd;        /* absolute starting directory; NULL: the ruleset's root */
@@ -233,16 +234,25 @@ struct warder_command_context {
          * NULL: real == literal. */
         int (*realpath)(void *ud, const char *literal, char **out);
         /* Expands an absolute glob pattern to the absolute paths it matches, as a
-         * warder_free()-able array of warder_free()-able strings. NULL: globs are
-         * undeterminable (§5.5). */
+         * warder_free()-able array of warder_free()-able strings. Consulted only when `ls` is
+         * NULL, and trusted to expand as the shell does (§5.5). NULL (and no `ls`): globs are
+         * undeterminable. */
         int (*glob)(void *ud, const char *pattern, char ***out, size_t *count);
         void *ud;
+        /* Version 2. Lists the directory `dir` (absolute; already a real form when `realpath`
+         * is given): the names of its entries, without `.` and `..`, as a warder_free()-able
+         * array of warder_free()-able strings, each name followed by a `/` when the entry is
+         * a directory or a symbolic link (which may lead to one). Returns WARDER_ENOENT or
+         * WARDER_ENOTDIR when `dir` is missing or not a directory. With it, inspection expands
+         * globs itself the way the shell does (§5.5) and knows which candidates are
+         * directories (§5.4.1). */
+        int (*ls)(void *ud, const char *dir, char ***names, size_t *count);
 };
 
-#define WARDER_COMMAND_CONTEXT_VERSION 1
+#define WARDER_COMMAND_CONTEXT_VERSION 2
 #define WARDER_COMMAND_CONTEXT_INIT                                                                \
         {                                                                                          \
-                WARDER_COMMAND_CONTEXT_VERSION, NULL, NULL, NULL, NULL, NULL                       \
+                WARDER_COMMAND_CONTEXT_VERSION, NULL, NULL, NULL, NULL, NULL, NULL                 \
         }
 
 /* Initialises `ctx` as WARDER_COMMAND_CONTEXT_INIT does, for a caller built against

@@ -66,7 +66,7 @@ CONSTANTS = {
     "WARDER_LOCAL_OPTIONS_VERSION": 1,
     "WARDER_GREP_REQUEST_VERSION": 2,
     "WARDER_EXEC_REQUEST_VERSION": 2,
-    "WARDER_COMMAND_CONTEXT_VERSION": 1,
+    "WARDER_COMMAND_CONTEXT_VERSION": 2,
     "WARDER_BACKEND_OPS_VERSION": 1,
     # request flags
     "WARDER_APPROVED": 1 << 0,
@@ -231,6 +231,7 @@ TEST_FN = CFUNCTYPE(None, c_void_p, POINTER(warder_test_result))
 
 COMMAND_REALPATH_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, POINTER(c_void_p))
 COMMAND_GLOB_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, POINTER(c_void_p), POINTER(c_size_t))
+COMMAND_LS_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, POINTER(c_void_p), POINTER(c_size_t))
 
 
 class warder_command_context(Structure):
@@ -241,6 +242,7 @@ class warder_command_context(Structure):
         ("realpath", COMMAND_REALPATH_FN),
         ("glob", COMMAND_GLOB_FN),
         ("ud", c_void_p),
+        ("ls", COMMAND_LS_FN),  # version 2
     ]
 
 

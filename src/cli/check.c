@@ -14,9 +14,11 @@ static void check_help(const char *name)
                "root. Its real form (symlinks resolved, semantics §3.2) is decided as well and\n"
                "the stricter form wins (§3.3): it is resolved under the root, or given with\n"
                "--real; a target under the root whose real form cannot be resolved is at least\n"
-               "ask. For execute, TARGET is a command line, inspected as in semantics §5 on\n"
-               "the literal form of its paths; unquoted globs and unknown variables count as\n"
-               "undeterminable ($HOME is declared).\n"
+               "ask; when the root does not exist, the real form is the literal form. For\n"
+               "execute, TARGET is a command line, inspected as in semantics §5 exactly as\n"
+               "`warder exec` would decide it: paths resolved and globs expanded under the\n"
+               "root, with exec's environment (PATH, LANG, HOME) declared. Without a root to\n"
+               "open, only literal forms are decided, and the output says so.\n"
                "\n"
                "Exit status: 0 allow, 1 deny, 3 ask, 2 usage or ruleset error.\n"
                "\n" CLI_SECTIONS_NOTE,
@@ -66,30 +68,93 @@ static int parse(const char *name, int argc, char **argv, struct check_args *a)
         return 0;
 }
 
+/* The environment `warder exec` gives a command (its declared variables, §5.5). */
+static int exec_env(const char *home, char **home_var, const char *env[4])
+{
+        size_t n = 0;
+        env[n++] = "PATH=/usr/local/bin:/usr/bin:/bin";
+        env[n++] = "LANG=C.UTF-8";
+        *home_var = NULL;
+        if (home && asprintf(home_var, "HOME=%s", home) < 0)
+                return CLI_ERROR;
+        if (*home_var)
+                env[n++] = *home_var;
+        env[n] = NULL;
+        return 0;
+}
+
+/*
+ * Decides a command line as `warder exec` would (semantics §5): through a guard over the local
+ * backend rooted at the root, with exec's environment, so that real forms are resolved and
+ * globs expanded on the tree. When the root cannot be opened (it does not exist) there is no
+ * tree: the command is decided on literal forms (*literal_only is set).
+ */
+static int decide_execute(warder_ruleset *rs, const char *root, const char *home,
+                          const char *command, struct warder_decision *d, bool *literal_only,
+                          struct warder_error *err)
+{
+        char *home_var = NULL;
+        const char *env[4];
+        if (exec_env(home, &home_var, env))
+                return WARDER_ENOMEM;
+        warder_backend *local = NULL, *guard = NULL;
+        struct warder_local_options lopts = WARDER_LOCAL_OPTIONS_INIT;
+        int rc = warder_local_new(&local, root, &lopts, NULL);
+        *literal_only = rc != 0;
+        if (rc) {
+                struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+                ctx.env = env;
+                rc = warder_ruleset_check_command(rs, command, strlen(command), &ctx, d, err);
+        } else {
+                struct warder_guard_options gopts = WARDER_GUARD_OPTIONS_INIT;
+                gopts.root = root;
+                gopts.home = home;
+                gopts.env = env;
+                rc = warder_guard_new(&guard, local, rs, &gopts, err);
+                if (rc)
+                        warder_backend_free(local);
+                else
+                        rc = warder_guard_check(guard, WARDER_OP_EXECUTE, command, strlen(command),
+                                                d, err);
+                warder_backend_free(guard);
+        }
+        free(home_var);
+        return rc;
+}
+
 /* Decides as `warder check` does; fills *d. Prints and returns an exit code on failure. */
-static int decide(const char *name, const warder_ruleset *rs, const char *home,
-                  const struct check_args *a, struct warder_decision *d)
+static int decide(const char *name, warder_ruleset *rs, const char *root, const char *home,
+                  const struct check_args *a, struct warder_decision *d, bool *literal_only)
 {
         struct warder_error err = WARDER_ERROR_INIT;
         int rc;
-        if (a->op == WARDER_OP_EXECUTE) {
-                char *home_var = NULL;
-                if (home && asprintf(&home_var, "HOME=%s", home) < 0)
-                        home_var = NULL;
-                const char *env[] = {home_var, NULL};
-                struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
-                ctx.env = home_var ? env : NULL;
-                rc = warder_ruleset_check_command(rs, a->target, strlen(a->target), &ctx, d, &err);
-                free(home_var);
-        } else {
+        *literal_only = false;
+        if (a->op == WARDER_OP_EXECUTE)
+                rc = decide_execute(rs, root, home, a->target, d, literal_only, &err);
+        else
                 rc = warder_ruleset_check(rs, a->op, a->target, a->real, d, &err);
-        }
         if (rc) {
                 cli_error(name, "%s", err.message[0] ? err.message : warder_strerror(rc));
                 warder_error_clear(&err);
                 return rc == WARDER_EINVAL ? CLI_USAGE : CLI_ERROR;
         }
         return 0;
+}
+
+/* For execute: which forms were decided (the text line and the JSON "forms" field). */
+static void print_forms(bool literal_only, const char *root)
+{
+        if (!literal_only)
+                return;
+        fputs("  forms:   only literal forms were decided: the root '", stdout);
+        cli_write_safe(stdout, root, strlen(root));
+        fputs("' cannot be opened, so no symbolic link was resolved and no glob expanded\n",
+              stdout);
+}
+
+static const char *forms_name(const struct check_args *a, bool literal_only)
+{
+        return a->op != WARDER_OP_EXECUTE ? NULL : literal_only ? "literal" : "literal and real";
 }
 
 int cli_cmd_check(int argc, char **argv, struct cli_common *c)
@@ -103,26 +168,31 @@ int cli_cmd_check(int argc, char **argv, struct cli_common *c)
                 return rc;
         warder_ruleset *rs = NULL;
         struct warder_decision d = WARDER_DECISION_INIT;
-        char *real = NULL;
+        char *real = NULL, *why = NULL;
         int unresolved = 0;
+        bool literal_only = false;
         if (a.op != WARDER_OP_EXECUTE && !a.real) {
-                unresolved = cli_resolve_real(root, home, a.target, &real);
+                unresolved = cli_resolve_real(root, home, a.target, &real, &why);
                 a.real = real;
         }
         if (!(rc = cli_load_ruleset(c, root, home, &rs)) &&
-            !(rc = decide("check", rs, home, &a, &d))) {
+            !(rc = decide("check", rs, root, home, &a, &d, &literal_only))) {
                 if (unresolved)
-                        cli_unresolved_real(&d);
+                        cli_unresolved_real(&d, why);
                 if (c->json) {
-                        int prc = cli_json_print(json_pack("{s:o,s:o}", "target",
-                                                           warder_json_str(a.target), "decision",
-                                                           warder_json_decision(&d)));
+                        json_t *v = json_pack("{s:o,s:o}", "target", warder_json_str(a.target),
+                                              "decision", warder_json_decision(&d));
+                        if (v && a.op == WARDER_OP_EXECUTE)
+                                json_object_set_new(v, "forms",
+                                                    json_string(forms_name(&a, literal_only)));
+                        int prc = cli_json_print(v);
                         if (prc) {
                                 rc = prc;
                                 goto done;
                         }
                 } else {
                         cli_print_decision(stdout, a.target, &d);
+                        print_forms(literal_only, root);
                 }
                 rc = cli_action_exit(d.action);
         }
@@ -130,6 +200,7 @@ done:
         warder_decision_clear(&d);
         warder_ruleset_free(rs);
         free(real);
+        free(why);
         free(root);
         free(home);
         return rc;
@@ -227,17 +298,18 @@ int cli_cmd_explain(int argc, char **argv, struct cli_common *c)
         int rc = parse("explain", argc, argv, &a);
         if (rc)
                 return rc < 0 ? CLI_OK : rc;
-        char *root = NULL, *home = NULL, *real = NULL;
+        char *root = NULL, *home = NULL, *real = NULL, *why = NULL;
         if ((rc = cli_common_dirs(c, &root, &home)))
                 return rc;
         warder_ruleset *rs = NULL;
         struct warder_explanation *ex = NULL;
         struct warder_error err = WARDER_ERROR_INIT;
+        bool literal_only = false;
         if ((rc = cli_load_ruleset(c, root, home, &rs)))
                 goto out;
         int unresolved = 0;
         if (a.op != WARDER_OP_EXECUTE && !a.real) {
-                unresolved = cli_resolve_real(root, home, a.target, &real);
+                unresolved = cli_resolve_real(root, home, a.target, &real, &why);
                 a.real = real;
         }
         if (warder_ruleset_explain(rs, a.op, a.target, a.real, &ex, &err)) {
@@ -246,21 +318,26 @@ int cli_cmd_explain(int argc, char **argv, struct cli_common *c)
                 goto out;
         }
         if (a.op == WARDER_OP_EXECUTE) {
-                /* The explanation lists whole-line matches; the decision is the full §5 one. */
+                /* The explanation lists whole-line matches; the decision is the full §5 one,
+                 * made as `warder check execute` makes it. */
                 struct warder_decision d = WARDER_DECISION_INIT;
-                if ((rc = decide("explain", rs, home, &a, &d)))
+                if ((rc = decide("explain", rs, root, home, &a, &d, &literal_only)))
                         goto out;
                 warder_decision_clear(&ex->decision);
                 ex->decision = d;
         }
         if (unresolved)
-                cli_unresolved_real(&ex->decision);
+                cli_unresolved_real(&ex->decision, why);
         if (c->json) {
-                rc = cli_json_print(warder_json_explanation(a.target, ex));
+                json_t *v = warder_json_explanation(a.target, ex);
+                if (v && a.op == WARDER_OP_EXECUTE)
+                        json_object_set_new(v, "forms", json_string(forms_name(&a, literal_only)));
+                rc = cli_json_print(v);
                 if (rc)
                         goto out;
         } else {
                 print_explanation(rs, a.target, ex);
+                print_forms(literal_only, root);
         }
         rc = cli_action_exit(ex->decision.action);
 out:
@@ -268,6 +345,7 @@ out:
         warder_explanation_free(ex);
         warder_ruleset_free(rs);
         free(real);
+        free(why);
         free(root);
         free(home);
         return rc;

@@ -110,12 +110,16 @@ json_t *cli_json_ok(const char *name, const char *target);
 /* The real form of `target` resolved by the local backend rooted at `root` (semantics §3.2):
  * *out is set (free() it) when it differs from the literal form. Returns 1 when the target
  * lies under the root but its real form cannot be resolved (a symlink leaving the root, a
- * loop): the decision must then be at least ask (cli_unresolved_real). A target outside the
- * root is checked offline on its literal form. */
-int cli_resolve_real(const char *root, const char *home, const char *target, char **out);
+ * loop, a directory that cannot be searched), with *why (free() it) saying what failed: the
+ * decision must then be at least ask (cli_unresolved_real). A target outside the root, or
+ * under a root that does not exist (nothing of it exists: real == literal), is checked on
+ * its literal form. */
+int cli_resolve_real(const char *root, const char *home, const char *target, char **out,
+                     char **why);
 
-/* Raises an allow to ask for a target whose real form could not be resolved. */
-void cli_unresolved_real(struct warder_decision *d);
+/* Raises an allow to ask for a target whose real form could not be resolved; the note says
+ * why (`why`, as cli_resolve_real() gave it). */
+void cli_unresolved_real(struct warder_decision *d, const char *why);
 
 /* Prints a decision for people: the action, the target, and why (rule, source, reason). */
 void cli_print_decision(FILE *f, const char *target, const struct warder_decision *d);
@@ -140,5 +144,7 @@ int cli_cmd_op(int argc, char **argv, struct cli_common *c); /* read write edit 
 int cli_cmd_exec(int argc, char **argv, struct cli_common *c);
 int cli_cmd_serve(int argc, char **argv, struct cli_common *c);
 int cli_cmd_mcp(int argc, char **argv, struct cli_common *c);
+int cli_cmd_hook(int argc, char **argv, struct cli_common *c);
+int cli_cmd_import(int argc, char **argv, struct cli_common *c);
 
 #endif

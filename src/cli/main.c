@@ -26,6 +26,8 @@ static const struct subcommand subcommands[] = {
     {"exec", cli_cmd_exec, "inspect and run a shell command through the guard"},
     {"serve", cli_cmd_serve, "serve one guarded session over JSON-RPC on stdio"},
     {"mcp", cli_cmd_mcp, "serve guarded file and shell tools over MCP on stdio"},
+    {"hook", cli_cmd_hook, "decide the tool calls of Claude Code or Gemini CLI"},
+    {"import", cli_cmd_import, "translate Claude Code permission rules into a ruleset"},
 };
 
 static void usage(FILE *f)

@@ -126,25 +126,32 @@ int cli_report_failure(const struct cli_session *s, const char *name, const char
         return code;
 }
 
-int cli_resolve_real(const char *root, const char *home, const char *target, char **out)
+int cli_resolve_real(const char *root, const char *home, const char *target, char **out, char **why)
 {
         char *literal = NULL, *real = NULL;
         warder_backend *local = NULL;
         struct warder_local_options lopts = WARDER_LOCAL_OPTIONS_INIT;
+        struct warder_error err = WARDER_ERROR_INIT;
         *out = NULL;
+        *why = NULL;
         if (warder_path_normalize(&literal, NULL, root, home, NULL, target, strlen(target), NULL))
                 return 0; /* the decision reports the bad target itself */
         size_t n = strlen(root);
         bool inside = strcmp(root, "/") == 0 ||
                       (strncmp(literal, root, n) == 0 && (literal[n] == '/' || !literal[n]));
-        int rc = warder_local_new(&local, root, &lopts, NULL);
+        int rc = warder_local_new(&local, root, &lopts, &err);
+        /* §3.2: when not even the root exists, nothing of the target does: real == literal */
+        bool no_root = rc == WARDER_ENOENT || rc == WARDER_ENOTDIR;
         if (rc == 0)
-                rc = warder_backend_realpath(local, literal, strlen(literal), &real, NULL);
+                rc = warder_backend_realpath(local, literal, strlen(literal), &real, &err);
         int status = 0;
-        if (rc == 0 && strcmp(real, literal) != 0)
+        if (rc == 0 && strcmp(real, literal) != 0) {
                 *out = strdup(real);
-        else if (rc != 0 && inside)
+        } else if (rc != 0 && inside && !no_root) {
                 status = 1;
+                *why = strdup(err.message[0] ? err.message : warder_strerror(rc));
+        }
+        warder_error_clear(&err);
         warder_free(real);
         warder_free(literal);
         warder_backend_free(local);

@@ -9,14 +9,18 @@
 #include <string.h>
 
 #include "command.h"
+#include "expand.h"
+#include "ruleset/ruleset-internal.h"
 #include "shell.h"
 #include "util.h"
 #include "warder/sys/backend.h"
 
-#define MAX_SHELL_DEPTH 4    /* sh -c nesting (§5.3) */
-#define MAX_CWDS        8    /* possible current directories tracked at once (§5.6) */
-#define MAX_CHECKS      4096 /* path decisions per command line */
-#define MAX_GLOB        1024 /* results of one glob expansion */
+#define MAX_SHELL_DEPTH  4      /* sh -c nesting (§5.3) */
+#define MAX_CWDS         8      /* possible current directories tracked at once (§5.6) */
+#define MAX_CHECKS       4096   /* path decisions per command line */
+#define MAX_GLOB         1024   /* results of one glob expansion */
+#define MAX_GLOB_LISTS   512    /* directories listed for globs per command line */
+#define MAX_GLOB_ENTRIES 100000 /* directory entries read for globs per command line */
 
 struct cwdset {
         char *dirs[MAX_CWDS];
@@ -30,18 +34,31 @@ struct scope_state {
         struct cwdset ovr; /* where it certainly is inside a pure `&&` chain after a cd */
 };
 
+/* Whether a candidate's subtree counts (§5.4.1). */
+enum subtree {
+        ST_NONE,       /* no: a file's contents or a name only */
+        ST_IF_DIR,     /* when it is known to be a directory (write candidates, sources) */
+        ST_EXPECT_DIR, /* an argument of a recursive command: a directory unless known not */
+};
+
 struct insp {
         const warder_ruleset *rs;
         const struct warder_command_context *ctx;
         const char *root, *home, *env_home, *cdpath;
         bool *env_rebound; /* per ctx->env entry: the line may give it another value */
         size_t nenv;
-        bool home_rebound;   /* HOME may be set by the line: `~` and a bare `cd` are unknown */
-        bool cdpath_rebound; /* CDPATH may be set by the line */
+        bool home_rebound;       /* HOME may be set by the line: `~` and a bare `cd` are unknown */
+        bool cdpath_rebound;     /* CDPATH may be set by the line */
+        bool builtins_redefined; /* the line may give echo, printf, … another meaning */
         struct warder_decision best;
         bool have_best;
         size_t checks;
         bool checks_exhausted;
+        bool dbracket;                /* some inspected text holds `[[` (§5.5.2) */
+        enum subtree seg_subtree;     /* how the segment's arguments meet §5.4.1 */
+        bool glob_opts;               /* the line may change how globs expand (§5.5) */
+        struct warder__expand_io xio; /* realpath and ls of the context, and the glob budget */
+        int (*ls)(void *ud, const char *dir, char ***names, size_t *count); /* ctx->ls or NULL */
         struct warder__buf path, pat, tmp;
 };
 
@@ -49,7 +66,8 @@ struct insp {
 struct xword {
         const char *s; /* expanded text (borrowed or owned) */
         size_t len;
-        unsigned char *g; /* per byte: 1 when an active glob character; NULL when none */
+        unsigned char *g; /* per byte: 1 when unquoted; NULL when the word is no pattern */
+        bool glob;        /* a pattern for pathname expansion (has_glob) */
         char *owned;
         const char *undet; /* why it cannot be determined, or NULL */
 };
@@ -184,6 +202,106 @@ static bool names_var(const char *s, size_t len, const char *name, size_t n)
         return false;
 }
 
+/* Whether `word` appears in `s` as a whole word (not inside a longer name). */
+/*
+ * One pass over the words of `s` (quotes removed) for what changes the meaning of later
+ * commands: *redefined when a data-only builtin may mean something else (§5.4.2) — `enable`
+ * (bash turns builtins off), `hash` (bash binds a name to a path), `alias` (dash expands
+ * aliases in scripts), a function of that name (`echo() …`, `function echo`, `:() …`), or a
+ * new PATH (a disabled builtin, or a wrapper such as `env`, looks the name up there);
+ * *globs when globs may expand otherwise (§5.5) — `shopt` (dotglob, nocaseglob, globstar,
+ * extglob …), zsh's `setopt`, a new GLOBIGNORE or BASHOPTS. A variable counts as set where
+ * names_var() says so.
+ */
+static void scan_redefinitions(const char *s, size_t len, bool *redefined, bool *globs)
+{
+        enum { REDEF, REDEF_IF_SET, GLOBS, GLOBS_IF_SET, BUILTIN, FUNCTION };
+        static const struct {
+                const char *word;
+                unsigned char len, kind;
+        } words[] = {
+            {"enable", 6, REDEF},
+            {"hash", 4, REDEF},
+            {"alias", 5, REDEF},
+            {"PATH", 4, REDEF_IF_SET},
+            {"shopt", 5, GLOBS},
+            {"setopt", 6, GLOBS},
+            {"GLOBIGNORE", 10, GLOBS_IF_SET},
+            {"BASHOPTS", 8, GLOBS_IF_SET},
+            {"echo", 4, BUILTIN},
+            {"printf", 6, BUILTIN},
+            {"true", 4, BUILTIN},
+            {"false", 5, BUILTIN},
+            {"function", 8, FUNCTION},
+        };
+        bool after_function = false;
+        for (size_t i = 0; i < len;) {
+                if (!ident_char(s[i])) {
+                        if (s[i] == ':') { /* :() { … } */
+                                size_t q = i + 1;
+                                while (q < len && (s[q] == ' ' || s[q] == '\t'))
+                                        q++;
+                                if (q < len && s[q] == '(')
+                                        *redefined = true;
+                        }
+                        i++;
+                        continue;
+                }
+                size_t j = i;
+                while (j < len && ident_char(s[j]))
+                        j++;
+                bool function = false;
+                /* most words are none of these: their length or first letter tells */
+                const unsigned lens = 1u << 4 | 1u << 5 | 1u << 6 | 1u << 8 | 1u << 10;
+                if (j - i > 10 || !(lens >> (j - i) & 1u) || !strchr("ehaPsGBptf", s[i])) {
+                        after_function = false;
+                        i = j;
+                        continue;
+                }
+                for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
+                        if (words[w].len != j - i || words[w].word[0] != s[i] ||
+                            memcmp(s + i, words[w].word, j - i) != 0)
+                                continue;
+                        /* as names_var(): not set right after `$`, nor inside `${…}` unless
+                         * that assigns */
+                        bool set =
+                            !(i > 0 && s[i - 1] == '$') &&
+                            !(i > 1 && s[i - 1] == '{' && s[i - 2] == '$' &&
+                              !(j < len &&
+                                (s[j] == '=' || (s[j] == ':' && j + 1 < len && s[j + 1] == '='))));
+                        size_t q = j;
+                        while (q < len && (s[q] == ' ' || s[q] == '\t'))
+                                q++;
+                        switch (words[w].kind) {
+                        case REDEF_IF_SET:
+                                if (!set)
+                                        break;
+                                /* fall through */
+                        case REDEF:
+                                *redefined = true;
+                                break;
+                        case GLOBS_IF_SET:
+                                if (!set)
+                                        break;
+                                /* fall through */
+                        case GLOBS:
+                                *globs = true;
+                                break;
+                        case BUILTIN:
+                                if (after_function || (q < len && s[q] == '('))
+                                        *redefined = true;
+                                break;
+                        default:
+                                function = true;
+                                break;
+                        }
+                        break;
+                }
+                after_function = function;
+                i = j;
+        }
+}
+
 /*
  * Marks the declared variables (and HOME and CDPATH) that the text of a line about to be
  * inspected may rebind. Called for the whole line first and again for every script inspected
@@ -207,6 +325,7 @@ static int mark_rebound(struct insp *I, const char *text, size_t len)
         }
         I->home_rebound = I->home_rebound || names_var(b.data, b.len, "HOME", 4);
         I->cdpath_rebound = I->cdpath_rebound || names_var(b.data, b.len, "CDPATH", 6);
+        scan_redefinitions(b.data, b.len, &I->builtins_redefined, &I->glob_opts);
         warder__buf_free(&b);
         return 0;
 }
@@ -222,9 +341,123 @@ static const char *var_lookup(const struct insp *I, const char *name, size_t n)
         return NULL;
 }
 
+/* ---- arithmetic (§5.5.2) ------------------------------------------------------------------ */
+
+/* A declared variable whose value is a literal number and that the line does not rebind. */
+static bool known_number(const struct insp *I, const char *name, size_t n)
+{
+        const char *v = var_lookup(I, name, n);
+        if (!v)
+                return false;
+        if (*v == '+' || *v == '-')
+                v++;
+        if (!*v)
+                return false;
+        for (; *v; v++)
+                if (*v < '0' || *v > '9')
+                        return false;
+        return true;
+}
+
+/*
+ * Whether a shell evaluating `s` as an arithmetic expression would evaluate something this
+ * inspector cannot know: a variable (named bare or with `$`) whose value is not a known
+ * literal number — bash evaluates that value as an expression in turn, and an array
+ * subscript in it runs `$( … )` — or the result of a substitution or a special parameter.
+ * `what` and `what_len` name the first such item.
+ */
+static bool arith_unknown(const struct insp *I, const char *s, size_t n, const char **what,
+                          size_t *what_len)
+{
+        for (size_t i = 0; i < n;) {
+                char c = s[i];
+                size_t j = i + 1;
+                if (c >= '0' && c <= '9') { /* 12, 0x1f, 2#101, 64#@_ */
+                        while (j < n && (ident_char(s[j]) || s[j] == '#' || s[j] == '@'))
+                                j++;
+                        i = j;
+                        continue;
+                }
+                if (c == '$' && j < n && strchr("#?$!", s[j]) && s[j]) {
+                        i = j + 1; /* numbers by construction */
+                        continue;
+                }
+                size_t ns = i, nl = 0;
+                if (ident_char(c)) {
+                        while (j < n && ident_char(s[j]))
+                                j++;
+                        nl = j - i;
+                } else if (c == '$' && j < n && ident_char(s[j]) && !(s[j] >= '0' && s[j] <= '9')) {
+                        ns = j;
+                        while (j < n && ident_char(s[j]))
+                                j++;
+                        nl = j - ns;
+                } else if (c == '$' && j < n && s[j] == '{') {
+                        const char *close = memchr(s + j, '}', n - j);
+                        ns = j + 1;
+                        nl = close ? (size_t)(close - s) - ns : 0;
+                        for (size_t k = 0; k < nl; k++)
+                                if (!ident_char(s[ns + k]) ||
+                                    (k == 0 && s[ns] >= '0' && s[ns] <= '9'))
+                                        nl = 0;
+                        if (!nl) {
+                                *what = s + i;
+                                *what_len = close ? (size_t)(close - s) + 1 - i : n - i;
+                                return true;
+                        }
+                        j = (size_t)(close - s) + 1;
+                } else if (c == '$' || c == '`') {
+                        *what = s + i;
+                        *what_len = n - i < 16 ? n - i : 16;
+                        return true;
+                } else {
+                        i = j;
+                        continue;
+                }
+                if (!known_number(I, s + ns, nl)) {
+                        *what = s + ns;
+                        *what_len = nl;
+                        return true;
+                }
+                i = j;
+        }
+        return false;
+}
+
+/* Raises to ask when `s` is an arithmetic expression arith_unknown() says cannot be known. */
+static int decide_arith(struct insp *I, const char *s, size_t n, const char *segment)
+{
+        const char *what = NULL;
+        size_t wl = 0;
+        if (!arith_unknown(I, s, n, &what, &wl))
+                return 0;
+        char note[160];
+        snprintf(note, sizeof(note),
+                 "an arithmetic expression evaluates '%.*s', whose value is not a known number",
+                 (int)(wl > 40 ? 40 : wl), what);
+        return raise_to(I, WARDER_ASK, segment, NULL, WARDER_OP_EXECUTE, note);
+}
+
 static bool is_glob_char(char c)
 {
         return c == '*' || c == '?' || c == '[';
+}
+
+/* Whether `s`, whose unquoted bytes are marked in `g` (NULL: none), is a pattern for
+ * pathname expansion: an unquoted `*` or `?`, or an unquoted `[` closed by a later unquoted
+ * `]` in the same component (a lone `[`, as in `[ -f x ]`, is an ordinary character). */
+static bool has_glob(const char *s, size_t len, const unsigned char *g)
+{
+        for (size_t k = 0; g && k < len; k++) {
+                if (!g[k] || !is_glob_char(s[k]))
+                        continue;
+                if (s[k] != '[')
+                        return true;
+                for (size_t j = k + 2; j < len && s[j] != '/'; j++)
+                        if (g[j] && s[j] == ']')
+                                return true;
+        }
+        return false;
 }
 
 static void xword_free(struct xword *x)
@@ -252,7 +485,6 @@ static int expand_word(struct insp *I, const struct warder__sh_parse *p,
                 return 0;
         }
         struct warder__buf b = WARDER__BUF_INIT, g = WARDER__BUF_INIT;
-        bool any_glob = false;
         int rc = 0;
         for (uint32_t k = 0; k < w->npieces && !rc && !x->undet; k++) {
                 const struct warder__sh_piece *pc = &p->pieces[w->first_piece + k];
@@ -287,11 +519,8 @@ static int expand_word(struct insp *I, const struct warder__sh_parse *p,
                         break;
                 }
                 rc = warder__buf_append(&b, val, vlen);
-                for (size_t j = 0; j < vlen && !rc; j++) {
-                        bool act = active_ok && is_glob_char(val[j]);
-                        any_glob |= act;
-                        rc = warder__buf_putc(&g, act ? 1 : 0);
-                }
+                for (size_t j = 0; j < vlen && !rc; j++)
+                        rc = warder__buf_putc(&g, active_ok ? 1 : 0);
         }
         if (rc || x->undet) {
                 warder__buf_free(&b);
@@ -301,10 +530,11 @@ static int expand_word(struct insp *I, const struct warder__sh_parse *p,
         x->len = b.len;
         x->owned = warder__buf_steal(&b);
         x->s = x->owned;
-        if (any_glob)
+        x->glob = x->owned && has_glob(x->s, x->len, (const unsigned char *)g.data);
+        if (x->glob)
                 x->g = (unsigned char *)warder__buf_steal(&g);
         warder__buf_free(&g);
-        if (!x->owned || (any_glob && !x->g))
+        if (!x->owned || (x->glob && !x->g))
                 return WARDER_ENOMEM;
         return 0;
 }
@@ -344,12 +574,75 @@ static bool is_std_device(const char *p)
         return true;
 }
 
+static void strv_free(char **v, size_t n)
+{
+        for (size_t k = 0; v && k < n; k++)
+                warder_free(v[k]);
+        warder_free(v);
+}
+
+/* 1 when `path` (a real form) is a directory, 0 when it is not or does not exist, -1 when
+ * that cannot be known here (no `ls` in the context, or the listing failed otherwise). */
+static int dir_type(struct insp *I, const char *path)
+{
+        if (!I->ls)
+                return -1;
+        char **names = NULL;
+        size_t count = 0;
+        int rc = I->ls(I->ctx->ud, path, &names, &count);
+        if (rc == 0) {
+                strv_free(names, count);
+                return 1;
+        }
+        return rc == WARDER_ENOENT || rc == WARDER_ENOTDIR ? 0 : -1;
+}
+
+/*
+ * §5.4.1: a candidate that is a directory is also decided by the strictest rule that can match
+ * a path beneath it, on either form. For ST_EXPECT_DIR (an argument of a recursive command)
+ * a candidate whose type cannot be known counts as a directory, but only up to ask.
+ */
+static int decide_subtree(struct insp *I, enum warder_op op, const char *segment, const char *real,
+                          enum subtree st)
+{
+        if (st == ST_IF_DIR && !I->ls)
+                return 0; /* whether it is a directory cannot be known: nothing to add */
+        /* nothing the rules beneath say can raise the answer further */
+        if (I->have_best && I->best.action >= (I->ls ? WARDER_DENY : WARDER_ASK))
+                return 0;
+        int type = -2; /* not looked at yet */
+        const char *forms[2] = {I->path.data, real && strcmp(real, I->path.data) ? real : NULL};
+        int rc = 0;
+        for (int f = 0; f < 2 && !rc && forms[f] && !is_final(I); f++) {
+                struct warder_decision d = WARDER_DECISION_INIT;
+                if (!warder__ruleset_subtree(I->rs, op, forms[f], strlen(forms[f]), &d))
+                        continue;
+                if (I->have_best && d.action <= I->best.action)
+                        continue;
+                if (type == -2)
+                        type = dir_type(I, real ? real : I->path.data);
+                if (type == 0 || (type < 0 && st != ST_EXPECT_DIR))
+                        return 0;
+                if (type < 0 && d.action > WARDER_ASK) {
+                        d.action = WARDER_ASK;
+                        d.undeterminable = true;
+                        d.note = "a directory whose contents cannot be seen here, beneath which "
+                                 "this rule can match (§5.4.1)";
+                } else {
+                        d.note = "a rule that can match a path beneath this directory (§5.4.1)";
+                }
+                rc = consider(I, &d, segment, I->path.data, op);
+        }
+        return rc;
+}
+
 /* Decides the normalised absolute path in I->path, in its literal and real forms. */
 static int decide_normalised(struct insp *I, enum warder_op op, const char *segment)
 {
         int rc;
         char *real = NULL;
         const char *note = NULL;
+        char why[96];
         if (through_proc(I->path.data))
                 note = "a path through /proc/<pid>/root or /cwd";
         if (I->ctx && I->ctx->realpath) {
@@ -358,20 +651,31 @@ static int decide_normalised(struct insp *I, enum warder_op op, const char *segm
                         return rc;
                 if (rc) {
                         real = NULL;
+                        snprintf(why, sizeof(why), "the real path could not be resolved (%s)",
+                                 warder_strerror(rc));
                         if (!is_std_device(I->path.data))
-                                note = "the real path could not be resolved";
+                                note = why;
                 }
         }
         struct warder_decision d = WARDER_DECISION_INIT;
         rc = warder_ruleset_check(I->rs, op, I->path.data, real, &d, NULL);
-        warder_free(real);
-        if (rc == WARDER_ENOMEM)
+        if (rc == WARDER_ENOMEM) {
+                warder_free(real);
                 return rc;
-        if (rc)
+        }
+        if (rc) {
+                warder_free(real);
                 return raise_to(I, WARDER_ASK, segment, I->path.data, op,
                                 "a path that cannot be decided");
+        }
         rc = consider(I, &d, segment, I->path.data, op);
         warder_decision_clear(&d);
+        enum subtree st = I->seg_subtree;
+        if (op == WARDER_OP_WRITE && st == ST_NONE)
+                st = ST_IF_DIR; /* a directory written to (§5.4.1) */
+        if (!rc && st != ST_NONE)
+                rc = decide_subtree(I, op, segment, real, st);
+        warder_free(real);
         if (!rc && note)
                 rc = raise_to(I, WARDER_ASK, segment, I->path.data, op, note);
         return rc;
@@ -393,41 +697,7 @@ static bool has_dotdot(const char *s, size_t n)
  */
 static int physical_form(struct insp *I, const char *s, size_t n, struct warder__buf *out)
 {
-        warder__buf_truncate(out, 0);
-        int rc = 0;
-        for (size_t i = 0; i < n && !rc;) {
-                while (i < n && s[i] == '/')
-                        i++;
-                size_t start = i;
-                while (i < n && s[i] != '/')
-                        i++;
-                size_t c = i - start;
-                if (c == 0 || (c == 1 && s[start] == '.'))
-                        continue;
-                if (c == 2 && s[start] == '.' && s[start + 1] == '.') {
-                        if (!out->len)
-                                continue;
-                        char *real = NULL;
-                        rc = I->ctx->realpath(I->ctx->ud, out->data, &real);
-                        if (!rc && (!real || real[0] != '/'))
-                                rc = WARDER_EBACKEND;
-                        if (!rc)
-                                rc = warder__path_normalize_buf(out, NULL, NULL, NULL, real,
-                                                                strlen(real), NULL);
-                        warder_free(real);
-                        if (!rc) {
-                                char *slash = memrchr(out->data, '/', out->len);
-                                warder__buf_truncate(out, slash ? (size_t)(slash - out->data) : 0);
-                        }
-                        continue;
-                }
-                rc = warder__buf_putc(out, '/');
-                if (!rc)
-                        rc = warder__buf_append(out, s + start, c);
-        }
-        if (!rc && !out->len)
-                rc = warder__buf_putc(out, '/');
-        return rc;
+        return warder__expand_physical(&I->xio, s, n, out);
 }
 
 static int decide_literal(struct insp *I, const char *str, size_t len, const char *cwd,
@@ -497,7 +767,7 @@ static int escape_into(struct warder__buf *b, const char *s, size_t n, const uns
 {
         for (size_t k = 0; k < n; k++) {
                 char c = s[k];
-                bool active = g && g[k];
+                bool active = g && g[k] && strchr("*?[]", c) && c;
                 if (!active && strchr("*?[]\\{}", c) && c)
                         if (warder__buf_putc(b, '\\'))
                                 return WARDER_ENOMEM;
@@ -507,9 +777,51 @@ static int escape_into(struct warder__buf *b, const char *s, size_t n, const uns
         return 0;
 }
 
+/* §5.5: the glob expanded by the inspector itself through the context's `ls`, as the shell
+ * expands it; each result is decided in both forms (and physically, for a `..`). */
+static int decide_glob_shell(struct insp *I, const char *str, size_t len, const unsigned char *g,
+                             const char *cwd, enum warder_op op, const char *segment)
+{
+        if (I->glob_opts)
+                return raise_to(I, WARDER_ASK, segment, str, op,
+                                "a glob after the line changes how globs expand (shopt, "
+                                "GLOBIGNORE, bash -O)");
+        struct warder__buf pat = WARDER__BUF_INIT, unq = WARDER__BUF_INIT;
+        int rc = 0;
+        if (str[0] != '/') {
+                rc = warder__buf_puts(&pat, cwd);
+                if (!rc)
+                        rc = warder__buf_putc(&pat, '/');
+                for (size_t k = 0; k < pat.len && !rc; k++)
+                        rc = warder__buf_putc(&unq, 0);
+        }
+        if (!rc)
+                rc = warder__buf_append(&pat, str, len);
+        if (!rc)
+                rc = warder__buf_append(&unq, g, len);
+        char **res = NULL;
+        size_t count = 0;
+        bool incomplete = false;
+        if (!rc)
+                rc = warder__expand_glob(&I->xio, pat.data, (const unsigned char *)unq.data,
+                                         pat.len, &res, &count, &incomplete);
+        for (size_t k = 0; k < count && !rc && !is_final(I); k++)
+                rc = decide_literal(I, res[k], strlen(res[k]), cwd, op, segment);
+        if (!rc && incomplete)
+                rc = raise_to(I, WARDER_ASK, segment, pat.data, op,
+                              "a glob whose expansion is incomplete (a directory that cannot be "
+                              "listed, or too many entries)");
+        warder__expand_free(res, count);
+        warder__buf_free(&pat);
+        warder__buf_free(&unq);
+        return rc;
+}
+
 static int decide_glob(struct insp *I, const char *str, size_t len, const unsigned char *g,
                        const char *cwd, enum warder_op op, const char *segment)
 {
+        if (I->ls)
+                return decide_glob_shell(I, str, len, g, cwd, op, segment);
         warder__buf_truncate(&I->pat, 0);
         int rc = 0;
         if (str[0] != '/') {
@@ -562,9 +874,7 @@ static int decide_path(struct insp *I, const char *str, size_t len, const unsign
                 return 0;
         if (memchr(str, '\0', len))
                 return raise_to(I, WARDER_ASK, segment, NULL, op, "a path with a NUL byte");
-        bool glob = false;
-        for (size_t k = 0; g && k < len && !glob; k++)
-                glob = g[k] != 0;
+        bool glob = has_glob(str, len, g);
         int rc = 0;
         bool relative = str[0] != '/';
         size_t ncwd = relative ? cwd->n : 1;
@@ -574,7 +884,7 @@ static int decide_path(struct insp *I, const char *str, size_t len, const unsign
                  * passes it on literally). */
                 rc = decide_literal(I, str, len, dir, op, segment);
                 if (!rc && glob) {
-                        if (I->ctx && I->ctx->glob)
+                        if (I->ls || (I->ctx && I->ctx->glob))
                                 rc = decide_glob(I, str, len, g, dir, op, segment);
                         else
                                 rc = raise_to(I, WARDER_ASK, segment, str, op,
@@ -761,11 +1071,89 @@ static enum wrap unwrap(const struct xword *x, size_t i, size_t n, size_t *next,
         return W_YES;
 }
 
-static const char *const write_cmds[] = {"tee", "touch", "rm",    "rmdir",    "mkdir",   "mv",
-                                         "ln",  "chmod", "chown", "truncate", "install", NULL};
-static const char *const shells[] = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", NULL};
-/* Commands whose arguments are data, never names of files (§5.4 "plainly not a path"). */
-static const char *const no_path_cmds[] = {"echo", "printf", "true", "false", ":", NULL};
+/* What inspection knows of a command by its name (§5.3–§5.5). */
+enum {
+        C_WRITE = 1u << 0,     /* its arguments are written (§5.4) */
+        C_TWO_WAY = 1u << 1,   /* mv ln install cp: sources read and written (§5.4) */
+        C_DATA = 1u << 2,      /* a data-only builtin (§5.4.2) */
+        C_SHELL = 1u << 3,     /* runs the script of -c, or its input (§5.3) */
+        C_DECL = 1u << 4,      /* declare and its kin: -i, NAME[…] (§5.5.2) */
+        C_NAMES = 1u << 5,     /* takes variable names, NAME[…] (§5.5.2) */
+        C_VOPT = 1u << 6,      /* -v NAME[…] (§5.5.2) */
+        C_LET = 1u << 7,       /* arithmetic arguments (§5.5.2) */
+        C_RECURSIVE = 1u << 8, /* acts on whole trees (§5.4.1) */
+};
+
+struct cmd_info {
+        const char *name;
+        unsigned flags;
+        const char *rflags; /* options that make it act on whole trees (§5.4.1) */
+};
+
+/* Sorted by name (strcmp order) for bsearch. */
+static const struct cmd_info commands[] = {
+    {":", C_DATA, NULL},
+    {"[", C_VOPT, NULL},
+    {"[[", C_VOPT, NULL},
+    {"ash", C_SHELL, NULL},
+    {"bash", C_SHELL, NULL},
+    {"chgrp", 0, "R"},
+    {"chmod", C_WRITE, "R"},
+    {"chown", C_WRITE, "R"},
+    {"cp", C_TWO_WAY, "rRa"},
+    {"dash", C_SHELL, NULL},
+    {"declare", C_DECL, NULL},
+    {"echo", C_DATA, NULL},
+    {"egrep", 0, "rR"},
+    {"export", C_DECL, NULL},
+    {"false", C_DATA, NULL},
+    {"fgrep", 0, "rR"},
+    {"getopts", C_NAMES, NULL},
+    {"grep", 0, "rR"},
+    {"install", C_WRITE | C_TWO_WAY, NULL},
+    {"ksh", C_SHELL, NULL},
+    {"let", C_LET, NULL},
+    {"ln", C_WRITE | C_TWO_WAY, NULL},
+    {"local", C_DECL, NULL},
+    {"mapfile", C_NAMES, NULL},
+    {"mkdir", C_WRITE, NULL},
+    {"mksh", C_SHELL, NULL},
+    {"mv", C_WRITE | C_TWO_WAY, NULL},
+    {"printf", C_DATA | C_VOPT, NULL},
+    {"read", C_NAMES, NULL},
+    {"readarray", C_NAMES, NULL},
+    {"readonly", C_DECL, NULL},
+    {"rm", C_WRITE, "rR"},
+    {"rmdir", C_WRITE, NULL},
+    {"rsync", C_RECURSIVE, NULL},
+    {"sh", C_SHELL, NULL},
+    {"tar", C_RECURSIVE, NULL},
+    {"tee", C_WRITE, NULL},
+    {"test", C_VOPT, NULL},
+    {"touch", C_WRITE, NULL},
+    {"true", C_DATA, NULL},
+    {"truncate", C_WRITE, NULL},
+    {"typeset", C_DECL, NULL},
+    {"unset", C_NAMES, NULL},
+    {"wait", C_NAMES, NULL},
+    {"zsh", C_SHELL, NULL},
+};
+
+static int cmd_cmp(const void *key, const void *elem)
+{
+        return strcmp(key, ((const struct cmd_info *)elem)->name);
+}
+
+/* The entry of `cmd`, or an empty one. */
+static const struct cmd_info *cmd_info(const char *cmd)
+{
+        static const struct cmd_info none = {"", 0, NULL};
+        const struct cmd_info *c =
+            cmd ? bsearch(cmd, commands, sizeof(commands) / sizeof(commands[0]),
+                          sizeof(commands[0]), cmd_cmp)
+                : NULL;
+        return c ? c : &none;
+}
 
 struct segctx {
         const struct warder__sh_parse *p;
@@ -779,6 +1167,58 @@ struct segctx {
 
 static int inspect_line(struct insp *I, const char *line, size_t len, unsigned depth,
                         const struct cwdset *cwd);
+
+static bool is_numeric_test_op(const struct warder__sh_word *w)
+{
+        static const char *const ops[] = {"-eq", "-ne", "-lt", "-le", "-gt", "-ge", NULL};
+        return !(w->flags & ~WARDER__SH_W_QUOTED) && in_list(w->text, ops);
+}
+
+/*
+ * Builtins that evaluate arithmetic in their arguments (§5.5.2): `let`, integer variables
+ * (`declare -i` and its kin), array subscripts in the names that `unset`, `read`, `declare`,
+ * `printf -v`, `test -v` and the like assign or test, and the operands of the numeric
+ * operators of `[[ … ]]` (which the splitter may have cut at `&&` or `||`).
+ */
+static int decide_arith_builtins(struct insp *I, const struct segctx *C, size_t name,
+                                 const char *cmd, const struct cmd_info *info)
+{
+        const struct warder__sh_word *w = C->w;
+        size_t n = C->n;
+        int rc = 0;
+        unsigned f = info->flags;
+        if (!(f & (C_DECL | C_NAMES | C_VOPT | C_LET)) && !I->dbracket)
+                return 0;
+        bool is_decl = f & C_DECL, names = f & (C_DECL | C_NAMES), after_v = f & C_VOPT;
+        for (size_t k = name + 1; cmd && k < n && !rc && !is_final(I); k++) {
+                const char *t = w[k].text;
+                size_t tl = w[k].len;
+                if (f & C_LET) {
+                        rc = decide_arith(I, t, tl, C->text);
+                        continue;
+                }
+                if (is_decl && t[0] == '-' && !(w[k].flags & ~WARDER__SH_W_QUOTED) &&
+                    memchr(t, 'i', tl)) {
+                        rc = raise_to(I, WARDER_ASK, C->text, NULL, WARDER_OP_EXECUTE,
+                                      "an integer variable: every value given to it is "
+                                      "evaluated as an arithmetic expression");
+                        continue;
+                }
+                if (names || (after_v && k > name + 1 && streq(w[k - 1].text, "-v"))) {
+                        const char *lb = memchr(t, '[', tl);
+                        const char *rb = memrchr(t, ']', tl);
+                        if (lb && rb > lb)
+                                rc = decide_arith(I, lb + 1, (size_t)(rb - lb - 1), C->text);
+                }
+        }
+        for (size_t k = 1; I->dbracket && k + 1 < n && !rc; k++)
+                if (is_numeric_test_op(&w[k])) {
+                        rc = decide_arith(I, w[k - 1].text, w[k - 1].len, C->text);
+                        if (!rc)
+                                rc = decide_arith(I, w[k + 1].text, w[k + 1].len, C->text);
+                }
+        return rc;
+}
 
 /* Candidates from one argument word (§5.4): the word, the value after its first `=`, and the
  * remainder of a glued short option. */
@@ -888,11 +1328,11 @@ static int ln_targets(struct insp *I, struct segctx *C, size_t name)
         int rc = 0;
         for (size_t k = name + 1; k < n && !rc; k++) {
                 const struct xword *t = &x[k];
-                if (k == dir || (dir == n && k == last) || !t->s || t->g || !t->len ||
+                if (k == dir || (dir == n && k == last) || !t->s || t->glob || !t->len ||
                     t->s[0] == '/' || t->s[0] == '-')
                         continue;
                 const struct xword *l = &x[dir != n ? dir : last];
-                if (!l->s || l->g || !l->len)
+                if (!l->s || l->glob || !l->len)
                         continue;
                 rc = decide_joined(I, C, l, l->len, t);
                 const char *slash = memrchr(l->s, '/', l->len);
@@ -1064,9 +1504,7 @@ static int track_cd(struct insp *I, struct segctx *C, size_t name, struct scope_
                 const struct xword *x = &C->x[j];
                 bool digits_stack =
                     streq(cmd, "pushd") && x->s && (x->s[0] == '+' || x->s[0] == '-');
-                bool glob = false;
-                for (size_t k = 0; x->g && k < x->len; k++)
-                        glob |= x->g[k] != 0;
+                bool glob = x->glob;
                 bool cdpath =
                     (I->cdpath || I->cdpath_rebound) && x->s && x->s[0] != '/' && x->s[0] != '.';
                 if (!x->s || glob || digits_stack || cdpath || x->len == 0 ||
@@ -1153,12 +1591,13 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                 goto out;
         const char *cmd = NULL;
         if (name < n) {
-                if (!x[name].s || x[name].g)
+                if (!x[name].s || x[name].glob)
                         rc = raise_to(I, WARDER_ASK, text.data, w[name].text, WARDER_OP_EXECUTE,
                                       "a command name that cannot be determined");
                 else
                         cmd = base_name(x[name].s);
         }
+        const struct cmd_info *info = cmd_info(cmd);
         /* Arguments before the command name: assignments and wrapper options. */
         for (size_t k = 0; k < name && k < n && !rc; k++) {
                 if (k == 0 && !is_assignment(p, &w[k]))
@@ -1174,7 +1613,7 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                 const char *body = NULL;
                 size_t body_len = 0;
                 bool body_unknown = false;
-                if (in_list(cmd, shells)) {
+                if (info->flags & C_SHELL) {
                         bool c_flag = false, s_flag = false;
                         size_t k = name + 1;
                         for (; k < n; k++) {
@@ -1192,6 +1631,8 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                                 if ((s[0] == '-' || s[0] == '+') && s[1]) {
                                         if (s[1] != '-' && strchr(s + 1, 'c'))
                                                 c_flag = true;
+                                        if (s[1] != '-' && strchr(s + 1, 'O'))
+                                                I->glob_opts = true; /* bash -O extglob … */
                                         if (s[1] != '-' && strchr(s + 1, 's'))
                                                 s_flag = true;
                                         if ((streq(s, "-o") || streq(s, "+o") || streq(s, "-O") ||
@@ -1203,8 +1644,10 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                                 }
                                 break;
                         }
+                        if (streq(cmd, "zsh"))
+                                I->glob_opts = true; /* `**` recurses, `*(D)` qualifies … */
                         if (c_flag) {
-                                if (k >= n || !x[k].s || x[k].g) {
+                                if (k >= n || !x[k].s || x[k].glob) {
                                         body_unknown = true;
                                 } else {
                                         body = x[k].s;
@@ -1222,9 +1665,9 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                                 struct xword hx = {0};
                                 if (hw)
                                         rc = expand_word(I, p, hw, &hx);
-                                if (!rc && hw && !hx.undet && !hx.g)
+                                if (!rc && hw && !hx.undet && !hx.glob)
                                         rc = warder__buf_append(&script, hx.s, hx.len);
-                                if (!rc && hw && !hx.undet && !hx.g)
+                                if (!rc && hw && !hx.undet && !hx.glob)
                                         body = script.data, body_len = script.len;
                                 else
                                         body_unknown = true;
@@ -1234,7 +1677,7 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                         }
                 } else if (streq(cmd, "eval")) {
                         for (size_t k = name + 1; k < n && !rc; k++) {
-                                if (!x[k].s || x[k].g) {
+                                if (!x[k].s || x[k].glob) {
                                         body_unknown = true;
                                         break;
                                 }
@@ -1257,7 +1700,7 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                         if (k + 1 < n && (!x[k].s || (x[k].s[0] != '-' && x[k].len))) {
                                 rc = raise_to(I, WARDER_ASK, text.data, NULL, WARDER_OP_EXECUTE,
                                               "a trap action");
-                                if (!rc && (!x[k].s || x[k].g))
+                                if (!rc && (!x[k].s || x[k].glob))
                                         body_unknown = true;
                                 else if (!rc && depth + 1 <= MAX_SHELL_DEPTH)
                                         rc = inspect_line(I, x[k].s, x[k].len, depth + 1, cwd);
@@ -1291,11 +1734,26 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                                 rc = inspect_line(I, body, body_len, depth + 1, cwd);
                 }
         }
-        bool no_path = cmd && in_list(cmd, no_path_cmds);
-        bool all_write = cmd && in_list(cmd, write_cmds);
-        bool is_cp = cmd && streq(cmd, "cp"), is_dd = cmd && streq(cmd, "dd");
-        bool is_sed_i = false;
-        size_t last_operand = n;
+        if (!rc && n > 0)
+                rc = decide_arith_builtins(I, &C, name, cmd, info);
+        /* §5.4.2: data only when the shell runs its own builtin of that exact name */
+        bool builtin_run =
+            (info->flags & C_DATA) && name < n && x[name].s && !memchr(x[name].s, '/', x[name].len);
+        for (size_t k = 0; k < name && builtin_run; k++)
+                if (wrapper[k] && !streq(x[k].s, "command") && !streq(x[k].s, "builtin") &&
+                    !streq(x[k].s, "time"))
+                        builtin_run = false; /* env, nice, exec, xargs, sudo … run a program */
+        bool no_path = builtin_run && !I->builtins_redefined && (info->flags & C_DATA);
+        bool all_write = info->flags & C_WRITE;
+        /* §5.4: moving, linking or copying a file makes its contents readable under the new
+         * name, so the sources of these are decided for read and for write */
+        bool two_way = info->flags & C_TWO_WAY;
+        bool is_dd = cmd && streq(cmd, "dd");
+        bool is_sed_i = false, target_dir = false;
+        /* §5.4.1: commands that act on everything beneath a directory argument */
+        bool recursive = info->flags & C_RECURSIVE;
+        const char *rflags = info->rflags;
+        size_t last_operand = n, noperands = 0;
         bool opts = true;
         for (size_t k = name + 1; k < n && cmd; k++) {
                 const char *s = x[k].s;
@@ -1306,32 +1764,52 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                         continue;
                 }
                 if (opts && s[0] == '-' && s[1]) {
+                        if (rflags && (s[1] == '-' ? strncmp(s, "--recursive", 11) == 0 ||
+                                                         streq(s, "--archive") ||
+                                                         streq(s, "--dereference-recursive")
+                                                   : strpbrk(s + 1, rflags) != NULL))
+                                recursive = true;
                         if (streq(cmd, "sed") &&
                             (strncmp(s, "--in-place", 10) == 0 || (s[1] != '-' && strchr(s, 'i'))))
                                 is_sed_i = true;
+                        /* -t DIR, --target-directory=DIR: every operand is a source; install
+                         * -d: every operand is a directory to create */
+                        if (two_way && (strncmp(s, "--target-directory", 18) == 0 ||
+                                        (s[1] != '-' && strchr(s, 't')) ||
+                                        (streq(cmd, "install") && s[1] != '-' && strchr(s, 'd'))))
+                                target_dir = true;
+                        if (two_way && streq(s, "-t") && k + 1 < n)
+                                k++;
                         continue;
                 }
                 last_operand = k;
+                noperands++;
         }
+        I->seg_subtree = recursive ? ST_EXPECT_DIR : two_way ? ST_IF_DIR : ST_NONE;
         opts = true;
         for (size_t k = name + 1; k < n && !rc && !no_path; k++) {
                 enum warder_op op = WARDER_OP_READ;
-                if (all_write || is_sed_i || (is_cp && k == last_operand))
+                if (all_write || is_sed_i || two_way)
                         op = WARDER_OP_WRITE;
                 if (is_dd && x[k].s && strncmp(x[k].s, "of=", 3) == 0)
                         op = WARDER_OP_WRITE;
                 bool was_opts = opts;
                 if (opts && x[k].s && streq(x[k].s, "--"))
                         opts = false;
-                if (is_cp && was_opts && x[k].s &&
-                    (streq(x[k].s, "-t") || strncmp(x[k].s, "--target-directory", 18) == 0)) {
-                        /* cp -t DIR: the destination is the option's value */
+                if (two_way && was_opts && x[k].s && streq(x[k].s, "-t")) {
+                        /* -t DIR: the destination is the option's value */
                         rc = word_candidates(I, &C, k, WARDER_OP_WRITE, true, false);
-                        if (!rc && streq(x[k].s, "-t") && k + 1 < n)
+                        if (!rc && k + 1 < n)
                                 rc = word_candidates(I, &C, ++k, WARDER_OP_WRITE, false, false);
                         continue;
                 }
-                rc = word_candidates(I, &C, k, op, was_opts, false);
+                bool option = was_opts && x[k].s && x[k].s[0] == '-' && x[k].s[1];
+                bool source =
+                    two_way && !option && (target_dir || noperands < 2 || k != last_operand);
+                if (source)
+                        rc = word_candidates(I, &C, k, WARDER_OP_READ, was_opts, false);
+                if (!rc)
+                        rc = word_candidates(I, &C, k, op, was_opts, false);
         }
         if (!rc && cmd && streq(cmd, "ln"))
                 rc = ln_targets(I, &C, name);
@@ -1362,6 +1840,7 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                 }
                 xword_free(&tx);
         }
+        I->seg_subtree = ST_NONE;
         if (rc || is_final(I) || !cmd)
                 goto out;
         if (!rc && (streq(cmd, "cd") || streq(cmd, "pushd") || streq(cmd, "popd")) && !stopped)
@@ -1481,6 +1960,11 @@ static int inspect_line(struct insp *I, const char *line, size_t len, unsigned d
                 if (warder__ruleset_match_execute(I->rs, sq.data, sq.len, true, &d))
                         rc = consider(I, &d, sq.data, NULL, WARDER_OP_EXECUTE);
         }
+        for (const char *b = line;
+             !rc && !I->dbracket && (b = memchr(b, '[', len - (size_t)(b - line))); b++)
+                I->dbracket = b + 1 < line + len && b[1] == '[';
+        for (size_t k = 0; !rc && k < p.narith && !is_final(I); k++)
+                rc = decide_arith(I, p.arith[k].text, p.arith[k].len, sq.data);
         if (!rc && p.status) {
                 const char *note =
                     (p.status & WARDER__SH_LIMIT)         ? "the command exceeds a parser limit"
@@ -1539,10 +2023,20 @@ WARDER_API int warder_ruleset_check_command(const warder_ruleset *rs, const char
                 return warder_error_set(err, WARDER_EINVAL, "invalid argument");
         if (len == 0 || memchr(command, '\0', len))
                 return warder_error_set(err, WARDER_EINVAL, "empty command or NUL byte");
-        if (ctx && ctx->version != WARDER_COMMAND_CONTEXT_VERSION)
+        if (ctx && (ctx->version == 0 || ctx->version > WARDER_COMMAND_CONTEXT_VERSION))
                 return warder_error_set(err, WARDER_EINVAL, "unknown command context version %u",
                                         ctx->version);
         struct insp I = {.rs = rs, .ctx = ctx};
+        if (ctx && ctx->version >= 2) /* `ls` came with version 2 */
+                I.ls = ctx->ls;
+        I.xio = (struct warder__expand_io){
+            .realpath = ctx ? ctx->realpath : NULL,
+            .ls = I.ls,
+            .ud = ctx ? ctx->ud : NULL,
+            .max_lists = MAX_GLOB_LISTS,
+            .max_entries = MAX_GLOB_ENTRIES,
+            .max_results = MAX_GLOB,
+        };
         I.root = warder_ruleset_root(rs);
         I.home = warder_ruleset_home(rs);
         I.env_home = env_lookup(ctx, "HOME", 4);

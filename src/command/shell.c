@@ -75,6 +75,7 @@ void warder__sh_parse_free(struct warder__sh_parse *p)
         free(p->pieces);
         free(p->redirs);
         free(p->scope_parent);
+        free(p->arith);
         if (p->arena) {
                 struct arena_block *b = p->arena->head;
                 while (b) {
@@ -150,6 +151,12 @@ static int fail(struct parser *P, unsigned flag, const char *why, size_t offset)
         }
         P->out->status |= flag;
         return STOP;
+}
+
+/* Records a problem like fail() but lets the parse go on (whatever it reads still counts). */
+static void note(struct parser *P, unsigned flag, const char *why, size_t offset)
+{
+        (void)fail(P, flag, why, offset);
 }
 
 static bool is_blank(char c)
@@ -498,47 +505,191 @@ static int skip_quoted(struct parser *P, struct src *S, uint32_t scope);
 static int parse_dollar(struct parser *P, struct src *S, struct wordb *wb, uint32_t scope,
                         bool in_dq);
 
-/* Scans ${…} (s[i] is the `{`) or the body of $((…)) (`arith`), recording substitutions
- * inside as segments. Returns with S->i after the closing `}` / `))`. */
-static int scan_nested(struct parser *P, struct src *S, uint32_t scope, bool arith, size_t start)
+static int parse_procsubst(struct parser *P, struct src *S, struct wordb *wb, uint32_t scope);
+
+/* Reads the process substitution at s[i] (`<(` or `>(`) for its commands, then goes back to
+ * s[i]: the text is read again as the word it also is. A reading that fails is dropped
+ * unless a limit stopped it. */
+static int tentative_procsubst(struct parser *P, struct src *S, uint32_t scope)
+{
+        struct warder__sh_parse *p = P->out;
+        size_t at = S->i, offset = p->offset;
+        unsigned status = p->status, npending = S->npending;
+        const char *why = p->why;
+        struct wordb scratch = {0};
+        wordb_reset(&scratch);
+        int rc = parse_procsubst(P, S, &scratch, scope);
+        wordb_free(&scratch);
+        if (rc == STOP && !(p->status & WARDER__SH_LIMIT)) {
+                p->status = status;
+                p->why = why;
+                p->offset = offset;
+                rc = 0;
+        }
+        S->i = at;
+        S->npending = npending;
+        return rc;
+}
+
+/* What a scan of nested text reads: ${…}, the body of $((…)), or the body of $[…]. */
+enum nest { NEST_PARAM, NEST_ARITH, NEST_BRACKET };
+
+/* Records an arithmetic context (§5.5.2): text a shell evaluates as an expression. */
+static int add_arith(struct parser *P, const char *s, size_t n)
+{
+        struct warder__sh_parse *p = P->out;
+        if (GROW(p->arith, p->cap_arith, p->narith + 1))
+                return WARDER_ENOMEM;
+        const char *t = arena_dup(p, s, n);
+        if (!t)
+                return WARDER_ENOMEM;
+        p->arith[p->narith].text = t;
+        p->arith[p->narith].len = (uint32_t)n;
+        p->narith++;
+        return 0;
+}
+
+/* The end (index of the matching `]`) of the subscript that opens at s[i] == '[', or 0. */
+static size_t subscript_end(const struct src *S, size_t i)
+{
+        int depth = 0;
+        for (; i < S->len; i++) {
+                char c = S->s[i];
+                if (c == '\\')
+                        i++;
+                else if (c == '[')
+                        depth++;
+                else if (c == ']' && --depth == 0)
+                        return i;
+                else if (c == '}')
+                        return 0;
+        }
+        return 0;
+}
+
+/* The kind of word after the parameter of ${…} (§5.5.1, §5.5.2). */
+enum param_kind {
+        PW_NONE,  /* ${x}, ${#x} */
+        PW_VALUE, /* - = + ? (with or without a colon): read with double-quote rules in "…" */
+        PW_ARITH, /* ${x:offset[:length]}: an arithmetic expression */
+        PW_OTHER, /* patterns (# % / …): quotes inside are quotes */
+};
+
+/* S->i is just after `${`. Classifies the word, records a subscript as an arithmetic
+ * context and returns where the word starts (*word). */
+static int param_word(struct parser *P, const struct src *S, enum param_kind *kind, size_t *word)
+{
+        const char *s = S->s;
+        size_t k = S->i, n = S->len;
+        if (k + 1 < n && (s[k] == '#' || s[k] == '!') && s[k + 1] != '}')
+                k++;
+        if (k < n && is_name_start(s[k])) {
+                while (k < n && is_name_char(s[k]))
+                        k++;
+        } else if (k < n && s[k] >= '0' && s[k] <= '9') {
+                while (k < n && s[k] >= '0' && s[k] <= '9')
+                        k++;
+        } else if (k < n && strchr("@*#?-$!", s[k]) && s[k]) {
+                k++;
+        }
+        if (k < n && s[k] == '[') {
+                size_t e = subscript_end(S, k);
+                if (e) {
+                        int rc = add_arith(P, s + k + 1, e - k - 1);
+                        if (rc)
+                                return rc;
+                        k = e + 1;
+                }
+        }
+        *kind = PW_OTHER;
+        if (k >= n || s[k] == '}') {
+                *kind = PW_NONE;
+        } else if (s[k] == ':' && k + 1 < n && strchr("-=+?", s[k + 1]) && s[k + 1]) {
+                *kind = PW_VALUE;
+                k += 2;
+        } else if (s[k] == ':') {
+                *kind = PW_ARITH;
+                k++;
+        } else if (strchr("-=+?", s[k])) {
+                *kind = PW_VALUE;
+                k++;
+        }
+        *word = k;
+        return 0;
+}
+
+/* Scans ${…} (s[i] is the `{`), the body of $((…)) or of $[…], recording substitutions
+ * inside as segments and arithmetic contexts (§5.5.2). `in_dq`: the text is inside double
+ * quotes, where the word of ${x-…}, ${x=…}, ${x+…} and ${x?…} is read with double-quote rules
+ * (§5.5.1: a `'` there is an ordinary character). Returns with S->i after the closer. */
+static int scan_nested(struct parser *P, struct src *S, uint32_t scope, enum nest mode, bool in_dq,
+                       size_t start)
 {
         if (++P->depth > P->lim.max_depth)
                 return fail(P, WARDER__SH_LIMIT, "nesting too deep", S->i);
         struct wordb scratch = {0};
         wordb_reset(&scratch);
-        int depth = arith ? 2 : 1, rc = 0;
-        if (!arith)
+        bool arith = mode != NEST_PARAM;
+        char open = mode == NEST_PARAM ? '{' : mode == NEST_ARITH ? '(' : '[';
+        char close = mode == NEST_PARAM ? '}' : mode == NEST_ARITH ? ')' : ']';
+        int depth = mode == NEST_ARITH ? 2 : 1, rc = 0;
+        enum param_kind kind = PW_NONE;
+        size_t body = S->i, word = 0;
+        if (mode == NEST_PARAM) {
                 S->i++;
+                rc = param_word(P, S, &kind, &word);
+        }
+        bool dq_word = in_dq && kind == PW_VALUE;
         while (rc == 0) {
                 if (S->i >= S->len) {
                         rc = fail(P, WARDER__SH_UNPARSEABLE,
-                                  arith ? "unterminated $((…))" : "unterminated ${…}", start);
+                                  mode == NEST_ARITH     ? "unterminated $((…))"
+                                  : mode == NEST_BRACKET ? "unterminated $[…]"
+                                                         : "unterminated ${…}",
+                                  start);
                         break;
                 }
                 char c = S->s[S->i];
                 if (c == '\\') {
                         S->i += S->i + 1 < S->len ? 2 : 1;
+                } else if (c == '\'' && dq_word && S->i >= word) {
+                        /* An ordinary character for dash (and for bash after - = +): what lies
+                         * up to the next one is read with double-quote rules, so a `$( … )`
+                         * there runs. bash reads the pair as quotes after `?`, and ends the
+                         * expansion at a `}` between them only for dash: where that changes
+                         * how the rest of the line is read, the line cannot be decided. */
+                        const char *end = memchr(S->s + S->i + 1, '\'', S->len - S->i - 1);
+                        const char *risky = S->s[word - 1] == '?' ? "}\"\\`$" : "}";
+                        for (const char *q = S->s + S->i + 1; end && q < end; q++)
+                                if (strchr(risky, *q)) {
+                                        note(P, WARDER__SH_UNPARSEABLE,
+                                             "a `'` inside \"${…}\" that dash and bash read "
+                                             "differently",
+                                             S->i);
+                                        break;
+                                }
+                        S->i++;
                 } else if (c == '\'' && !arith) {
                         rc = skip_quoted(P, S, scope);
                 } else if (c == '"') {
                         rc = skip_quoted(P, S, scope);
                 } else if (c == '$' || c == '`') {
                         if (c == '`')
-                                rc = parse_backtick(P, S, &scratch, scope, false);
+                                rc = parse_backtick(P, S, &scratch, scope, in_dq);
                         else
-                                rc = parse_dollar(P, S, &scratch, scope, false);
+                                rc = parse_dollar(P, S, &scratch, scope, in_dq);
                         wordb_reset(&scratch);
-                } else if (arith && c == '(') {
+                } else if (mode == NEST_PARAM && (c == '<' || c == '>') && S->i + 1 < S->len &&
+                           S->s[S->i + 1] == '(') {
+                        /* bash performs a process substitution in the word of ${x+…} (and
+                         * inside double quotes after # % ?), dash reads it as text: both
+                         * readings count, the first one tentatively */
+                        rc = tentative_procsubst(P, S, scope);
+                        S->i++;
+                } else if (c == open) {
                         depth++;
                         S->i++;
-                } else if (arith && c == ')') {
-                        S->i++;
-                        if (--depth == 0)
-                                break;
-                } else if (!arith && c == '{') {
-                        depth++;
-                        S->i++;
-                } else if (!arith && c == '}') {
+                } else if (c == close) {
                         S->i++;
                         if (--depth == 0)
                                 break;
@@ -546,6 +697,10 @@ static int scan_nested(struct parser *P, struct src *S, uint32_t scope, bool ari
                         S->i++;
                 }
         }
+        if (rc == 0 && mode != NEST_PARAM)
+                rc = add_arith(P, S->s + body, S->i - body - (mode == NEST_ARITH ? 2 : 1));
+        else if (rc == 0 && kind == PW_ARITH)
+                rc = add_arith(P, S->s + word, S->i - 1 - word);
         wordb_free(&scratch);
         P->depth--;
         return rc;
@@ -569,24 +724,39 @@ static int skip_quoted(struct parser *P, struct src *S, uint32_t scope)
         return rc;
 }
 
-/* Whether s[i] (just after `$((`) starts an arithmetic expansion rather than a command
- * substitution that opens with a subshell: its parentheses must close with `))`. */
-static bool looks_arithmetic(const struct src *S, size_t i)
+/* Whether s[i] (just after `$((` or `((`) starts an arithmetic expansion or command rather
+ * than a substitution or subshell that opens with a subshell: its parentheses, matched the
+ * way bash matches them (quoted text skipped), must close with `))` (a `;` is allowed only in
+ * a `command`: `for ((i = 0; i < 3; i++))`). Returns the index of that `))`, or 0. */
+static size_t arithmetic_end(const struct src *S, size_t i, bool command)
 {
         int depth = 2;
         for (; i < S->len; i++) {
                 char c = S->s[i];
-                if (c == '\'' || c == '"' || c == '`' || c == '\\' || c == '\n' || c == ';')
-                        return false;
-                if (c == '(') {
+                if (c == ';' && !command)
+                        return 0;
+                if (c == '\\') {
+                        i++;
+                } else if (c == '\'' || c == '`') {
+                        const char *end = memchr(S->s + i + 1, c, S->len - i - 1);
+                        if (!end)
+                                return 0;
+                        i = (size_t)(end - S->s);
+                } else if (c == '"') {
+                        for (i++; i < S->len && S->s[i] != '"'; i++)
+                                if (S->s[i] == '\\')
+                                        i++;
+                        if (i >= S->len)
+                                return 0;
+                } else if (c == '(') {
                         depth++;
                 } else if (c == ')') {
                         if (depth == 2)
-                                return i + 1 < S->len && S->s[i + 1] == ')';
+                                return i + 1 < S->len && S->s[i + 1] == ')' ? i : 0;
                         depth--;
                 }
         }
-        return false;
+        return 0;
 }
 
 /* s[i] is `$`. */
@@ -610,7 +780,7 @@ static int parse_dollar(struct parser *P, struct src *S, struct wordb *wb, uint3
         if (n == '{') {
                 S->i++;
                 size_t open = S->i;
-                int rc = scan_nested(P, S, scope, false, start);
+                int rc = scan_nested(P, S, scope, NEST_PARAM, in_dq, start);
                 if (rc)
                         return rc;
                 /* ${NAME} is a plain variable; anything else (${#x}, ${x:-y}, ${1}) is not. */
@@ -632,9 +802,10 @@ static int parse_dollar(struct parser *P, struct src *S, struct wordb *wb, uint3
         }
         if (n == '(') {
                 int rc;
-                if (S->i + 2 < S->len && S->s[S->i + 2] == '(' && looks_arithmetic(S, S->i + 3)) {
+                if (S->i + 2 < S->len && S->s[S->i + 2] == '(' &&
+                    arithmetic_end(S, S->i + 3, false)) {
                         S->i += 3;
-                        rc = scan_nested(P, S, scope, true, start);
+                        rc = scan_nested(P, S, scope, NEST_ARITH, in_dq, start);
                 } else {
                         S->i += 2;
                         uint32_t sc;
@@ -642,6 +813,14 @@ static int parse_dollar(struct parser *P, struct src *S, struct wordb *wb, uint3
                                 return rc;
                         rc = parse_list(P, S, sc, T_PAREN);
                 }
+                if (rc)
+                        return rc;
+                wb->flags |= WARDER__SH_W_SUBST;
+                return add_piece(wb, WARDER__SH_SUBST, in_dq, S->s + start, S->i - start, 0, 0);
+        }
+        if (n == '[') { /* $[ … ]: bash's old arithmetic expansion */
+                S->i += 2;
+                int rc = scan_nested(P, S, scope, NEST_BRACKET, in_dq, start);
                 if (rc)
                         return rc;
                 wb->flags |= WARDER__SH_W_SUBST;
@@ -1192,6 +1371,11 @@ static int parse_list(struct parser *P, struct src *S, uint32_t scope, enum term
                         continue;
                 }
                 if (c == '(') {
+                        /* `(( … ))` is arithmetic for bash and nested subshells for dash:
+                         * recorded as the one (§5.5.2) and read as the other. */
+                        size_t ae = n1 == '(' ? arithmetic_end(S, S->i + 2, true) : 0;
+                        if (ae && (rc = add_arith(P, S->s + S->i + 2, ae - S->i - 2)))
+                                break;
                         S->i++;
                         if ((rc = flush(P, &sb, WARDER__SH_OP_END)))
                                 break;

@@ -105,6 +105,15 @@ struct warder__sh_limits {
 
 struct warder__sh_arena;
 
+/* An arithmetic context (§5.5.2): text a shell evaluates as an arithmetic expression, where
+ * the value of every variable it names is evaluated in turn — the body of `$(( … ))`,
+ * `$[ … ]` and `(( … ))` (also `for (( … ))`), an array subscript `${a[ … ]}`, and the offset
+ * and length of `${x: … }`. Substitutions inside are segments like any other. */
+struct warder__sh_arith {
+        const char *text; /* NUL-terminated, `len` bytes, as written */
+        uint32_t len;
+};
+
 struct warder__sh_parse {
         struct warder__sh_segment *segments;
         size_t nsegments, cap_segments;
@@ -114,6 +123,8 @@ struct warder__sh_parse {
         size_t npieces, cap_pieces;
         struct warder__sh_redir *redirs;
         size_t nredirs, cap_redirs;
+        struct warder__sh_arith *arith;
+        size_t narith, cap_arith;
         uint32_t nscopes;
         uint32_t *scope_parent; /* parent of each scope (scope 0: 0) */
         size_t cap_scopes;

@@ -37,6 +37,10 @@ int warder__glob_compile_union(warder_glob **out, const char *const *alts, const
                                size_t n, unsigned flags, const char *display, size_t display_len,
                                struct warder_error *err);
 
+/* Whether `subject` followed by some bytes (possibly none) matches: 1 when it does, 0 when no
+ * extension can, negative on an engine error (the caller fails closed, §2.10). */
+int warder__glob_match_prefix(const warder_glob *glob, const char *subject, size_t len);
+
 /* Appends `s` to `out` with every glob-special byte escaped (`\ * ? [ ] { } , ! ~`, space
  * and tab; `/` is left alone so that it stays a separator), so it matches only itself, in
  * path and command patterns alike. A NUL byte in `s` is WARDER_EINVAL. */

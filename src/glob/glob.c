@@ -610,7 +610,10 @@ static void lazy_jit(struct glob_code *c)
                 pcre2_code_free(copy);
 }
 
-static int match_impl(const warder_glob *glob, const char *subject, size_t len, bool use_jit)
+/* `partial`: whether `subject` followed by some bytes could match (PCRE2's hard partial
+ * matching, which has no JIT code here and runs on the interpreter). */
+static int match_impl(const warder_glob *glob, const char *subject, size_t len, bool use_jit,
+                      bool partial)
 {
         if (!glob || (!subject && len))
                 return WARDER_EINVAL;
@@ -618,20 +621,21 @@ static int match_impl(const warder_glob *glob, const char *subject, size_t len, 
         if (!s)
                 return WARDER_ENOMEM;
         PCRE2_SPTR subj = (PCRE2_SPTR)(subject ? subject : "");
+        uint32_t opts = PCRE2_NO_JIT | (partial ? PCRE2_PARTIAL_HARD : 0);
         int failed = 0;
         for (size_t i = 0; i < glob->ncodes; i++) {
                 struct glob_code *c = &glob->codes[i];
                 const pcre2_code *jre =
                     c->jit ? c->re : atomic_load_explicit(&c->jre, memory_order_acquire);
                 int rc;
-                if (jre && use_jit) {
+                if (jre && use_jit && !partial) {
                         rc = pcre2_jit_match(jre, subj, len, 0, 0, s->md, s->mc);
                 } else {
-                        if (c->lazy && use_jit)
+                        if (c->lazy && use_jit && !partial)
                                 lazy_jit(c);
-                        rc = pcre2_match(c->re, subj, len, 0, PCRE2_NO_JIT, s->md, s->mc);
+                        rc = pcre2_match(c->re, subj, len, 0, opts, s->md, s->mc);
                 }
-                if (rc >= 0)
+                if (rc >= 0 || (partial && rc == PCRE2_ERROR_PARTIAL))
                         return 1;
                 if (rc != PCRE2_ERROR_NOMATCH && !failed)
                         failed = rc == PCRE2_ERROR_NOMEMORY ? WARDER_ENOMEM : WARDER_ELIMIT;
@@ -642,12 +646,17 @@ static int match_impl(const warder_glob *glob, const char *subject, size_t len, 
 
 WARDER_API int warder_glob_match(const warder_glob *glob, const char *subject, size_t len)
 {
-        return match_impl(glob, subject, len, true);
+        return match_impl(glob, subject, len, true, false);
 }
 
 int warder__glob_match_interpreted(const warder_glob *glob, const char *subject, size_t len)
 {
-        return match_impl(glob, subject, len, false);
+        return match_impl(glob, subject, len, false, false);
+}
+
+int warder__glob_match_prefix(const warder_glob *glob, const char *subject, size_t len)
+{
+        return match_impl(glob, subject, len, false, true);
 }
 
 WARDER_API const char *warder_glob_pattern(const warder_glob *glob, size_t *len)

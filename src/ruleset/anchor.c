@@ -902,6 +902,66 @@ bool warder__alt_match(const struct warder__alt *alt, const struct warder__targe
         return false;
 }
 
+/* `a` (len n) is `b` or lies beneath it; with fold, `a` is in lower case. */
+static bool at_or_beneath(const char *a, size_t n, const char *b, size_t bn, bool fold)
+{
+        if (bn <= 1 && b[0] == '/')
+                return true;
+        return n >= bn && eq(a, b, bn, fold) && (n == bn || a[bn] == '/');
+}
+
+/* Whether some path beneath the directory `dir` (normalised, `len` bytes; lower case when
+ * `fold`) meets the alternative (§5.4.1). */
+static bool alt_beneath(const struct warder__alt *alt, const char *dir, size_t len, bool fold)
+{
+        size_t pl = alt->prefix_len;
+        if (alt->kind == WARDER__ALT_EXACT)
+                return pl > len && (len == 1 || alt->prefix[len] == '/') &&
+                       (len == 1 || eq(dir, alt->prefix, len, fold)) && alt->prefix[0] == '/';
+        if (pl == 0)
+                return true;
+        /* paths beneath dir are below the prefix, or the prefix lies beneath dir */
+        if (at_or_beneath(dir, len, alt->prefix, pl, fold))
+                return true;
+        if (pl <= len || (len > 1 && alt->prefix[len] != '/'))
+                return false;
+        if (len == 1)
+                return true;
+        for (size_t i = 0; i < len; i++) {
+                unsigned char c = (unsigned char)alt->prefix[i];
+                if ((unsigned char)dir[i] != (fold ? lower(c) : c))
+                        return false;
+        }
+        return true;
+}
+
+static bool glob_beneath(const warder_glob *g, const struct warder__rule *rule, const char *dir,
+                         size_t len)
+{
+        int rc = warder__glob_match_prefix(g, dir, len);
+        if (rc < 0) /* §2.10: engine errors fail closed */
+                return rule->action != WARDER_ALLOW;
+        return rc > 0;
+}
+
+bool warder__rule_beneath(const struct warder__rule *rule, const char *slashed, size_t len,
+                          const char *folded)
+{
+        /* `slashed` is the directory with a trailing `/` ("/" for the root) */
+        size_t dl = len > 1 ? len - 1 : 1;
+        for (uint32_t i = 0; i < rule->nalts; i++) {
+                if (alt_beneath(&rule->alts[i], slashed, dl, false))
+                        return true;
+                if (rule->fold && folded && alt_beneath(&rule->alts[i], folded, dl, true))
+                        return true;
+        }
+        if (rule->glob && glob_beneath(rule->glob, rule, slashed, len))
+                return true;
+        if (rule->glob_fold && glob_beneath(rule->glob_fold, rule, slashed, len))
+                return true;
+        return false;
+}
+
 static bool glob_hit(const warder_glob *g, const struct warder__rule *rule,
                      const struct warder__target *t)
 {

@@ -287,6 +287,25 @@ long warder__xindex_match(const struct warder__opset *set, const char *text, siz
 bool warder__ruleset_match_execute_linear(const warder_ruleset *rs, const char *text, size_t len,
                                           bool whole_line, struct warder_decision *d);
 
+/* ---- Subtrees (§5.4.1) -------------------------------------------------------------------- */
+
+/* Whether some path beneath the directory given as `slashed` (normalised, with a trailing
+ * `/`: "/" for the root; `folded` is the same in lower case) can match the rule. Engine
+ * errors count as a match for deny and ask rules (§2.10). */
+bool warder__rule_beneath(const struct warder__rule *rule, const char *slashed, size_t len,
+                          const char *folded);
+
+/*
+ * For command inspection (§5.4.1): the strictest deny or ask rule of path operation `op`
+ * whose pattern could match some path beneath the directory `dir` (normalised and absolute,
+ * `len` bytes) — `<dir>/<anything>` — whatever its order. Returns true and fills the rule
+ * members of *d (strings borrowed from the ruleset) when there is one; false and leaves *d
+ * alone otherwise. Allow rules are never consulted: a rule that allows beneath the directory
+ * cannot weaken the directory's own decision.
+ */
+bool warder__ruleset_subtree(const warder_ruleset *rs, enum warder_op op, const char *dir,
+                             size_t len, struct warder_decision *d);
+
 /* ---- Presets (generated) ------------------------------------------------------------------ */
 
 struct warder__preset {

@@ -695,6 +695,51 @@ bool warder__ruleset_match_execute_linear(const warder_ruleset *rs, const char *
         return false;
 }
 
+bool warder__ruleset_subtree(const warder_ruleset *rs, enum warder_op op, const char *dir,
+                             size_t len, struct warder_decision *d)
+{
+        if (!rs || (unsigned)op >= WARDER_OP_COUNT || op == WARDER_OP_EXECUTE || !len ||
+            dir[0] != '/')
+                return false;
+        const struct warder__opset *o = &rs->ops[op];
+        /* the directory with a trailing slash, and folded for fold rules */
+        char small[512], fsmall[512];
+        char *slashed = len + 2 <= sizeof(small) ? small : malloc(len + 2);
+        char *folded = len + 2 <= sizeof(fsmall) ? fsmall : malloc(len + 2);
+        long best = -1;
+        if (!slashed || !folded) {
+                /* no memory to look: every deny rule might match beneath (§2.10's spirit) */
+                for (size_t i = 0; i < o->n && best < 0; i++)
+                        if (o->rules[i].action == WARDER_DENY)
+                                best = (long)i;
+        } else {
+                memcpy(slashed, dir, len);
+                size_t sl = len;
+                if (len > 1)
+                        slashed[sl++] = '/';
+                slashed[sl] = '\0';
+                for (size_t i = 0; i <= sl; i++)
+                        folded[i] = (char)(slashed[i] >= 'A' && slashed[i] <= 'Z' ? slashed[i] + 32
+                                                                                  : slashed[i]);
+                /* deny rules first: the first that can match decides */
+                for (int pass = WARDER_DENY; pass >= WARDER_ASK && best < 0; pass--)
+                        for (size_t i = 0; i < o->n && best < 0; i++)
+                                if (o->rules[i].action == (enum warder_action)pass &&
+                                    warder__rule_beneath(&o->rules[i], slashed, sl, folded))
+                                        best = (long)i;
+        }
+        if (slashed != small)
+                free(slashed);
+        if (folded != fsmall)
+                free(folded);
+        if (best < 0)
+                return false;
+        fill_rule(d, rs, op, (size_t)best);
+        d->op = op;
+        d->form = WARDER_FORM_LITERAL;
+        return true;
+}
+
 /* Decides one normalised form; -1 means the default. */
 static int decide(const warder_ruleset *rs, enum warder_op op, const char *s, size_t n, long *idx,
                   struct warder_error *err)

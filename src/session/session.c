@@ -441,6 +441,15 @@ static int check_command(struct warder_session *s, const char *target, size_t le
         return warder_guard_check(s->guard, WARDER_OP_EXECUTE, target, len, out, err);
 }
 
+int warder_session_check_command(struct warder_session *s, const char *command, size_t len,
+                                 const char *cwd, struct warder_decision *out,
+                                 struct warder_error *err)
+{
+        if (!s || !command || !out)
+                return warder_error_set(err, WARDER_EINVAL, "check: invalid argument");
+        return warder_guard_check_command(s->guard, command, len, cwd, out, err);
+}
+
 int warder_session_check(struct warder_session *s, enum warder_op op, const char *target,
                          size_t len, const char *real, struct warder_decision *out,
                          struct warder_error *err)

@@ -112,6 +112,11 @@ int warder_session_reload(struct warder_session *s, const struct warder_session_
 int warder_session_check(struct warder_session *s, enum warder_op op, const char *target,
                          size_t len, const char *real, struct warder_decision *out,
                          struct warder_error *err);
+/* Decides a command line (§5) as an execute from `cwd` would be decided (NULL: the root;
+ * relative: from the root), without running it. */
+int warder_session_check_command(struct warder_session *s, const char *command, size_t len,
+                                 const char *cwd, struct warder_decision *out,
+                                 struct warder_error *err);
 /* The same as an explanation (free with warder_explanation_free()). */
 int warder_session_explain(struct warder_session *s, enum warder_op op, const char *target,
                            size_t len, const char *real, struct warder_explanation **out,
