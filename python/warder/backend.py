@@ -479,7 +479,10 @@ class _PyBackendStruct(Structure):
 
 
 _py_lock = threading.Lock()
-_py_objects: Dict[int, "PythonBackend"] = {}
+# id -> (the Python object, the C struct): alive until the library destroys the backend. It
+# holds the object, not its PythonBackend wrapper, so a wrapper nobody holds is collected and
+# frees the backend.
+_py_objects: Dict[int, tuple] = {}
 _py_next = [1]
 
 _STATUS_OF_ERRNO = {
@@ -517,7 +520,7 @@ def _fail(e: BaseException, err: int, what: str) -> int:
 
 
 def _obj(b: int) -> Any:
-    return _py_objects[cast(b, POINTER(_PyBackendStruct)).contents.id].obj
+    return _py_objects[cast(b, POINTER(_PyBackendStruct)).contents.id][0]
 
 
 def _add_entry(out: Any, e: Any, base: bytes, what: str) -> None:
@@ -716,7 +719,7 @@ class PythonBackend(Backend):
         with _py_lock:
             st.id = _py_next[0]
             _py_next[0] += 1
-            _py_objects[st.id] = self
+            _py_objects[st.id] = (obj, st)
         self._struct = st
         self._table = table
         err = _Error()

@@ -223,6 +223,21 @@ class InPython(unittest.TestCase):
         self.assertFalse(hasattr(b, "execute"))
         self.assertIn(("ls", b"/w/sub"), s.calls)
 
+    def test_dropped_wrapper_frees_the_backend(self):
+        import gc
+        from warder import backend as B
+        before = len(B._py_objects)
+        b = warder.PythonBackend(self.Store())
+        self.assertEqual(len(B._py_objects), before + 1)
+        del b
+        gc.collect()
+        self.assertEqual(len(B._py_objects), before)  # destroyed, not kept alive
+        g = warder.GuardedBackend(self.Store(), warder.Ruleset.from_yaml(
+            "warder: 1\ndefault: allow\n", root="/w"))
+        self.assertEqual(len(B._py_objects), before + 1)
+        g.close()  # the guard frees its inner backend
+        self.assertEqual(len(B._py_objects), before)
+
     def test_incomplete_and_broken(self):
         class NoLs:
             def read(self, path, offset, limit):
