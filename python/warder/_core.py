@@ -108,22 +108,3 @@ class _Unraisable:
         self.exc_traceback = exc.__traceback__
         self.err_msg = "warder: " + note
         self.object = None
-
-
-class guarded_call:
-    """``with guarded_call(): …`` around a C call that may run callbacks; on exit, an
-    exception a callback recorded is raised (it replaces the library's own refusal)."""
-
-    __slots__ = ("f",)
-
-    def __enter__(self) -> None:
-        self.f = frames()
-        self.f.append(None)
-
-    def __exit__(self, et, ev, tb) -> bool:
-        exc = self.f.pop()
-        if exc is not None:
-            if ev is not None and ev is not exc:
-                exc.__context__ = ev
-            raise exc
-        return False

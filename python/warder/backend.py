@@ -12,7 +12,7 @@ import os
 import threading
 from ctypes import POINTER, Structure, addressof, byref, c_char_p, c_size_t, c_void_p, cast
 from ctypes import memmove, string_at
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from . import _abi as A
 from ._core import EBACKEND, EINVAL, cstring, data_bytes, encode, error_from, frames, record
@@ -180,14 +180,7 @@ class Backend:
         """Creates or replaces a file."""
         p = path if type(path) is bytes else encode(path)
         d = data_bytes(data)
-        err = _Error()
-        f = frames()
-        f.append(None)
-        try:
-            rc = _write(self._handle(), p, len(p), d, len(d), _flags(approved), byref(err))
-        finally:
-            exc = f.pop()
-        self._done(rc, err, exc)
+        self._call(_write, p, len(p), d, len(d), _flags(approved))
 
     def edit(self, path: PathLike, old: bytes, new: bytes, *, replace_all: bool = False,
              approved: bool = False) -> int:
@@ -197,31 +190,16 @@ class Backend:
         o = data_bytes(old, "old")
         n = data_bytes(new, "new")
         count = c_size_t()
-        err = _Error()
         flags = _flags(approved) | (A.EDIT_ALL if replace_all else 0)
-        f = frames()
-        f.append(None)
-        try:
-            rc = lib.warder_backend_edit(self._handle(), p, len(p), o, len(o), n, len(n), flags,
-                                         byref(count), byref(err))
-        finally:
-            exc = f.pop()
-        self._done(rc, err, exc)
+        self._call(lib.warder_backend_edit, p, len(p), o, len(o), n, len(n), flags, byref(count))
         return count.value
 
     def ls(self, path: PathLike, *, approved: bool = False) -> Entries:
         """The entries of a directory, by name (not recursive)."""
         p = encode(path)
         out = A.warder_entries()
-        err = _Error()
-        f = frames()
-        f.append(None)
-        try:
-            rc = lib.warder_backend_ls(self._handle(), p, len(p), _flags(approved), byref(out),
-                                       byref(err))
-        finally:
-            exc = f.pop()
-        self._done(rc, err, exc, lambda: lib.warder_entries_free(byref(out)))
+        self._call(lib.warder_backend_ls, p, len(p), _flags(approved), byref(out),
+                   release=lambda: lib.warder_entries_free(byref(out)))
         return _entries(out, path)
 
     def glob(self, pattern: PathLike, base: PathLike = ".", *,
@@ -232,15 +210,8 @@ class Backend:
         pat = encode(pattern, "pattern")
         b = encode(base, "base")
         out = A.warder_entries()
-        err = _Error()
-        f = frames()
-        f.append(None)
-        try:
-            rc = lib.warder_backend_glob_n(self._handle(), pat, len(pat), b, len(b),
-                                           _flags(approved), byref(out), byref(err))
-        finally:
-            exc = f.pop()
-        self._done(rc, err, exc, lambda: lib.warder_entries_free(byref(out)))
+        self._call(lib.warder_backend_glob_n, pat, len(pat), b, len(b), _flags(approved),
+                   byref(out), release=lambda: lib.warder_entries_free(byref(out)))
         return _entries(out, pattern)
 
     def grep(self, pattern: Union[str, bytes], path: PathLike = ".", *,
@@ -263,14 +234,8 @@ class Backend:
         req.flags = _flags(approved) | (A.GREP_CASELESS if caseless else 0)
         req.max_matches = max_matches
         out = A.warder_grep_result()
-        err = _Error()
-        f = frames()
-        f.append(None)
-        try:
-            rc = lib.warder_backend_grep(self._handle(), byref(req), byref(out), byref(err))
-        finally:
-            exc = f.pop()
-        self._done(rc, err, exc, lambda: lib.warder_grep_result_free(byref(out)))
+        self._call(lib.warder_backend_grep, byref(req), byref(out),
+                   release=lambda: lib.warder_grep_result_free(byref(out)))
         res = GrepResult()
         try:
             for i in range(out.count):
@@ -287,21 +252,23 @@ class Backend:
         """The real form of a path (§3.2); ``WARDER_ENOTSUP`` on a backend without one."""
         p = encode(path)
         out = c_void_p()
-        err = _Error()
-        f = frames()
-        f.append(None)
-        try:
-            rc = lib.warder_backend_realpath(self._handle(), p, len(p), byref(out), byref(err))
-        finally:
-            exc = f.pop()
-        self._done(rc, err, exc, lambda: lib.warder_free(out))
+        self._call(lib.warder_backend_realpath, p, len(p), byref(out),
+                   release=lambda: lib.warder_free(out))
         raw = string_at(out.value)
         lib.warder_free(out)
         return _decode_like(path, raw)
 
-    def _done(self, rc: int, err: A.warder_error, exc: Optional[BaseException],
+    def _call(self, fn: Callable[..., int], *args: Any,
               release: Optional[Callable[[], None]] = None) -> None:
-        """After a call: raise what a callback raised, else the library's error."""
+        """Calls ``fn(backend, *args, err)``; then raises what a callback raised during the
+        call (after ``release`` frees a result the call made), else the library's error."""
+        err = _Error()
+        f = frames()
+        f.append(None)
+        try:
+            rc = fn(self._handle(), *args, byref(err))
+        finally:
+            exc = f.pop()
         if exc is not None:
             if rc:
                 lib.warder_error_clear(byref(err))
@@ -353,14 +320,8 @@ class ExecutingBackend(Backend):
             req.cancel = cancel._ptr
         req.flags = _flags(approved)
         out = A.warder_exec_result()
-        err = _Error()
-        f = frames()
-        f.append(None)
-        try:
-            rc = lib.warder_backend_execute(self._handle(), byref(req), byref(out), byref(err))
-        finally:
-            exc = f.pop()
-        self._done(rc, err, exc, lambda: lib.warder_exec_result_free(byref(out)))
+        self._call(lib.warder_backend_execute, byref(req), byref(out),
+                   release=lambda: lib.warder_exec_result_free(byref(out)))
         try:
             return ExecResult(
                 exit_status=out.exit_status,
@@ -940,15 +901,8 @@ class GuardedBackend(Backend):
         forms through the inner backend's realpath)."""
         t = encode(target, "target")
         d = A.warder_decision()
-        err = _Error()
-        f = frames()
-        f.append(None)
-        try:
-            rc = lib.warder_guard_check(self._handle(), op_index(op), t, len(t), byref(d),
-                                        byref(err))
-        finally:
-            exc = f.pop()
-        self._done(rc, err, exc, lambda: lib.warder_decision_clear(byref(d)))
+        self._call(lib.warder_guard_check, op_index(op), t, len(t), byref(d),
+                   release=lambda: lib.warder_decision_clear(byref(d)))
         try:
             return decision_from_c(d)
         finally:

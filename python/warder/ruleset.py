@@ -89,14 +89,8 @@ class Ruleset:
         **limits: int,
     ) -> "Ruleset":
         """Loads a YAML ruleset file (``extends`` resolved relative to it)."""
-        p = cstring(path, "path")
-        o = _options(root, home, None, limits)
-        out = c_void_p()
-        err = _Error()
-        rc = lib.warder_ruleset_load_file(byref(out), p, byref(o), byref(err))
-        if rc:
-            raise error_from(rc, err)
-        return cls(out.value)
+        return cls._load(lib.warder_ruleset_load_file, cstring(path, "path"),
+                         options=_options(root, home, None, limits))
 
     @classmethod
     def from_yaml(
@@ -112,14 +106,9 @@ class Ruleset:
         """Loads a ruleset from YAML text (``str`` or ``bytes``). ``name`` names it in
         messages (default ``<string>``); ``base_dir`` resolves a relative ``extends``."""
         data = source.encode("utf-8") if isinstance(source, str) else bytes(source)
-        o = _options(root, home, base_dir, limits)
-        out = c_void_p()
-        err = _Error()
         n = cstring(name, "name") if name is not None else None
-        rc = lib.warder_ruleset_load_string(byref(out), data, len(data), n, byref(o), byref(err))
-        if rc:
-            raise error_from(rc, err)
-        return cls(out.value)
+        return cls._load(lib.warder_ruleset_load_string, data, len(data), n,
+                         options=_options(root, home, base_dir, limits))
 
     @classmethod
     def from_preset(
@@ -131,11 +120,14 @@ class Ruleset:
         **limits: int,
     ) -> "Ruleset":
         """Loads an embedded preset (``Ruleset.preset_names()`` lists them)."""
-        p = cstring(preset, "preset")
-        o = _options(root, home, None, limits)
+        return cls._load(lib.warder_ruleset_load_preset, cstring(preset, "preset"),
+                         options=_options(root, home, None, limits))
+
+    @classmethod
+    def _load(cls, fn: Any, *args: Any, options: A.warder_ruleset_options) -> "Ruleset":
         out = c_void_p()
         err = _Error()
-        rc = lib.warder_ruleset_load_preset(byref(out), p, byref(o), byref(err))
+        rc = fn(byref(out), *args, byref(options), byref(err))
         if rc:
             raise error_from(rc, err)
         return cls(out.value)

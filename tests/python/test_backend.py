@@ -7,7 +7,7 @@ import errno
 import os
 import unittest
 
-from support import SECRET, Workspace, warder
+from support import Workspace, warder
 
 
 class Memory(unittest.TestCase):

@@ -8,7 +8,7 @@ import errno
 import os
 import unittest
 
-from support import RULES, SECRET, Workspace, warder
+from support import SECRET, Workspace, warder
 
 
 class Guard(Workspace):
