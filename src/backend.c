@@ -71,7 +71,7 @@ WARDER_API char *warder_strndup(const char *s, size_t len)
 
 WARDER_API int warder_bytes_set(struct warder_bytes *out, const void *data, size_t len)
 {
-        if (!out || (!data && len))
+        if (!out || out->version != WARDER_BYTES_VERSION || (!data && len))
                 return WARDER_EINVAL;
         if (len == SIZE_MAX)
                 return WARDER_ENOMEM;
@@ -105,17 +105,18 @@ static int grow_array(void **items, size_t count, size_t size)
         return 0;
 }
 
-/* A length-delimited string the _n result helpers store: not empty, no NUL byte. */
+/* A length-delimited string the result helpers store: not empty, no NUL byte. */
 static bool bounded_ok(const char *s, size_t len)
 {
         return s && len && len != SIZE_MAX && !memchr(s, '\0', len);
 }
 
-static int entries_add(struct warder_entries *out, const char *name, size_t name_len,
-                       const char *path, size_t path_len, enum warder_entry_type type,
-                       uint64_t size, int64_t mtime)
+WARDER_API int warder_entries_add(struct warder_entries *out, const char *name, size_t name_len,
+                                  const char *path, size_t path_len, enum warder_entry_type type,
+                                  uint64_t size, int64_t mtime)
 {
-        if (!out || (out->count && !out->items))
+        if (!out || out->version != WARDER_ENTRIES_VERSION || (out->count && !out->items) ||
+            !bounded_ok(name, name_len) || !bounded_ok(path, path_len))
                 return WARDER_EINVAL;
         void *items = out->items;
         if (grow_array(&items, out->count, sizeof(*out->items)))
@@ -132,27 +133,11 @@ static int entries_add(struct warder_entries *out, const char *name, size_t name
         return 0;
 }
 
-WARDER_API int warder_entries_add(struct warder_entries *out, const char *name, const char *path,
-                                  enum warder_entry_type type, uint64_t size, int64_t mtime)
+WARDER_API int warder_grep_add(struct warder_grep_result *out, const char *path, size_t path_len,
+                               uint64_t line, const char *text, size_t text_len)
 {
-        if (!name || !path)
-                return WARDER_EINVAL;
-        return entries_add(out, name, strlen(name), path, strlen(path), type, size, mtime);
-}
-
-WARDER_API int warder_entries_add_n(struct warder_entries *out, const char *name, size_t name_len,
-                                    const char *path, size_t path_len, enum warder_entry_type type,
-                                    uint64_t size, int64_t mtime)
-{
-        if (!bounded_ok(name, name_len) || !bounded_ok(path, path_len))
-                return WARDER_EINVAL;
-        return entries_add(out, name, name_len, path, path_len, type, size, mtime);
-}
-
-static int grep_add(struct warder_grep_result *out, const char *path, size_t path_len,
-                    uint64_t line, const char *text, size_t text_len)
-{
-        if (!out || (!text && text_len) || (out->count && !out->items))
+        if (!out || out->version != WARDER_GREP_RESULT_VERSION || !bounded_ok(path, path_len) ||
+            (!text && text_len) || (out->count && !out->items))
                 return WARDER_EINVAL;
         void *items = out->items;
         if (grow_array(&items, out->count, sizeof(*out->items)))
@@ -172,33 +157,17 @@ static int grep_add(struct warder_grep_result *out, const char *path, size_t pat
         return 0;
 }
 
-WARDER_API int warder_grep_add(struct warder_grep_result *out, const char *path, uint64_t line,
-                               const char *text, size_t text_len)
-{
-        if (!path)
-                return WARDER_EINVAL;
-        return grep_add(out, path, strlen(path), line, text, text_len);
-}
-
-WARDER_API int warder_grep_add_n(struct warder_grep_result *out, const char *path, size_t path_len,
-                                 uint64_t line, const char *text, size_t text_len)
-{
-        if (!bounded_ok(path, path_len))
-                return WARDER_EINVAL;
-        return grep_add(out, path, path_len, line, text, text_len);
-}
-
 WARDER_API void warder_bytes_free(struct warder_bytes *bytes)
 {
-        if (!bytes)
+        if (!bytes || bytes->version != WARDER_BYTES_VERSION)
                 return;
         free(bytes->data);
-        *bytes = (struct warder_bytes){NULL, 0, false};
+        *bytes = (struct warder_bytes)WARDER_BYTES_INIT;
 }
 
 WARDER_API void warder_entries_free(struct warder_entries *entries)
 {
-        if (!entries)
+        if (!entries || entries->version != WARDER_ENTRIES_VERSION)
                 return;
         if (entries->items) {
                 for (size_t i = 0; i < entries->count; i++) {
@@ -207,12 +176,12 @@ WARDER_API void warder_entries_free(struct warder_entries *entries)
                 }
                 free(entries->items);
         }
-        *entries = (struct warder_entries){NULL, 0, 0};
+        *entries = (struct warder_entries)WARDER_ENTRIES_INIT;
 }
 
 WARDER_API void warder_grep_result_free(struct warder_grep_result *result)
 {
-        if (!result)
+        if (!result || result->version != WARDER_GREP_RESULT_VERSION)
                 return;
         if (result->items) {
                 for (size_t i = 0; i < result->count; i++) {
@@ -221,16 +190,16 @@ WARDER_API void warder_grep_result_free(struct warder_grep_result *result)
                 }
                 free(result->items);
         }
-        *result = (struct warder_grep_result){NULL, 0, 0, false};
+        *result = (struct warder_grep_result)WARDER_GREP_RESULT_INIT;
 }
 
 WARDER_API void warder_exec_result_free(struct warder_exec_result *result)
 {
-        if (!result)
+        if (!result || result->version != WARDER_EXEC_RESULT_VERSION)
                 return;
         warder_bytes_free(&result->out);
         warder_bytes_free(&result->err);
-        memset(result, 0, sizeof(*result));
+        *result = (struct warder_exec_result)WARDER_EXEC_RESULT_INIT;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -351,6 +320,20 @@ static void error_move(struct warder_error *err, struct warder_error *from)
         }
 }
 
+/* An output container: present and of the version this library writes. */
+static int check_out(const void *out, unsigned version, unsigned want, const char *what,
+                     struct warder_error *err)
+{
+        if (!out)
+                return warder_error_set(err, WARDER_EINVAL, "%s: out is NULL", what);
+        if (version != want)
+                return warder_error_set(err, WARDER_EINVAL,
+                                        "%s: out has version %u, not %u (initialise it with its "
+                                        "_INIT macro)",
+                                        what, version, want);
+        return 0;
+}
+
 static int check_bytes(struct warder_bytes *bytes, const char *what, struct warder_error *err)
 {
         if (!bytes->data) {
@@ -420,7 +403,7 @@ static int check_grep(const struct warder_grep_result *g, struct warder_error *e
 static int call_read(warder_backend *b, const char *path, uint64_t offset, uint64_t limit,
                      unsigned flags, struct warder_bytes *out, struct warder_error *err)
 {
-        struct warder_bytes tmp = {NULL, 0, false};
+        struct warder_bytes tmp = WARDER_BYTES_INIT;
         int rc = map_status(b->ops->read(b, path, offset, limit, flags, &tmp, err), "read", err);
         if (!rc)
                 rc = check_bytes(&tmp, "read", err);
@@ -441,7 +424,7 @@ static int call_write(warder_backend *b, const char *path, const void *data, siz
 static int call_ls(warder_backend *b, const char *path, unsigned flags, struct warder_entries *out,
                    struct warder_error *err)
 {
-        struct warder_entries tmp = {NULL, 0, 0};
+        struct warder_entries tmp = WARDER_ENTRIES_INIT;
         int rc = map_status(b->ops->ls(b, path, flags, &tmp, err), "ls", err);
         if (!rc)
                 rc = check_entries(&tmp, "ls", err);
@@ -501,7 +484,7 @@ static int edit_fallback(warder_backend *b, const char *path, const char *old_te
                          const char *new_text, size_t new_len, unsigned flags, size_t *count,
                          struct warder_error *err)
 {
-        struct warder_bytes cur = {NULL, 0, false};
+        struct warder_bytes cur = WARDER_BYTES_INIT;
         unsigned io_flags = flags & ~(unsigned)WARDER_EDIT_ALL;
         int rc = call_read(b, path, 0, 0, io_flags, &cur, err);
         if (rc)
@@ -605,7 +588,7 @@ static int walk_dir(struct walk *w, unsigned depth, struct warder_error *err)
         if (depth > WARDER__WALK_MAX_DEPTH)
                 return warder_error_set(err, WARDER_ELIMIT, "walk deeper than %d directories",
                                         WARDER__WALK_MAX_DEPTH);
-        struct warder_entries list = {NULL, 0, 0};
+        struct warder_entries list = WARDER_ENTRIES_INIT;
         struct warder_error probe = WARDER_ERROR_INIT;
         int rc = call_ls(w->b, w->path.data, w->flags, &list, &probe);
         if (rc && depth > 0 && skippable(rc)) {
@@ -647,7 +630,8 @@ static int glob_visit(struct walk *w, const struct warder_entry *e, struct warde
                                         warder_strerror(m));
         if (m == 0)
                 return 0;
-        if (warder_entries_add(g->out, e->name, w->path.data, e->type, e->size, e->mtime))
+        if (warder_entries_add(g->out, e->name, strlen(e->name), w->path.data, strlen(w->path.data),
+                               e->type, e->size, e->mtime))
                 return warder_error_set(err, WARDER_ENOMEM, "out of memory");
         return 0;
 }
@@ -721,7 +705,7 @@ static int grep_file(struct grep_ctx *g, warder_backend *b, const char *path, un
                      bool named, struct warder_error *err)
 {
         struct warder_error probe = WARDER_ERROR_INIT;
-        struct warder_bytes data = {NULL, 0, false};
+        struct warder_bytes data = WARDER_BYTES_INIT;
         int rc = call_read(b, path, 0, 0, flags, &data, &probe);
         if (rc) {
                 if (!named && skippable(rc)) {
@@ -750,7 +734,8 @@ static int grep_file(struct grep_ctx *g, warder_backend *b, const char *path, un
                                 rc = WALK_STOP;
                                 break;
                         }
-                        if (warder_grep_add(g->out, path, line, p, (size_t)(eol - p))) {
+                        if (warder_grep_add(g->out, path, strlen(path), line, p,
+                                            (size_t)(eol - p))) {
                                 rc = warder_error_set(err, WARDER_ENOMEM, "out of memory");
                                 break;
                         }
@@ -794,7 +779,7 @@ static int grep_compile(struct grep_ctx *g, const struct warder_grep_request *re
                         strcpy((char *)msg, "invalid pattern");
                 warder_error_set(err, WARDER_EPARSE, "grep pattern: %s at offset %zu", (char *)msg,
                                  (size_t)off);
-                if (err)
+                if (warder__err_ok(err))
                         err->offset = (long)off;
                 return WARDER_EPARSE;
         }
@@ -826,7 +811,7 @@ static int grep_fallback(warder_backend *b, const struct warder_grep_request *re
                 w.visit = grep_visit;
                 w.ud = &g;
                 struct warder_error probe = WARDER_ERROR_INIT;
-                struct warder_entries list = {NULL, 0, 0};
+                struct warder_entries list = WARDER_ENTRIES_INIT;
                 rc = call_ls(b, w.path.data, w.flags, &list, &probe);
                 if (rc == WARDER_ENOTDIR) {
                         /* The base is a file: the filter sees its name. */
@@ -854,15 +839,15 @@ static int grep_fallback(warder_backend *b, const struct warder_grep_request *re
 /* ------------------------------------------------------------------------------------------ */
 /* Dispatch                                                                                   */
 
-WARDER_API int warder_backend_read(warder_backend *b, const char *path, size_t path_len,
-                                   uint64_t offset, uint64_t limit, unsigned flags,
-                                   struct warder_bytes *out, struct warder_error *err)
+WARDER_API int warder_backend_read(struct warder_bytes *out, warder_backend *b, const char *path,
+                                   size_t path_len, uint64_t offset, uint64_t limit, unsigned flags,
+                                   struct warder_error *err)
 {
         int rc = check_backend(b, err);
         if (rc)
                 return rc;
-        if (!out)
-                return warder_error_set(err, WARDER_EINVAL, "read: out is NULL");
+        if ((rc = check_out(out, out ? out->version : 0, WARDER_BYTES_VERSION, "read", err)))
+                return rc;
         struct cstr p;
         rc = cstr_set(&p, "path", path, path_len, err);
         if (!rc)
@@ -888,9 +873,9 @@ WARDER_API int warder_backend_write(warder_backend *b, const char *path, size_t 
         return rc;
 }
 
-WARDER_API int warder_backend_edit(warder_backend *b, const char *path, size_t path_len,
-                                   const char *old_text, size_t old_len, const char *new_text,
-                                   size_t new_len, unsigned flags, size_t *count,
+WARDER_API int warder_backend_edit(size_t *count, warder_backend *b, const char *path,
+                                   size_t path_len, const char *old_text, size_t old_len,
+                                   const char *new_text, size_t new_len, unsigned flags,
                                    struct warder_error *err)
 {
         int rc = check_backend(b, err);
@@ -921,15 +906,14 @@ WARDER_API int warder_backend_edit(warder_backend *b, const char *path, size_t p
         return rc;
 }
 
-WARDER_API int warder_backend_ls(warder_backend *b, const char *path, size_t path_len,
-                                 unsigned flags, struct warder_entries *out,
-                                 struct warder_error *err)
+WARDER_API int warder_backend_ls(struct warder_entries *out, warder_backend *b, const char *path,
+                                 size_t path_len, unsigned flags, struct warder_error *err)
 {
         int rc = check_backend(b, err);
         if (rc)
                 return rc;
-        if (!out)
-                return warder_error_set(err, WARDER_EINVAL, "ls: out is NULL");
+        if ((rc = check_out(out, out ? out->version : 0, WARDER_ENTRIES_VERSION, "ls", err)))
+                return rc;
         struct cstr p;
         rc = cstr_set(&p, "path", path, path_len, err);
         if (!rc)
@@ -938,23 +922,15 @@ WARDER_API int warder_backend_ls(warder_backend *b, const char *path, size_t pat
         return rc;
 }
 
-WARDER_API int warder_backend_glob(warder_backend *b, const char *pattern, const char *base,
-                                   size_t base_len, unsigned flags, struct warder_entries *out,
-                                   struct warder_error *err)
-{
-        return warder_backend_glob_n(b, pattern, pattern ? strlen(pattern) : 0, base, base_len,
-                                     flags, out, err);
-}
-
-WARDER_API int warder_backend_glob_n(warder_backend *b, const char *pattern, size_t pattern_len,
-                                     const char *base, size_t base_len, unsigned flags,
-                                     struct warder_entries *out, struct warder_error *err)
+WARDER_API int warder_backend_glob(struct warder_entries *out, warder_backend *b,
+                                   const char *pattern, size_t pattern_len, const char *base,
+                                   size_t base_len, unsigned flags, struct warder_error *err)
 {
         int rc = check_backend(b, err);
         if (rc)
                 return rc;
-        if (!out)
-                return warder_error_set(err, WARDER_EINVAL, "glob: out is NULL");
+        if ((rc = check_out(out, out ? out->version : 0, WARDER_ENTRIES_VERSION, "glob", err)))
+                return rc;
         if (!pattern || !pattern_len)
                 return warder_error_set(err, WARDER_EINVAL, "glob: the pattern is empty");
         struct cstr pat, p;
@@ -968,7 +944,7 @@ WARDER_API int warder_backend_glob_n(warder_backend *b, const char *pattern, siz
                 cstr_free(&p);
                 return rc;
         }
-        struct warder_entries tmp = {NULL, 0, 0};
+        struct warder_entries tmp = WARDER_ENTRIES_INIT;
         if (SLOT(b, glob))
                 rc = map_status(b->ops->glob(b, pat.p, p.p, flags, &tmp, err), "glob", err);
         else
@@ -987,29 +963,26 @@ WARDER_API int warder_backend_glob_n(warder_backend *b, const char *pattern, siz
         return 0;
 }
 
-WARDER_API int warder_backend_grep(warder_backend *b, const struct warder_grep_request *req,
-                                   struct warder_grep_result *out, struct warder_error *err)
+WARDER_API int warder_backend_grep(struct warder_grep_result *out, warder_backend *b,
+                                   const struct warder_grep_request *req, struct warder_error *err)
 {
         int rc = check_backend(b, err);
         if (rc)
                 return rc;
-        if (!req || !out)
-                return warder_error_set(err, WARDER_EINVAL, "grep: request or out is NULL");
-        if (req->version == 0 || req->version > WARDER_GREP_REQUEST_VERSION)
+        if ((rc = check_out(out, out ? out->version : 0, WARDER_GREP_RESULT_VERSION, "grep", err)))
+                return rc;
+        if (!req)
+                return warder_error_set(err, WARDER_EINVAL, "grep: the request is NULL");
+        /* Version 1 carried C strings: one string convention, so it is refused. */
+        if (req->version != WARDER_GREP_REQUEST_VERSION)
                 return warder_error_set(err, WARDER_EINVAL, "grep: unknown request version %u",
                                         req->version);
         if (!req->pattern)
                 return warder_error_set(err, WARDER_EINVAL, "grep: the pattern is NULL");
-        /* A version 1 request ends before the lengths: its strings are NUL-terminated. */
-        struct warder_grep_request copy = WARDER_GREP_REQUEST_INIT;
-        memcpy(&copy, req,
-               req->version >= 2 ? sizeof(copy)
-                                 : offsetof(struct warder_grep_request, pattern_len));
-        copy.version = WARDER_GREP_REQUEST_VERSION;
-        if (copy.pattern_len == WARDER_NUL_TERMINATED)
-                copy.pattern_len = strlen(copy.pattern);
-        if (copy.glob && copy.glob_len == WARDER_NUL_TERMINATED)
-                copy.glob_len = strlen(copy.glob);
+        struct warder_grep_request copy = *req;
+        if (!copy.pattern_len && copy.pattern[0])
+                return warder_error_set(err, WARDER_EINVAL,
+                                        "grep: pattern_len is 0 for a pattern that is not empty");
         if (copy.glob && !copy.glob_len)
                 return warder_error_set(err, WARDER_EINVAL, "grep: the glob filter is empty");
         struct cstr p, pat, glob = {NULL, {0}};
@@ -1029,7 +1002,7 @@ WARDER_API int warder_backend_grep(warder_backend *b, const struct warder_grep_r
         copy.path = p.p;
         copy.pattern = pat.p;
         copy.glob = glob.p;
-        struct warder_grep_result tmp = {NULL, 0, 0, false};
+        struct warder_grep_result tmp = WARDER_GREP_RESULT_INIT;
         if (SLOT(b, grep))
                 rc = map_status(b->ops->grep(b, &copy, &tmp, err), "grep", err);
         else
@@ -1049,8 +1022,9 @@ WARDER_API int warder_backend_grep(warder_backend *b, const struct warder_grep_r
         return 0;
 }
 
-WARDER_API int warder_backend_execute(warder_backend *b, const struct warder_exec_request *req,
-                                      struct warder_exec_result *out, struct warder_error *err)
+WARDER_API int warder_backend_execute(struct warder_exec_result *out, warder_backend *b,
+                                      const struct warder_exec_request *req,
+                                      struct warder_error *err)
 {
         int rc = check_backend(b, err);
         if (rc)
@@ -1058,8 +1032,11 @@ WARDER_API int warder_backend_execute(warder_backend *b, const struct warder_exe
         if (!SLOT(b, execute))
                 return warder_error_set(err, WARDER_ENOTSUP,
                                         "this backend cannot execute commands");
-        if (!req || !out)
-                return warder_error_set(err, WARDER_EINVAL, "execute: request or out is NULL");
+        if ((rc = check_out(out, out ? out->version : 0, WARDER_EXEC_RESULT_VERSION, "execute",
+                            err)))
+                return rc;
+        if (!req)
+                return warder_error_set(err, WARDER_EINVAL, "execute: the request is NULL");
         if (req->version == 0 || req->version > WARDER_EXEC_REQUEST_VERSION)
                 return warder_error_set(err, WARDER_EINVAL, "execute: unknown request version %u",
                                         req->version);
@@ -1077,8 +1054,7 @@ WARDER_API int warder_backend_execute(warder_backend *b, const struct warder_exe
                req->version >= 2 ? sizeof(copy) : offsetof(struct warder_exec_request, cancel));
         copy.version = WARDER_EXEC_REQUEST_VERSION;
         copy.command = c.p;
-        struct warder_exec_result tmp;
-        memset(&tmp, 0, sizeof(tmp));
+        struct warder_exec_result tmp = WARDER_EXEC_RESULT_INIT;
         rc = map_status(b->ops->execute(b, &copy, &tmp, err), "execute", err);
         cstr_free(&c);
         if (!rc)
@@ -1093,8 +1069,8 @@ WARDER_API int warder_backend_execute(warder_backend *b, const struct warder_exe
         return 0;
 }
 
-WARDER_API int warder_backend_realpath(warder_backend *b, const char *path, size_t path_len,
-                                       char **out, struct warder_error *err)
+WARDER_API int warder_backend_realpath(char **out, warder_backend *b, const char *path,
+                                       size_t path_len, struct warder_error *err)
 {
         int rc = check_backend(b, err);
         if (rc)

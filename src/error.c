@@ -123,8 +123,8 @@ WARDER_API const char *warder_status_name(int code)
 
 WARDER_API void warder_error_clear(struct warder_error *err)
 {
-        if (!err)
-                return;
+        if (!err || err->version != WARDER_ERROR_VERSION)
+                return; /* a layout this library does not know: never written */
         if (err->decision) {
                 warder_decision_clear(err->decision);
                 free(err->decision);
@@ -144,7 +144,7 @@ WARDER_API void warder_free(void *ptr)
 
 int warder__error_vset(struct warder_error *err, int code, const char *fmt, va_list ap)
 {
-        if (!err)
+        if (!err || err->version != WARDER_ERROR_VERSION)
                 return code;
         warder_error_clear(err);
         err->code = code;
@@ -169,7 +169,7 @@ WARDER_API int warder_error_set_message(struct warder_error *err, int code, cons
 int warder__error_set_at(struct warder_error *err, int code, const char *file, unsigned line,
                          unsigned column, const char *fmt, ...)
 {
-        if (!err)
+        if (!err || err->version != WARDER_ERROR_VERSION)
                 return code;
         va_list ap;
         va_start(ap, fmt);

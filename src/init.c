@@ -13,6 +13,7 @@
 #include "warder/local.h"
 #include "warder/ruleset.h"
 #include "warder/sys/backend.h"
+#include "warder/tooling.h"
 
 /* Copies the first `size` bytes of `tmpl` into `dst` and stamps the version (the first
  * member of every versioned struct). `size` 0: a version this library does not know. */
@@ -97,26 +98,38 @@ WARDER_API void warder_decision_init(struct warder_decision *d)
                 *d = (struct warder_decision)WARDER_DECISION_INIT;
 }
 
+WARDER_API void warder_rule_info_init(struct warder_rule_info *info)
+{
+        if (info)
+                *info = (struct warder_rule_info)WARDER_RULE_INFO_INIT;
+}
+
+WARDER_API void warder_ruleset_index_stats_init(struct warder_ruleset_index_stats *stats)
+{
+        if (stats)
+                *stats = (struct warder_ruleset_index_stats)WARDER_RULESET_INDEX_STATS_INIT;
+}
+
 WARDER_API void warder_bytes_init(struct warder_bytes *bytes)
 {
         if (bytes)
-                *bytes = (struct warder_bytes){NULL, 0, false};
+                *bytes = (struct warder_bytes)WARDER_BYTES_INIT;
 }
 
 WARDER_API void warder_entries_init(struct warder_entries *entries)
 {
         if (entries)
-                *entries = (struct warder_entries){NULL, 0, 0};
+                *entries = (struct warder_entries)WARDER_ENTRIES_INIT;
 }
 
 WARDER_API void warder_grep_result_init(struct warder_grep_result *result)
 {
         if (result)
-                *result = (struct warder_grep_result){NULL, 0, 0, false};
+                *result = (struct warder_grep_result)WARDER_GREP_RESULT_INIT;
 }
 
 WARDER_API void warder_exec_result_init(struct warder_exec_result *result)
 {
         if (result)
-                memset(result, 0, sizeof(*result));
+                *result = (struct warder_exec_result)WARDER_EXEC_RESULT_INIT;
 }

@@ -22,12 +22,12 @@
 #define STRUCT(s) printf("struct %s %zu %zu\n", #s, sizeof(struct s), alignof(struct s))
 #define MEMBER(s, m)                                                                               \
         printf("member %s %s %zu %zu\n", #s, #m, offsetof(struct s, m), sizeof(((struct s *)0)->m))
-#define CONST(c)  printf("const %s %lld\n", #c, (long long)(c))
-#define UCONST(c) printf("const %s %llu\n", #c, (unsigned long long)(c))
+#define CONST(c) printf("const %s %lld\n", #c, (long long)(c))
 
 int main(void)
 {
         STRUCT(warder_error);
+        MEMBER(warder_error, version);
         MEMBER(warder_error, code);
         MEMBER(warder_error, message);
         MEMBER(warder_error, file);
@@ -36,6 +36,7 @@ int main(void)
         MEMBER(warder_error, offset);
         MEMBER(warder_error, decision);
         STRUCT(warder_decision);
+        MEMBER(warder_decision, version);
         MEMBER(warder_decision, action);
         MEMBER(warder_decision, op);
         MEMBER(warder_decision, by_default);
@@ -63,6 +64,7 @@ int main(void)
         MEMBER(warder_ruleset_options, max_nodes);
         MEMBER(warder_ruleset_options, max_rules);
         STRUCT(warder_rule_info);
+        MEMBER(warder_rule_info, version);
         MEMBER(warder_rule_info, op);
         MEMBER(warder_rule_info, action);
         MEMBER(warder_rule_info, index);
@@ -76,6 +78,7 @@ int main(void)
         MEMBER(warder_explain_match, form);
         MEMBER(warder_explain_match, rule);
         STRUCT(warder_explanation);
+        MEMBER(warder_explanation, version);
         MEMBER(warder_explanation, op);
         MEMBER(warder_explanation, literal);
         MEMBER(warder_explanation, real);
@@ -83,11 +86,13 @@ int main(void)
         MEMBER(warder_explanation, count);
         MEMBER(warder_explanation, matches);
         STRUCT(warder_ruleset_index_stats);
+        MEMBER(warder_ruleset_index_stats, version);
         MEMBER(warder_ruleset_index_stats, rules);
         MEMBER(warder_ruleset_index_stats, always);
         MEMBER(warder_ruleset_index_stats, first_always);
         MEMBER(warder_ruleset_index_stats, largest_key);
         STRUCT(warder_test_result);
+        MEMBER(warder_test_result, version);
         MEMBER(warder_test_result, index);
         MEMBER(warder_test_result, op);
         MEMBER(warder_test_result, target);
@@ -109,6 +114,7 @@ int main(void)
         MEMBER(warder_command_context, ud);
         MEMBER(warder_command_context, ls);
         STRUCT(warder_bytes);
+        MEMBER(warder_bytes, version);
         MEMBER(warder_bytes, data);
         MEMBER(warder_bytes, len);
         MEMBER(warder_bytes, truncated);
@@ -119,6 +125,7 @@ int main(void)
         MEMBER(warder_entry, size);
         MEMBER(warder_entry, mtime);
         STRUCT(warder_entries);
+        MEMBER(warder_entries, version);
         MEMBER(warder_entries, items);
         MEMBER(warder_entries, count);
         MEMBER(warder_entries, hidden);
@@ -128,6 +135,7 @@ int main(void)
         MEMBER(warder_grep_match, text);
         MEMBER(warder_grep_match, text_len);
         STRUCT(warder_grep_result);
+        MEMBER(warder_grep_result, version);
         MEMBER(warder_grep_result, items);
         MEMBER(warder_grep_result, count);
         MEMBER(warder_grep_result, hidden_files);
@@ -155,6 +163,7 @@ int main(void)
         MEMBER(warder_exec_request, flags);
         MEMBER(warder_exec_request, cancel);
         STRUCT(warder_exec_result);
+        MEMBER(warder_exec_result, version);
         MEMBER(warder_exec_result, exit_status);
         MEMBER(warder_exec_result, signal);
         MEMBER(warder_exec_result, timed_out);
@@ -164,12 +173,14 @@ int main(void)
         MEMBER(warder_exec_result, masked);
         MEMBER(warder_exec_result, cancelled);
         STRUCT(warder_guard_request);
+        MEMBER(warder_guard_request, version);
         MEMBER(warder_guard_request, op);
         MEMBER(warder_guard_request, target);
         MEMBER(warder_guard_request, literal);
         MEMBER(warder_guard_request, real);
         MEMBER(warder_guard_request, rules);
         STRUCT(warder_audit_event);
+        MEMBER(warder_audit_event, version);
         MEMBER(warder_audit_event, request);
         MEMBER(warder_audit_event, decision);
         MEMBER(warder_audit_event, approval_asked);
@@ -223,6 +234,18 @@ int main(void)
         STRUCT(warder_backend);
         MEMBER(warder_backend, ops);
         MEMBER(warder_backend, magic_);
+        CONST(WARDER_ERROR_VERSION);
+        CONST(WARDER_DECISION_VERSION);
+        CONST(WARDER_RULE_INFO_VERSION);
+        CONST(WARDER_EXPLANATION_VERSION);
+        CONST(WARDER_RULESET_INDEX_STATS_VERSION);
+        CONST(WARDER_TEST_RESULT_VERSION);
+        CONST(WARDER_BYTES_VERSION);
+        CONST(WARDER_ENTRIES_VERSION);
+        CONST(WARDER_GREP_RESULT_VERSION);
+        CONST(WARDER_EXEC_RESULT_VERSION);
+        CONST(WARDER_GUARD_REQUEST_VERSION);
+        CONST(WARDER_AUDIT_EVENT_VERSION);
         CONST(WARDER_RULESET_OPTIONS_VERSION);
         CONST(WARDER_GUARD_OPTIONS_VERSION);
         CONST(WARDER_LOCAL_OPTIONS_VERSION);
@@ -267,7 +290,6 @@ int main(void)
         CONST(WARDER_LANDLOCK_BEST_EFFORT);
         CONST(WARDER_LANDLOCK_REQUIRED);
         CONST(WARDER_STATUS_MIN);
-        UCONST(WARDER_NUL_TERMINATED);
         CONST(WARDER_OK);
         CONST(WARDER_EDENIED);
         CONST(WARDER_EASK);

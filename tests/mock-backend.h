@@ -99,7 +99,7 @@ MOCK_FN int mock_read(warder_backend *b, const char *path, uint64_t offset, uint
         warder_backend *in = mock_of(b)->inner;
         if (!in)
                 return warder_error_set(err, WARDER_ENOENT, "mock: no such file '%s'", path);
-        return warder_backend_read(in, path, strlen(path), offset, limit, flags, out, err);
+        return warder_backend_read(out, in, path, strlen(path), offset, limit, flags, err);
 }
 
 MOCK_FN int mock_write(warder_backend *b, const char *path, const void *data, size_t len,
@@ -124,8 +124,8 @@ MOCK_FN int mock_edit(warder_backend *b, const char *path, const char *old_text,
         warder_backend *in = mock_of(b)->inner;
         if (!in)
                 return warder_error_set(err, WARDER_ENOENT, "mock: no such file '%s'", path);
-        return warder_backend_edit(in, path, strlen(path), old_text, old_len, new_text, new_len,
-                                   flags, count, err);
+        return warder_backend_edit(count, in, path, strlen(path), old_text, old_len, new_text,
+                                   new_len, flags, err);
 }
 
 MOCK_FN int mock_ls(warder_backend *b, const char *path, unsigned flags, struct warder_entries *out,
@@ -137,7 +137,7 @@ MOCK_FN int mock_ls(warder_backend *b, const char *path, unsigned flags, struct 
         warder_backend *in = mock_of(b)->inner;
         if (!in)
                 return warder_error_set(err, WARDER_ENOENT, "mock: no such directory '%s'", path);
-        return warder_backend_ls(in, path, strlen(path), flags, out, err);
+        return warder_backend_ls(out, in, path, strlen(path), flags, err);
 }
 
 MOCK_FN int mock_glob(warder_backend *b, const char *pattern, const char *base, unsigned flags,
@@ -149,7 +149,8 @@ MOCK_FN int mock_glob(warder_backend *b, const char *pattern, const char *base, 
         warder_backend *in = mock_of(b)->inner;
         if (!in)
                 return warder_error_set(err, WARDER_ENOENT, "mock: no such directory '%s'", base);
-        return warder_backend_glob(in, pattern, base, strlen(base), flags, out, err);
+        return warder_backend_glob(out, in, pattern, strlen(pattern), base, strlen(base), flags,
+                                   err);
 }
 
 MOCK_FN int mock_grep(warder_backend *b, const struct warder_grep_request *req,
@@ -163,7 +164,7 @@ MOCK_FN int mock_grep(warder_backend *b, const struct warder_grep_request *req,
                 return warder_error_set(err, WARDER_ENOENT, "mock: no such path '%s'", req->path);
         struct warder_grep_request copy = *req;
         copy.path_len = strlen(req->path);
-        return warder_backend_grep(in, &copy, out, err);
+        return warder_backend_grep(out, in, &copy, err);
 }
 
 MOCK_FN int mock_execute(warder_backend *b, const struct warder_exec_request *req,

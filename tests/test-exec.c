@@ -118,7 +118,7 @@ static void result_free(struct warder_exec_result *r)
 {
         free(r->out.data);
         free(r->err.data);
-        *r = (struct warder_exec_result){0};
+        *r = (struct warder_exec_result)WARDER_EXEC_RESULT_INIT;
 }
 
 /* ---- capture, status ---- */
@@ -127,7 +127,7 @@ START_TEST(test_capture_and_status)
 {
         struct warder__exec_config cfg;
         config(&cfg);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         ck_assert_int_eq(run(&cfg, "echo out; echo err >&2; exit 3", &r), 0);
         ck_assert_str_eq(r.out.data, "out\n");
         ck_assert_uint_eq(r.out.len, 4);
@@ -158,7 +158,8 @@ START_TEST(test_bad_requests)
         struct warder__exec_config cfg;
         config(&cfg);
         struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
-        struct warder_exec_result r = {.exit_status = 42};
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
+        r.exit_status = 42;
         struct warder_error err = WARDER_ERROR_INIT;
         ck_assert_int_eq(warder__exec_run(&cfg, &req, &r, &err), WARDER_EINVAL);
         req.command = "echo a\0b";
@@ -180,7 +181,7 @@ START_TEST(test_command_length)
         struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
         req.command = "echo one; echo two";
         req.command_len = 8;
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         ck_assert_int_eq(warder__exec_run(&cfg, &req, &r, NULL), 0);
         ck_assert_str_eq(r.out.data, "one\n");
         result_free(&r);
@@ -192,7 +193,7 @@ START_TEST(test_output_cap_keeps_draining)
         struct warder__exec_config cfg;
         config(&cfg);
         cfg.max_output = 1000;
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         /* 4 MiB on each stream, far beyond the cap and any pipe buffer: the child must not
          * block (or die of SIGPIPE) after the cap. */
         ck_assert_int_eq(run(&cfg,
@@ -243,7 +244,7 @@ START_TEST(test_streaming)
         req.command_len = strlen(req.command);
         req.stream = on_stream;
         req.stream_ud = &log;
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         ck_assert_int_eq(warder__exec_run(&cfg, &req, &r, NULL), 0);
         /* The first chunk arrived on its own, before the rest was produced. */
         ck_assert_str_eq(log.first, "first\n");
@@ -267,7 +268,7 @@ START_TEST(test_environment_is_fresh)
 
         struct warder__exec_config cfg;
         config(&cfg);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         /* Default: only PATH. */
         ck_assert_int_eq(run(&cfg, "env", &r), 0);
         ck_assert_ptr_null(strstr(r.out.data, "host-value-leak"));
@@ -303,7 +304,7 @@ START_TEST(test_cwd)
 {
         struct warder__exec_config cfg;
         config(&cfg);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         char expect[256], cwd[256];
         ck_assert_int_eq(run(&cfg, "pwd", &r), 0);
         snprintf(expect, sizeof(expect), "%s\n", root);
@@ -329,7 +330,8 @@ START_TEST(test_cwd_outside)
 {
         struct warder__exec_config cfg;
         config(&cfg);
-        struct warder_exec_result r = {.exit_status = 42};
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
+        r.exit_status = 42;
         struct warder_error err = WARDER_ERROR_INIT;
         char cwd[256];
 
@@ -394,7 +396,7 @@ START_TEST(test_no_descriptor_leaks)
 
         struct warder__exec_config cfg;
         config(&cfg);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         /* `ls` is a child of the shell: the listing is the shell's descriptors. */
         ck_assert_int_eq(run(&cfg, "ls /proc/$$/fd", &r), 0);
         ck_assert_str_eq(r.out.data, "0\n1\n2\n");
@@ -417,7 +419,7 @@ START_TEST(test_host_without_stdio)
         close(0);
         close(1);
         close(2);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         struct warder_error err = WARDER_ERROR_INIT;
         int rc = run_in(&cfg, cwd, cmd, &r, &err);
         dup2(saved, 2);
@@ -463,7 +465,7 @@ START_TEST(test_deadline_kills_group)
         struct warder__exec_config cfg;
         config(&cfg);
         cfg.timeout_ms = 300;
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         ck_assert_int_eq(run(&cfg, "sleep 100 & echo $!; sleep 100", &r), 0);
@@ -510,7 +512,7 @@ START_TEST(test_cancel_kills_group)
         req.command = "sleep 0.2; echo done";
         req.command_len = strlen(req.command);
         req.cancel = flag;
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         ck_assert_int_eq(warder__exec_run(&cfg, &req, &r, NULL), 0);
         ck_assert_str_eq(r.out.data, "done\n");
         ck_assert(!r.cancelled && !r.timed_out);
@@ -563,10 +565,9 @@ START_TEST(test_request_version_1)
         full.command = "echo v1";
         full.command_len = 7;
         memcpy(storage, &full, sizeof(storage));
-        struct warder_exec_result r;
-        memset(&r, 0, sizeof(r));
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         ck_assert_int_eq(warder_backend_execute(
-                             b, (const struct warder_exec_request *)(void *)storage, &r, NULL),
+                             &r, b, (const struct warder_exec_request *)(void *)storage, NULL),
                          0);
         ck_assert_str_eq(r.out.data, "v1\n");
         ck_assert(!r.cancelled);
@@ -582,7 +583,7 @@ START_TEST(test_deadline_endless_output)
         config(&cfg);
         cfg.timeout_ms = 300;
         cfg.max_output = 4096;
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         ck_assert_int_eq(run(&cfg, "cat /dev/zero", &r), 0);
         ck_assert(r.timed_out);
         ck_assert_int_eq(r.signal, SIGKILL);
@@ -598,7 +599,7 @@ START_TEST(test_stragglers_die_with_the_shell)
         struct warder__exec_config cfg;
         config(&cfg);
         cfg.timeout_ms = 20000;
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         /* The shell exits at once; a background job holding stdout would keep it open. */
         ck_assert_int_eq(run(&cfg, "sleep 100 & echo $!", &r), 0);
         ck_assert(!r.timed_out);
@@ -612,7 +613,7 @@ START_TEST(test_own_process_group)
 {
         struct warder__exec_config cfg;
         config(&cfg);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         ck_assert_int_eq(run(&cfg,
                              "echo $$ $(ps -o pgid= -p $$ 2>/dev/null || "
                              "cut -d' ' -f5 /proc/$$/stat)",
@@ -634,7 +635,7 @@ START_TEST(test_privilege_drop)
                 return; /* needs root; CI runs as root */
         struct warder__exec_config cfg;
         config(&cfg);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         /* Control arm: without the drop the child is root with root's groups. */
         ck_assert_int_eq(run(&cfg, "id -u; id -g", &r), 0);
         ck_assert_str_eq(r.out.data, "0\n0\n");
@@ -687,7 +688,7 @@ START_TEST(test_privilege_drop_threaded_host)
         cfg.uid = 65534;
         cfg.gid = 65534;
         cfg.timeout_ms = 10000;
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         ck_assert_int_eq(run(&cfg, "id -u", &r), 0);
         ck_assert_str_eq(r.out.data, "65534\n");
         ck_assert(!r.timed_out);
@@ -719,7 +720,7 @@ START_TEST(test_landlock_confines)
                 return;
         struct warder__exec_config cfg;
         config(&cfg);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         char cmd[512];
 
         /*
@@ -803,7 +804,7 @@ START_TEST(test_landlock_abi_versions)
         snprintf(cmd, sizeof(cmd), "cat main.c >/dev/null && cat %s/secret", outside);
         for (int abi = 1; abi <= kernel; abi++) {
                 warder__landlock_abi_override = abi;
-                struct warder_exec_result r;
+                struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
                 struct warder_error err = WARDER_ERROR_INIT;
                 ck_assert_msg(run_in(&cfg, NULL, cmd, &r, &err) == 0, "abi %d: %s", abi,
                               err.message);
@@ -822,7 +823,8 @@ START_TEST(test_landlock_unavailable)
         warder__landlock_abi_override = 0;
         struct warder__exec_config cfg;
         config(&cfg);
-        struct warder_exec_result r = {.exit_status = 42};
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
+        r.exit_status = 42;
         struct warder_error err = WARDER_ERROR_INIT;
 
         /* required: fails closed, nothing runs. */
@@ -889,7 +891,7 @@ START_TEST(test_mask_control_and_effect)
 {
         struct warder__exec_config cfg;
         config(&cfg);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         const char *cmd = "cat .env; grep -r SECRET . ; ls secrets; cat secrets/token; "
                           "find . -name .env -exec cat {} \\;";
 
@@ -953,7 +955,7 @@ START_TEST(test_mask_with_ruleset)
 
         struct warder__exec_config cfg;
         config(&cfg);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         const char *cmd = "cat .env sub/server.key sub/innocent.txt secrets/token; grep -r "
                           "SECRET . ; cat main.c sub/notes.txt";
         /* Control arm. */
@@ -985,7 +987,7 @@ START_TEST(test_mask_symlink_and_nested)
         char link[256];
         snprintf(link, sizeof(link), "%s/sub/link-to-env", root);
         ck_assert_int_eq(symlink("../.env", link), 0);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         const char *cmd = "cat sub/link-to-env sub/deep/server.key; ls sub/deep";
 
         ck_assert_int_eq(run(&cfg, cmd, &r), 0);
@@ -1010,7 +1012,7 @@ START_TEST(test_mask_special_files)
         char path[256];
         snprintf(path, sizeof(path), "%s/sub/agent.key", root);
         ck_assert_int_eq(mkfifo(path, 0644), 0);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         /* Control arm: a FIFO. */
         ck_assert_int_eq(run(&cfg, "test -p sub/agent.key && echo fifo", &r), 0);
         ck_assert_str_eq(r.out.data, "fifo\n");
@@ -1039,7 +1041,7 @@ START_TEST(test_mask_nothing_to_cover)
         struct warder__exec_config cfg;
         config(&cfg);
         cfg.mask = mask_nothing;
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         ck_assert_int_eq(run(&cfg, "cat .env", &r), 0);
         ck_assert(!r.masked);
         ck_assert_str_eq(r.out.data, "API_KEY=SECRET-ROOT-ENV\n");
@@ -1060,7 +1062,8 @@ START_TEST(test_mask_budget_fails_closed)
         cfg.mask = fake_mask;
         cfg.mask_ud = &fr;
         cfg.mask_budget_entries = 10;
-        struct warder_exec_result r = {.exit_status = 42};
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
+        r.exit_status = 42;
         struct warder_error err = WARDER_ERROR_INIT;
         ck_assert_int_eq(run_in(&cfg, NULL, "touch ran", &r, &err), WARDER_ELIMIT);
         ck_assert_ptr_nonnull(strstr(err.message, "10 entries"));
@@ -1093,7 +1096,8 @@ START_TEST(test_mask_predicate_error_masks)
         struct fake_rules fr = {.fail = true};
         cfg.mask = fake_mask;
         cfg.mask_ud = &fr;
-        struct warder_exec_result r = {.exit_status = 42};
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
+        r.exit_status = 42;
         struct warder_error err = WARDER_ERROR_INIT;
         /* Every decision fails: the root itself is masked, so nothing can run in it. */
         ck_assert_int_eq(run_in(&cfg, NULL, "cat .env", &r, &err), WARDER_EACCES);
@@ -1123,7 +1127,7 @@ START_TEST(test_mask_cannot_be_undone)
         struct warder__exec_config cfg;
         config(&cfg);
         cfg.mask = fake_mask;
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         const char *cmd = "umount .env 2>/dev/null; cat .env";
 
         ck_assert_int_eq(run(&cfg, cmd, &r), 0);
@@ -1161,7 +1165,7 @@ START_TEST(test_mask_proc_root_bypass)
         cfg.mask = fake_mask;
         char cmd[512];
         snprintf(cmd, sizeof(cmd), "cat /proc/%ld/root%s/.env", (long)getpid(), root);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         ck_assert_int_eq(run(&cfg, cmd, &r), 0);
         ck_assert_ptr_nonnull(strstr(r.out.data, "SECRET-ROOT-ENV"));
         result_free(&r);
@@ -1194,7 +1198,7 @@ static int unprivileged_host(void)
                 return -1;
         struct warder__exec_config cfg;
         config(&cfg);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         const char *cmd = "umount .env 2>/dev/null; cat .env; chmod 755 locked 2>/dev/null && "
                           "cat locked/data";
         int seen = 0;
@@ -1272,7 +1276,7 @@ START_TEST(test_local_backend_execute)
         struct warder_error err = WARDER_ERROR_INIT;
         warder_backend *b = NULL;
         struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
 
         /* Without opts.exec there is no execute operation at all (§4.8). */
         struct warder_local_options opts = WARDER_LOCAL_OPTIONS_INIT;
@@ -1280,7 +1284,7 @@ START_TEST(test_local_backend_execute)
         ck_assert(!warder_backend_can_execute(b));
         req.command = "touch ran";
         req.command_len = strlen(req.command);
-        ck_assert_int_eq(warder_backend_execute(b, &req, &r, &err), WARDER_ENOTSUP);
+        ck_assert_int_eq(warder_backend_execute(&r, b, &req, &err), WARDER_ENOTSUP);
         ck_assert(!exists(root, "ran"));
         warder_backend_free(b);
         /* Neither has the memory backend. */
@@ -1310,7 +1314,7 @@ START_TEST(test_local_backend_execute)
         char cwd[256];
         snprintf(cwd, sizeof(cwd), "%s/sub", root);
         req.cwd = cwd;
-        ck_assert_msg(warder_backend_execute(b, &req, &r, &err) == 0, "%s", err.message);
+        ck_assert_msg(warder_backend_execute(&r, b, &req, &err) == 0, "%s", err.message);
         char expect[512];
         snprintf(expect, sizeof(expect), "hello\n%s/sub\n", root);
         ck_assert(r.masked);
@@ -1328,7 +1332,7 @@ START_TEST(test_local_backend_execute)
         req.cwd = NULL;
         req.command = "cat .env";
         req.command_len = strlen(req.command);
-        ck_assert_int_eq(warder_backend_execute(b, &req, &r, &err), 0);
+        ck_assert_int_eq(warder_backend_execute(&r, b, &req, &err), 0);
         ck_assert_ptr_null(strstr(r.out.data, "SECRET"));
         warder_exec_result_free(&r);
         ck_assert(exists(root, ".env"));
@@ -1339,10 +1343,10 @@ START_TEST(test_local_backend_execute)
         ck_assert_int_eq(symlink(outside, link), 0);
         req.cwd = link;
         r.exit_status = 42;
-        int rc = warder_backend_execute(b, &req, &r, &err);
+        int rc = warder_backend_execute(&r, b, &req, &err);
         ck_assert_msg(rc == WARDER_EOUTSIDE || rc == WARDER_ESYMLINK, "%d %s", rc, err.message);
         req.cwd = outside;
-        ck_assert_int_eq(warder_backend_execute(b, &req, &r, &err), WARDER_EOUTSIDE);
+        ck_assert_int_eq(warder_backend_execute(&r, b, &req, &err), WARDER_EOUTSIDE);
         ck_assert_int_eq(r.exit_status, 42);
         warder_backend_free(b);
         warder_ruleset_free(rs); /* kept alive while the backend used it */
@@ -1367,7 +1371,7 @@ static void *worker_main(void *arg)
                 char cmd[128], expect[64];
                 snprintf(cmd, sizeof(cmd), "echo %d-%d; cat .env >&2", w->id, i);
                 snprintf(expect, sizeof(expect), "%d-%d\n", w->id, i);
-                struct warder_exec_result r;
+                struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
                 if (run(&cfg, cmd, &r) != 0)
                         return NULL;
                 if (strcmp(r.out.data, expect) == 0 && !strstr(r.err.data, "SECRET") && r.masked &&
@@ -1434,8 +1438,8 @@ START_TEST(test_guard_over_exec_backend)
                         req.command = cmds[i];
                         req.command_len = strlen(cmds[i]);
                         req.flags = WARDER_APPROVED; /* satisfies ask, never deny */
-                        struct warder_exec_result r;
-                        ck_assert_msg(warder_backend_execute(g, &req, &r, &err) == 0, "%s: %s",
+                        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
+                        ck_assert_msg(warder_backend_execute(&r, g, &req, &err) == 0, "%s: %s",
                                       cmds[i], err.message);
                         if (masked)
                                 ck_assert_msg(!strstr(r.out.data, "SECRET"), "%s", cmds[i]);
@@ -1484,7 +1488,8 @@ START_TEST(test_open_dir_hook)
         struct open_dir_log log = {0};
         cfg.open_dir = fake_open_dir;
         cfg.open_dir_ud = &log;
-        struct warder_exec_result r = {.exit_status = 42};
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
+        r.exit_status = 42;
         struct warder_error err = WARDER_ERROR_INIT;
         char cwd[256], expect[256];
 
@@ -1600,9 +1605,9 @@ START_TEST(test_docs_configuration_example)
                 struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
                 req.command = "id -u; cat .env";
                 req.command_len = strlen(req.command);
-                struct warder_exec_result r;
+                struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
                 struct warder_error err = WARDER_ERROR_INIT;
-                ck_assert_msg(warder_backend_execute(b, &req, &r, &err) == 0, "%s", err.message);
+                ck_assert_msg(warder_backend_execute(&r, b, &req, &err) == 0, "%s", err.message);
                 ck_assert_str_eq(r.out.data, "65534\n");
                 ck_assert(r.landlock_applied && r.masked);
                 warder_exec_result_free(&r);

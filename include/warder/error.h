@@ -52,11 +52,13 @@ struct warder_decision;
 
 /*
  * Detail for a failed call: the optional last parameter of every fallible function.
- * Initialise with WARDER_ERROR_INIT. The library clears and refills it on failure and leaves
- * it alone on success. Call warder_error_clear() when done: a denial carries a heap copy of
- * the decision that made it.
+ * Initialise with WARDER_ERROR_INIT (or warder_error_init()). The library clears and refills
+ * it on failure and leaves it alone on success; one whose `version` it does not know is never
+ * written (the call still returns its status). Call warder_error_clear() when done: a denial
+ * carries a heap copy of the decision that made it.
  */
 struct warder_error {
+        unsigned version;                 /* WARDER_ERROR_VERSION */
         int code;                         /* the status the call returned */
         char message[512];                /* one line, no trailing newline */
         char file[1024];                  /* source file for ruleset errors, else "" */
@@ -66,9 +68,10 @@ struct warder_error {
         struct warder_decision *decision; /* the decision behind EDENIED/EASK, else NULL */
 };
 
+#define WARDER_ERROR_VERSION 1
 #define WARDER_ERROR_INIT                                                                          \
         {                                                                                          \
-                0, {0}, {0}, 0, 0, -1, NULL                                                        \
+                WARDER_ERROR_VERSION, 0, {0}, {0}, 0, 0, -1, NULL                                  \
         }
 
 /* Initialises `err` as WARDER_ERROR_INIT does (for bindings that cannot use the macro). */

@@ -5,7 +5,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 #include "backend.h"
 #include "error.h"
@@ -38,8 +37,8 @@ struct warder_local_options {
         uint32_t exec_timeout_ms;    /* default deadline (0: 60 s) */
         size_t exec_max_output;      /* per stream (0: 1 MiB) */
         bool drop_privileges;        /* setgroups/setgid/setuid to the ids below */
-        uid_t uid;
-        gid_t gid;
+        uint32_t uid;
+        uint32_t gid;
         enum warder_landlock_mode landlock;
         const char *const *landlock_read;  /* extra readable trees (NULL: system defaults) */
         const char *const *landlock_write; /* extra writable trees besides the root */

@@ -127,6 +127,7 @@ WARDER_API size_t warder_ruleset_rule_count(const warder_ruleset *rs, enum warde
 
 /* One rule as loaded. Strings belong to the ruleset. */
 struct warder_rule_info {
+        unsigned version; /* WARDER_RULE_INFO_VERSION */
         enum warder_op op;
         enum warder_action action;
         size_t index;        /* position in the operation's merged rule list */
@@ -137,14 +138,28 @@ struct warder_rule_info {
         unsigned line, column;
 };
 
-WARDER_API int warder_ruleset_rule(const warder_ruleset *rs, enum warder_op op, size_t index,
-                                   struct warder_rule_info *out);
+#define WARDER_RULE_INFO_VERSION 1
+#define WARDER_RULE_INFO_INIT                                                                      \
+        {                                                                                          \
+                WARDER_RULE_INFO_VERSION, WARDER_OP_READ, WARDER_ALLOW, 0, NULL, NULL, NULL, NULL, \
+                    0, 0                                                                           \
+        }
+
+/* Initialises `info` as WARDER_RULE_INFO_INIT does. */
+WARDER_API void warder_rule_info_init(struct warder_rule_info *info);
+
+/* Fills `out` (initialised: its version is checked) with rule `index` of `op`. */
+WARDER_API int warder_ruleset_rule(struct warder_rule_info *out, const warder_ruleset *rs,
+                                   enum warder_op op, size_t index);
 
 /*
  * A decision and why. String members point into the ruleset (valid while it lives) or into
- * storage the decision owns; release with warder_decision_clear() in every case.
+ * storage the decision owns; release with warder_decision_clear() in every case. A function
+ * that fills a decision wants one initialised with WARDER_DECISION_INIT (its version is
+ * checked, WARDER_EINVAL otherwise).
  */
 struct warder_decision {
+        unsigned version; /* WARDER_DECISION_VERSION */
         enum warder_action action;
         enum warder_op op;
         bool by_default;       /* no rule matched: the operation's default decided */
@@ -165,36 +180,31 @@ struct warder_decision {
         void *owned_;        /* library-private storage */
 };
 
+#define WARDER_DECISION_VERSION 1
 #define WARDER_DECISION_INIT                                                                       \
         {                                                                                          \
-                WARDER_ALLOW, WARDER_OP_READ, false, WARDER_FORM_NONE, NULL, 0, NULL, NULL, NULL,  \
-                    0, 0, NULL, NULL, WARDER_OP_READ, false, NULL, NULL                            \
+                WARDER_DECISION_VERSION, WARDER_ALLOW, WARDER_OP_READ, false, WARDER_FORM_NONE,    \
+                    NULL, 0, NULL, NULL, NULL, 0, 0, NULL, NULL, WARDER_OP_READ, false, NULL, NULL \
         }
 
 /* Initialises `d` as WARDER_DECISION_INIT does. */
 WARDER_API void warder_decision_init(struct warder_decision *d);
 WARDER_API void warder_decision_clear(struct warder_decision *d);
-/* Deep copy: the copy owns all its strings and does not depend on the ruleset. */
+/* Deep copy: the copy owns all its strings and does not depend on the ruleset. `dst` is
+ * initialised (its version is checked) and overwritten. */
 WARDER_API int warder_decision_copy(struct warder_decision *dst, const struct warder_decision *src);
 
 /*
- * Decides a path operation (§3.3): `literal` and `real` (NULL: same as literal) are
- * normalised against the ruleset's root and home first (§3.1); the stricter decision of the
- * two forms wins. For WARDER_OP_EXECUTE, `literal` is the command line and it is inspected as
- * in §5 without a backend (candidates decided on their literal form); `real` must be NULL.
- * Returns 0 and fills `out`, or WARDER_EINVAL for a bad target.
+ * Decides a path operation (§3.3): `literal` (`literal_len` bytes) and `real` (`real_len`
+ * bytes; NULL: the same as literal) are normalised against the ruleset's root and home first
+ * (§3.1); the stricter decision of the two forms wins. For WARDER_OP_EXECUTE, `literal` is the
+ * command line and it is inspected as in §5 without a backend (candidates decided on their
+ * literal form); `real` must be NULL. An empty target or one holding a NUL byte is
+ * WARDER_EINVAL, never a decision on a shorter string. Returns 0 and fills `out`.
  */
-WARDER_API int warder_ruleset_check(const warder_ruleset *rs, enum warder_op op,
-                                    const char *literal, const char *real,
-                                    struct warder_decision *out, struct warder_error *err);
-
-/* The same with length-delimited targets (`real` NULL: the same as literal; `real_len` is
- * then ignored). An empty target or one holding a NUL byte is WARDER_EINVAL, never a
- * decision on a shorter string. */
-WARDER_API int warder_ruleset_check_n(const warder_ruleset *rs, enum warder_op op,
-                                      const char *literal, size_t literal_len, const char *real,
-                                      size_t real_len, struct warder_decision *out,
-                                      struct warder_error *err);
+WARDER_API int warder_ruleset_check(struct warder_decision *out, const warder_ruleset *rs,
+                                    enum warder_op op, const char *literal, size_t literal_len,
+                                    const char *real, size_t real_len, struct warder_error *err);
 
 /* One rule that matched in an explanation, and on which form(s). */
 struct warder_explain_match {
@@ -202,8 +212,11 @@ struct warder_explain_match {
         struct warder_rule_info rule;
 };
 
-/* An account of a decision: both normalised forms and every matching rule in rule order. */
+/* An account of a decision: both normalised forms and every matching rule in rule order.
+ * Made by the library (`version` is WARDER_EXPLANATION_VERSION). */
+#define WARDER_EXPLANATION_VERSION 1
 struct warder_explanation {
+        unsigned version;
         enum warder_op op;
         char *literal; /* normalised literal form (execute: the command as given) */
         char *real;    /* normalised real form, NULL when none was given */
@@ -213,15 +226,11 @@ struct warder_explanation {
                                                * execute: the rules matching the whole line */
 };
 
-/* Explains a check; free the result with warder_explanation_free(). */
-WARDER_API int warder_ruleset_explain(const warder_ruleset *rs, enum warder_op op,
-                                      const char *literal, const char *real,
-                                      struct warder_explanation **out, struct warder_error *err);
-/* The same with length-delimited targets, as warder_ruleset_check_n(). */
-WARDER_API int warder_ruleset_explain_n(const warder_ruleset *rs, enum warder_op op,
-                                        const char *literal, size_t literal_len, const char *real,
-                                        size_t real_len, struct warder_explanation **out,
-                                        struct warder_error *err);
+/* Explains a check (targets as for warder_ruleset_check()); free the result with
+ * warder_explanation_free(). */
+WARDER_API int warder_ruleset_explain(struct warder_explanation **out, const warder_ruleset *rs,
+                                      enum warder_op op, const char *literal, size_t literal_len,
+                                      const char *real, size_t real_len, struct warder_error *err);
 WARDER_API void warder_explanation_free(struct warder_explanation *ex);
 
 /* What a command inspection may consult (§5.4–§5.6); every member is optional. Initialise
@@ -263,9 +272,10 @@ WARDER_API int warder_command_context_init(struct warder_command_context *ctx, u
  * Decides a command line (§5) with a context. `command` is `len` bytes; an embedded NUL is
  * WARDER_EINVAL. The decision names the segment and the candidate that decided.
  */
-WARDER_API int warder_ruleset_check_command(const warder_ruleset *rs, const char *command,
-                                            size_t len, const struct warder_command_context *ctx,
-                                            struct warder_decision *out, struct warder_error *err);
+WARDER_API int warder_ruleset_check_command(struct warder_decision *out, const warder_ruleset *rs,
+                                            const char *command, size_t len,
+                                            const struct warder_command_context *ctx,
+                                            struct warder_error *err);
 
 #ifdef __cplusplus
 }

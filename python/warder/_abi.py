@@ -61,6 +61,18 @@ LANDLOCK_MODES = ("off", "best_effort", "required")  # enum warder_landlock_mode
 
 CONSTANTS = {
     # versions of the versioned structs
+    "WARDER_ERROR_VERSION": 1,
+    "WARDER_DECISION_VERSION": 1,
+    "WARDER_RULE_INFO_VERSION": 1,
+    "WARDER_EXPLANATION_VERSION": 1,
+    "WARDER_RULESET_INDEX_STATS_VERSION": 1,
+    "WARDER_TEST_RESULT_VERSION": 1,
+    "WARDER_BYTES_VERSION": 1,
+    "WARDER_ENTRIES_VERSION": 1,
+    "WARDER_GREP_RESULT_VERSION": 1,
+    "WARDER_EXEC_RESULT_VERSION": 1,
+    "WARDER_GUARD_REQUEST_VERSION": 1,
+    "WARDER_AUDIT_EVENT_VERSION": 1,
     "WARDER_RULESET_OPTIONS_VERSION": 1,
     "WARDER_GUARD_OPTIONS_VERSION": 2,
     "WARDER_LOCAL_OPTIONS_VERSION": 1,
@@ -110,11 +122,9 @@ CONSTANTS = {
     "WARDER_LANDLOCK_BEST_EFFORT": 1,
     "WARDER_LANDLOCK_REQUIRED": 2,
     "WARDER_STATUS_MIN": STATUS_MIN,
-    "WARDER_NUL_TERMINATED": (1 << (8 * sizeof(c_size_t))) - 1,  # (size_t)-1
 }
 CONSTANTS.update(STATUS)
 
-NUL_TERMINATED = CONSTANTS["WARDER_NUL_TERMINATED"]
 APPROVED = CONSTANTS["WARDER_APPROVED"]
 EDIT_ALL = CONSTANTS["WARDER_EDIT_ALL"]
 GREP_CASELESS = CONSTANTS["WARDER_GREP_CASELESS"]
@@ -125,7 +135,9 @@ c_enum = c_int  # every public enum fits an int
 
 
 class warder_decision(Structure):
+    VERSION = CONSTANTS["WARDER_DECISION_VERSION"]
     _fields_ = [
+        ("version", c_uint),
         ("action", c_enum),
         ("op", c_enum),
         ("by_default", c_bool),
@@ -147,7 +159,9 @@ class warder_decision(Structure):
 
 
 class warder_error(Structure):
+    VERSION = CONSTANTS["WARDER_ERROR_VERSION"]
     _fields_ = [
+        ("version", c_uint),
         ("code", c_int),
         ("message", c_char * 512),
         ("file", c_char * 1024),
@@ -172,7 +186,9 @@ class warder_ruleset_options(Structure):
 
 
 class warder_rule_info(Structure):
+    VERSION = CONSTANTS["WARDER_RULE_INFO_VERSION"]
     _fields_ = [
+        ("version", c_uint),
         ("op", c_enum),
         ("action", c_enum),
         ("index", c_size_t),
@@ -190,7 +206,9 @@ class warder_explain_match(Structure):
 
 
 class warder_explanation(Structure):
+    VERSION = CONSTANTS["WARDER_EXPLANATION_VERSION"]
     _fields_ = [
+        ("version", c_uint),
         ("op", c_enum),
         ("literal", c_void_p),
         ("real", c_void_p),
@@ -202,7 +220,9 @@ class warder_explanation(Structure):
 
 # tooling.h
 class warder_ruleset_index_stats(Structure):
+    VERSION = CONSTANTS["WARDER_RULESET_INDEX_STATS_VERSION"]
     _fields_ = [
+        ("version", c_uint),
         ("rules", c_size_t),
         ("always", c_size_t),
         ("first_always", c_size_t),
@@ -211,7 +231,9 @@ class warder_ruleset_index_stats(Structure):
 
 
 class warder_test_result(Structure):
+    VERSION = CONSTANTS["WARDER_TEST_RESULT_VERSION"]
     _fields_ = [
+        ("version", c_uint),
         ("index", c_size_t),
         ("op", c_enum),
         ("target", c_void_p),
@@ -248,7 +270,8 @@ class warder_command_context(Structure):
 
 # backend.h
 class warder_bytes(Structure):
-    _fields_ = [("data", c_void_p), ("len", c_size_t), ("truncated", c_bool)]
+    VERSION = CONSTANTS["WARDER_BYTES_VERSION"]
+    _fields_ = [("version", c_uint), ("data", c_void_p), ("len", c_size_t), ("truncated", c_bool)]
 
 
 class warder_entry(Structure):
@@ -262,7 +285,8 @@ class warder_entry(Structure):
 
 
 class warder_entries(Structure):
-    _fields_ = [("items", POINTER(warder_entry)), ("count", c_size_t), ("hidden", c_size_t)]
+    VERSION = CONSTANTS["WARDER_ENTRIES_VERSION"]
+    _fields_ = [("version", c_uint), ("items", POINTER(warder_entry)), ("count", c_size_t), ("hidden", c_size_t)]
 
 
 class warder_grep_match(Structure):
@@ -275,7 +299,9 @@ class warder_grep_match(Structure):
 
 
 class warder_grep_result(Structure):
+    VERSION = CONSTANTS["WARDER_GREP_RESULT_VERSION"]
     _fields_ = [
+        ("version", c_uint),
         ("items", POINTER(warder_grep_match)),
         ("count", c_size_t),
         ("hidden_files", c_size_t),
@@ -317,7 +343,9 @@ class warder_exec_request(Structure):
 
 
 class warder_exec_result(Structure):
+    VERSION = CONSTANTS["WARDER_EXEC_RESULT_VERSION"]
     _fields_ = [
+        ("version", c_uint),
         ("exit_status", c_int),
         ("signal", c_int),
         ("timed_out", c_bool),
@@ -331,7 +359,9 @@ class warder_exec_result(Structure):
 
 # guard.h
 class warder_guard_request(Structure):
+    VERSION = CONSTANTS["WARDER_GUARD_REQUEST_VERSION"]
     _fields_ = [
+        ("version", c_uint),
         ("op", c_enum),
         ("target", c_char_p),
         ("literal", c_char_p),
@@ -347,7 +377,9 @@ APPROVE_EX_FN = CFUNCTYPE(
 
 
 class warder_audit_event(Structure):
+    VERSION = CONSTANTS["WARDER_AUDIT_EVENT_VERSION"]
     _fields_ = [
+        ("version", c_uint),
         ("request", POINTER(warder_guard_request)),
         ("decision", POINTER(warder_decision)),
         ("approval_asked", c_bool),

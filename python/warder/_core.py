@@ -15,6 +15,13 @@ from ._types import decision_from_c
 from .errors import WarderError, error_class
 
 EINVAL = A.STATUS["WARDER_EINVAL"]
+
+
+def new(cls):
+    """A struct the library fills, initialised as its _INIT macro is: the library checks the
+    version of every struct it is handed."""
+    return cls(cls.VERSION)
+
 EBACKEND = A.STATUS["WARDER_EBACKEND"]
 
 

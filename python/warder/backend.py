@@ -15,7 +15,7 @@ from ctypes import memmove, string_at
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from . import _abi as A
-from ._core import EBACKEND, EINVAL, cstring, data_bytes, encode, error_from, frames, record
+from ._core import EBACKEND, EINVAL, cstring, data_bytes, encode, error_from, frames, new, record
 from ._lib import lib
 from ._types import (
     AuditEvent,
@@ -40,6 +40,9 @@ _write = lib.warder_backend_write
 _bytes_free = lib.warder_bytes_free
 _Bytes = A.warder_bytes
 _Error = A.warder_error
+_BV = A.warder_bytes.VERSION
+_EV = A.warder_error.VERSION
+_B = object()  # stands for the backend's handle among the arguments of Backend._call
 
 
 class Content(bytes):
@@ -154,13 +157,13 @@ class Backend:
              approved: bool = False) -> bytes:
         """Up to ``limit`` bytes (0: all) from ``offset``."""
         p = path if type(path) is bytes else encode(path)
-        out = _Bytes()
-        err = _Error()
+        out = _Bytes(_BV)
+        err = _Error(_EV)
         f = frames()
         f.append(None)
         try:
-            rc = _read(self._ptr if self._taken is None and self._ptr else self._handle(), p,
-                       len(p), offset, limit, APPROVED if approved else 0, byref(out),
+            rc = _read(byref(out), self._ptr if self._taken is None and self._ptr else
+                       self._handle(), p, len(p), offset, limit, APPROVED if approved else 0,
                        byref(err))
         finally:
             exc = f.pop()
@@ -180,7 +183,7 @@ class Backend:
         """Creates or replaces a file."""
         p = path if type(path) is bytes else encode(path)
         d = data_bytes(data)
-        self._call(_write, p, len(p), d, len(d), _flags(approved))
+        self._call(_write, _B, p, len(p), d, len(d), _flags(approved))
 
     def edit(self, path: PathLike, old: bytes, new: bytes, *, replace_all: bool = False,
              approved: bool = False) -> int:
@@ -191,14 +194,15 @@ class Backend:
         n = data_bytes(new, "new")
         count = c_size_t()
         flags = _flags(approved) | (A.EDIT_ALL if replace_all else 0)
-        self._call(lib.warder_backend_edit, p, len(p), o, len(o), n, len(n), flags, byref(count))
+        self._call(lib.warder_backend_edit, byref(count), _B, p, len(p), o, len(o), n, len(n),
+                   flags)
         return count.value
 
     def ls(self, path: PathLike, *, approved: bool = False) -> Entries:
         """The entries of a directory, by name (not recursive)."""
         p = encode(path)
-        out = A.warder_entries()
-        self._call(lib.warder_backend_ls, p, len(p), _flags(approved), byref(out),
+        out = new(A.warder_entries)
+        self._call(lib.warder_backend_ls, byref(out), _B, p, len(p), _flags(approved),
                    release=lambda: lib.warder_entries_free(byref(out)))
         return _entries(out, path)
 
@@ -209,9 +213,9 @@ class Backend:
         relative ``base`` against its root; other backends need an absolute one."""
         pat = encode(pattern, "pattern")
         b = encode(base, "base")
-        out = A.warder_entries()
-        self._call(lib.warder_backend_glob_n, pat, len(pat), b, len(b), _flags(approved),
-                   byref(out), release=lambda: lib.warder_entries_free(byref(out)))
+        out = new(A.warder_entries)
+        self._call(lib.warder_backend_glob, byref(out), _B, pat, len(pat), b, len(b),
+                   _flags(approved), release=lambda: lib.warder_entries_free(byref(out)))
         return _entries(out, pattern)
 
     def grep(self, pattern: Union[str, bytes], path: PathLike = ".", *,
@@ -233,8 +237,8 @@ class Backend:
             req.glob_len = len(g)
         req.flags = _flags(approved) | (A.GREP_CASELESS if caseless else 0)
         req.max_matches = max_matches
-        out = A.warder_grep_result()
-        self._call(lib.warder_backend_grep, byref(req), byref(out),
+        out = new(A.warder_grep_result)
+        self._call(lib.warder_backend_grep, byref(out), _B, byref(req),
                    release=lambda: lib.warder_grep_result_free(byref(out)))
         res = GrepResult()
         try:
@@ -252,7 +256,7 @@ class Backend:
         """The real form of a path (§3.2); ``WARDER_ENOTSUP`` on a backend without one."""
         p = encode(path)
         out = c_void_p()
-        self._call(lib.warder_backend_realpath, p, len(p), byref(out),
+        self._call(lib.warder_backend_realpath, byref(out), _B, p, len(p),
                    release=lambda: lib.warder_free(out))
         raw = string_at(out.value)
         lib.warder_free(out)
@@ -260,13 +264,15 @@ class Backend:
 
     def _call(self, fn: Callable[..., int], *args: Any,
               release: Optional[Callable[[], None]] = None) -> None:
-        """Calls ``fn(backend, *args, err)``; then raises what a callback raised during the
-        call (after ``release`` frees a result the call made), else the library's error."""
-        err = _Error()
+        """Calls ``fn(*args, err)``, with the backend's handle where ``_B`` stands; then raises
+        what a callback raised during the call (after ``release`` frees a result the call
+        made), else the library's error."""
+        h = self._handle()
+        err = _Error(_EV)
         f = frames()
         f.append(None)
         try:
-            rc = fn(self._handle(), *args, byref(err))
+            rc = fn(*[h if a is _B else a for a in args], byref(err))
         finally:
             exc = f.pop()
         if exc is not None:
@@ -320,7 +326,8 @@ class ExecutingBackend(Backend):
             req.cancel = cancel._ptr
         req.flags = _flags(approved)
         out = A.warder_exec_result()
-        self._call(lib.warder_backend_execute, byref(req), byref(out),
+        lib.warder_exec_result_init(byref(out))
+        self._call(lib.warder_backend_execute, byref(out), _B, byref(req),
                    release=lambda: lib.warder_exec_result_free(byref(out)))
         try:
             return ExecResult(
@@ -365,7 +372,7 @@ class MemoryBackend(Backend):
 
     def __init__(self) -> None:
         out = c_void_p()
-        err = _Error()
+        err = _Error(_EV)
         rc = lib.warder_memory_new(byref(out), byref(err))
         if rc:
             raise error_from(rc, err)
@@ -374,8 +381,8 @@ class MemoryBackend(Backend):
     def mkdir(self, path: PathLike) -> None:
         """Creates a directory and its missing parents."""
         p = encode(path)
-        err = _Error()
-        rc = lib.warder_memory_mkdir_n(self._handle(), p, len(p), byref(err))
+        err = _Error(_EV)
+        rc = lib.warder_memory_mkdir(self._handle(), p, len(p), byref(err))
         if rc:
             raise error_from(rc, err)
 
@@ -420,7 +427,7 @@ class LocalBackend(Backend):
                 setattr(o, key, value)
         r = cstring(root, "root")
         out = c_void_p()
-        err = _Error()
+        err = _Error(_EV)
         rc = lib.warder_local_new(byref(out), r, byref(o), byref(err))
         if rc:
             raise error_from(rc, err)
@@ -498,7 +505,7 @@ def _add_entry(out: Any, e: Any, base: bytes, what: str) -> None:
     n = encode(name, "name")
     p = encode(path, "path") if path else (base.rstrip(b"/") + b"/" + n)
     t = typ if isinstance(typ, int) else A.ENTRY_TYPES.index(typ)
-    rc = lib.warder_entries_add_n(out, n, len(n), p, len(p), t, int(size), int(mtime))
+    rc = lib.warder_entries_add(out, n, len(n), p, len(p), t, int(size), int(mtime))
     if rc == EINVAL:
         raise WarderError(EBACKEND, f"{what}: an entry name or path that is empty or holds NUL")
     if rc:
@@ -557,7 +564,7 @@ def _op_grep(b, req, out, err):
                               r.max_matches):
             path, line, txt = m[0], m[1], data_bytes(m[2], "grep text")
             p = encode(path)
-            rc = lib.warder_grep_add_n(out, p, len(p), int(line), txt, len(txt))
+            rc = lib.warder_grep_add(out, p, len(p), int(line), txt, len(txt))
             if rc:
                 raise WarderError(EBACKEND if rc == EINVAL else rc, "grep: a bad match")
         return 0
@@ -683,7 +690,7 @@ class PythonBackend(Backend):
             _py_objects[st.id] = (obj, st)
         self._struct = st
         self._table = table
-        err = _Error()
+        err = _Error(_EV)
         rc = lib.warder_backend_init(addressof(st), byref(table), byref(err))
         if rc:
             with _py_lock:
@@ -868,7 +875,7 @@ class GuardedBackend(Backend):
         if keep is not None:
             o.env = keep
         out = c_void_p()
-        err = _Error()
+        err = _Error(_EV)
         rc = lib.warder_guard_new(byref(out), backend._handle(), ruleset._handle(), byref(o),
                                   byref(err))
         if rc:
@@ -893,15 +900,18 @@ class GuardedBackend(Backend):
     @property
     def ruleset(self) -> Ruleset:
         """The ruleset in force."""
-        p = lib.warder_guard_ruleset(self._handle())
-        return Ruleset(p)
+        p = c_void_p()
+        rc = lib.warder_guard_ruleset(byref(p), self._handle())
+        if rc:
+            raise WarderError(rc, "not a guard")
+        return Ruleset(p.value)
 
     def check(self, op: str, target: PathLike) -> Decision:
         """What the guard would decide for ``op`` on ``target``, without doing it (both path
         forms through the inner backend's realpath)."""
         t = encode(target, "target")
-        d = A.warder_decision()
-        self._call(lib.warder_guard_check, op_index(op), t, len(t), byref(d),
+        d = new(A.warder_decision)
+        self._call(lib.warder_guard_check, byref(d), _B, op_index(op), t, len(t),
                    release=lambda: lib.warder_decision_clear(byref(d)))
         try:
             return decision_from_c(d)

@@ -28,10 +28,12 @@ from .errors import WarderError
 OP_INDEX = {name: i for i, name in enumerate(A.OPS)}
 EXECUTE = OP_INDEX["execute"]
 
-_check = lib.warder_ruleset_check_n
+_check = lib.warder_ruleset_check
 _clear = lib.warder_decision_clear
 _Decision = A.warder_decision
 _Error = A.warder_error
+_DV = A.warder_decision.VERSION
+_EV = A.warder_error.VERSION
 
 
 def op_index(op: str) -> int:
@@ -126,7 +128,7 @@ class Ruleset:
     @classmethod
     def _load(cls, fn: Any, *args: Any, options: A.warder_ruleset_options) -> "Ruleset":
         out = c_void_p()
-        err = _Error()
+        err = _Error(_EV)
         rc = fn(byref(out), *args, byref(options), byref(err))
         if rc:
             raise error_from(rc, err)
@@ -211,13 +213,13 @@ class Ruleset:
         t = target if tt is bytes else _fsencode(target) if tt is str else encode(target)
         r = None if real is None else encode(real, "real")
         rl = 0 if r is None else len(r)
-        d = _Decision()
+        d = _Decision(_DV)
         # No error struct on the way in: a check is deterministic, so a failure is asked again
         # with one for its detail.
-        rc = _check(self._ptr or self._handle(), opi, t, len(t), r, rl, byref(d), None)
+        rc = _check(byref(d), self._ptr or self._handle(), opi, t, len(t), r, rl, None)
         if rc:
-            err = _Error()
-            rc = _check(self._handle(), opi, t, len(t), r, rl, byref(d), byref(err))
+            err = _Error(_EV)
+            rc = _check(byref(d), self._handle(), opi, t, len(t), r, rl, byref(err))
             raise error_from(rc, err)
         if opi == EXECUTE or d.owned_:
             dec = decision_from_c(d)
@@ -240,9 +242,9 @@ class Ruleset:
         t = encode(target, "target")
         r = None if real is None else encode(real, "real")
         out = POINTER(A.warder_explanation)()
-        err = _Error()
-        rc = lib.warder_ruleset_explain_n(self._handle(), opi, t, len(t), r,
-                                          0 if r is None else len(r), byref(out), byref(err))
+        err = _Error(_EV)
+        rc = lib.warder_ruleset_explain(byref(out), self._handle(), opi, t, len(t), r,
+                                        0 if r is None else len(r), byref(err))
         if rc:
             raise error_from(rc, err)
         try:
@@ -297,9 +299,9 @@ class Ruleset:
         opi = op_index(op)
         h = self._handle()
         out = []
-        info = A.warder_rule_info()
+        info = A.warder_rule_info(A.warder_rule_info.VERSION)
         for i in range(lib.warder_ruleset_rule_count(h, opi)):
-            if lib.warder_ruleset_rule(h, opi, i, byref(info)) == 0:
+            if lib.warder_ruleset_rule(byref(info), h, opi, i) == 0:
                 out.append(rule_from_c(info))
         return out
 
@@ -323,8 +325,8 @@ class Ruleset:
 
         cb = A.TEST_FN(on_case)
         passed, failed = c_size_t(), c_size_t()
-        err = _Error()
-        rc = lib.warder_ruleset_run_tests(self._handle(), cb, None, byref(passed), byref(failed),
+        err = _Error(_EV)
+        rc = lib.warder_ruleset_run_tests(byref(passed), byref(failed), self._handle(), cb, None,
                                           byref(err))
         if rc:
             raise error_from(rc, err)

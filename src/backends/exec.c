@@ -155,7 +155,8 @@ static int ruleset_mask(void *ud, const char *literal, const char *real, bool *m
          * error deciding masks the entry (fail closed). */
         const warder_ruleset *rs = ud;
         struct warder_decision d = WARDER_DECISION_INIT;
-        int rc = warder_ruleset_check(rs, WARDER_OP_READ, literal, real, &d, NULL);
+        int rc = warder_ruleset_check(&d, rs, WARDER_OP_READ, literal, strlen(literal), real,
+                                      (real ? strlen(real) : 0), NULL);
         *mask = rc != 0 || d.action == WARDER_DENY;
         warder_decision_clear(&d);
         return 0;
@@ -1094,7 +1095,7 @@ int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_
                 goto done;
         }
 
-        struct warder_exec_result r = {0};
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         r.exit_status = (w > 0 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
         r.signal = (w > 0 && WIFSIGNALED(st)) ? WTERMSIG(st) : 0;
         r.timed_out = timed_out;

@@ -45,7 +45,7 @@ static char **fnmatch_patterns(const warder_ruleset *rs, size_t n)
         for (size_t i = 0; i < n; i++) {
                 char **alts = NULL;
                 size_t nalts = 0;
-                if (warder_ruleset_rule_alternatives(rs, WARDER_OP_READ, i, &alts, &nalts, NULL) ||
+                if (warder_ruleset_rule_alternatives(&alts, &nalts, rs, WARDER_OP_READ, i, NULL) ||
                     !nalts)
                         abort();
                 fnm[i] = strdup(alts[0]);
@@ -193,7 +193,8 @@ int main(void)
                 for (size_t r = 0; r < reps; r++) {
                         for (size_t i = 0; i < NPATHS; i++) {
                                 struct warder_decision d = WARDER_DECISION_INIT;
-                                warder_ruleset_check(rs, WARDER_OP_READ, paths[i], NULL, &d, NULL);
+                                warder_ruleset_check(&d, rs, WARDER_OP_READ, paths[i],
+                                                     strlen(paths[i]), NULL, 0, NULL);
                                 denies += d.action == WARDER_DENY;
                         }
                 }
@@ -211,8 +212,8 @@ int main(void)
                         for (size_t r = 0; r < reps; r++) {
                                 for (size_t i = 0; i < NPATHS; i++) {
                                         struct warder_decision d = WARDER_DECISION_INIT;
-                                        warder_ruleset_check(srs, WARDER_OP_READ, paths[i], NULL,
-                                                             &d, NULL);
+                                        warder_ruleset_check(&d, srs, WARDER_OP_READ, paths[i],
+                                                             strlen(paths[i]), NULL, 0, NULL);
                                         denies += d.action == WARDER_DENY;
                                 }
                         }
@@ -328,7 +329,8 @@ int main(void)
         for (size_t r = 0; r < 200; r++)
                 for (size_t i = 0; i < NPATHS; i++) {
                         struct warder_decision d = WARDER_DECISION_INIT;
-                        warder_ruleset_check(rs, WARDER_OP_READ, paths[i], NULL, &d, NULL);
+                        warder_ruleset_check(&d, rs, WARDER_OP_READ, paths[i], strlen(paths[i]),
+                                             NULL, 0, NULL);
                 }
         printf("preset 'default' read check: %.1f ns\n", (now() - t0) * 1e9 / (200.0 * NPATHS));
         preset_load();

@@ -95,17 +95,14 @@ WARDER_API int warder_backend_init(warder_backend *b, const struct warder_backen
 
 /* Result helpers: they allocate with the library's allocator. WARDER_ENOMEM on failure. */
 WARDER_API int warder_bytes_set(struct warder_bytes *out, const void *data, size_t len);
-WARDER_API int warder_entries_add(struct warder_entries *out, const char *name, const char *path,
-                                  enum warder_entry_type type, uint64_t size, int64_t mtime);
-WARDER_API int warder_grep_add(struct warder_grep_result *out, const char *path, uint64_t line,
-                               const char *text, size_t text_len);
-/* Length-delimited forms of the two above: a name or path holding a NUL byte, or an empty
- * one, is WARDER_EINVAL (nothing is added), never a truncated entry. */
-WARDER_API int warder_entries_add_n(struct warder_entries *out, const char *name, size_t name_len,
-                                    const char *path, size_t path_len, enum warder_entry_type type,
-                                    uint64_t size, int64_t mtime);
-WARDER_API int warder_grep_add_n(struct warder_grep_result *out, const char *path, size_t path_len,
-                                 uint64_t line, const char *text, size_t text_len);
+/* Appends one entry (copies of `name_len` bytes of name and `path_len` of path): a name or
+ * path that is empty or holds a NUL byte is WARDER_EINVAL, and nothing is added. */
+WARDER_API int warder_entries_add(struct warder_entries *out, const char *name, size_t name_len,
+                                  const char *path, size_t path_len, enum warder_entry_type type,
+                                  uint64_t size, int64_t mtime);
+/* Appends one match: `path` as for an entry; `text` is bytes (it may hold NUL). */
+WARDER_API int warder_grep_add(struct warder_grep_result *out, const char *path, size_t path_len,
+                               uint64_t line, const char *text, size_t text_len);
 WARDER_API char *warder_strndup(const char *s, size_t len); /* NULL on ENOMEM */
 /* Fills `err` (may be NULL) with `code` and a printf-style message; returns `code`. */
 WARDER_API int warder_error_set(struct warder_error *err, int code, const char *fmt, ...)
