@@ -524,6 +524,36 @@ START_TEST(test_write)
 }
 END_TEST
 
+/*
+ * A write replaces the file, keeping its permission bits but never its set-user-ID and
+ * set-group-ID bits: the kernel clears them when an unprivileged process writes a file, and a
+ * replacement must not leave a set-ID program whose contents the writer chose. Edit writes the
+ * same way.
+ */
+START_TEST(test_write_clears_setid)
+{
+        warder_backend *b = backend(_i, true);
+        struct stat st;
+        put("tool", "#!/bin/sh\necho old\n");
+        ck_assert_int_eq(chmod(P("tool"), 06755), 0);
+        /* The fixture really carries the bits (control arm). */
+        ck_assert_int_eq(stat(P("tool"), &st), 0);
+        ck_assert_uint_eq(st.st_mode & 07777, 06755);
+        ck_assert_int_eq(wr(b, P("tool"), "#!/bin/sh\necho new\n", 0), 0);
+        ck_assert_int_eq(stat(P("tool"), &st), 0);
+        ck_assert_uint_eq(st.st_mode & 07777, 0755);
+
+        ck_assert_int_eq(chmod(P("tool"), 02770 | S_ISVTX), 0);
+        size_t n = 0;
+        ck_assert_int_eq(
+            warder_backend_edit(b, P("tool"), strlen(P("tool")), "new", 3, "newer", 5, 0, &n, NULL),
+            0);
+        ck_assert_int_eq(stat(P("tool"), &st), 0);
+        ck_assert_uint_eq(st.st_mode & 07777, 0770 | S_ISVTX);
+        warder_backend_free(b);
+}
+END_TEST
+
 /* §6.2 edit */
 START_TEST(test_edit)
 {
@@ -1112,6 +1142,7 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_read_symlinks, 0, 2);
         tcase_add_loop_test(tc, test_realpath, 0, 2);
         tcase_add_loop_test(tc, test_write, 0, 2);
+        tcase_add_loop_test(tc, test_write_clears_setid, 0, 2);
         tcase_add_loop_test(tc, test_edit, 0, 2);
         tcase_add_loop_test(tc, test_ls, 0, 2);
         tcase_add_loop_test(tc, test_glob, 0, 2);

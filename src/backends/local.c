@@ -869,7 +869,8 @@ static int make_parents(const struct local *l, const char *parent, unsigned flag
 /*
  * Atomically replaces `rel` by `data`: a temporary file created with O_EXCL in the target's
  * directory, written, synced, renamed over the target (a link planted at the destination is
- * replaced, never followed). The mode of an existing target is kept.
+ * replaced, never followed). The mode of an existing target is kept, without its set-user-ID
+ * and set-group-ID bits.
  */
 static int write_rel(const struct local *l, const char *rel, unsigned flags, const void *data,
                      size_t len, const char *shown_path, struct warder_error *err)
@@ -944,7 +945,9 @@ static int write_rel(const struct local *l, const char *rel, unsigned flags, con
                                                       shown(shown_path, tmp));
                                 goto out;
                         }
-                        mode = st.st_mode & 07777;
+                        /* Set-user-ID and set-group-ID never survive a replacement (the
+                         * kernel clears them on an ordinary write by an unprivileged user). */
+                        mode = st.st_mode & 07777 & ~(mode_t)(S_ISUID | S_ISGID);
                 } else if (errno != ENOENT) {
                         rc = fail_errno(err, errno, "cannot stat", shown_path);
                         goto out;
