@@ -222,6 +222,28 @@ static int real_form(struct request *r, const char *lit, size_t lit_len, char **
 }
 
 /*
+ * §4.5: an edit is also decided on the read rules (its answer says whether a text is in the
+ * file); the stricter decision wins, and a read decision that is stricter names the read rule.
+ */
+static int also_read(struct request *r, const char *lit, const char *real,
+                     struct warder_decision *d, struct warder_error *err)
+{
+        struct warder_decision rd = WARDER_DECISION_INIT;
+        int rc = warder_ruleset_check(r->rs, WARDER_OP_READ, lit, real, &rd, err);
+        if (rc) {
+                warder_decision_clear(d);
+                return rc;
+        }
+        if (rd.action > d->action) {
+                warder_decision_clear(d);
+                *d = rd;
+        } else {
+                warder_decision_clear(&rd);
+        }
+        return 0;
+}
+
+/*
  * Normalises `target`, computes its real form and decides `op` on both (§3.3). On success the
  * literal form is in `lit`, the real form (or NULL) in *real, the decision in *d (strings
  * borrowed from r->rs). When the real form cannot be computed the literal form alone is
@@ -243,6 +265,8 @@ static int decide_path(struct request *r, enum warder_op op, const char *target,
                 real_rc = real_form(r, lit->data, lit->len, real, &rerr);
         }
         rc = warder_ruleset_check(r->rs, op, lit->data, *real, d, err);
+        if (!rc && op == WARDER_OP_EDIT)
+                rc = also_read(r, lit->data, *real, d, err);
         if (rc) {
                 if (real_rc)
                         warder_error_clear(&rerr);

@@ -524,6 +524,73 @@ START_TEST(deny_message)
 }
 END_TEST
 
+/*
+ * §4.5 (revised): edit is decided on the edit rules AND the read rules, the stricter wins. An
+ * edit's answer ("1 replacement" or "old text not found") says whether a text is in the file,
+ * so an edit allowed on a read-denied file would be a content oracle.
+ */
+START_TEST(edit_is_decided_as_read)
+{
+        static const char yaml[] = "default: allow\n"
+                                   "read:\n"
+                                   "  rules:\n"
+                                   "    - deny: .env\n"
+                                   "      reason: secrets\n"
+                                   "    - ask: \"*.ask\"\n"
+                                   "edit:\n"
+                                   "  default: allow\n";
+        warder_backend *mem = NULL;
+        ck_assert_int_eq(warder_memory_new(&mem, NULL), 0);
+        ck_assert_int_eq(warder_backend_write(mem, "/w/.env", 7, "API_KEY=abc", 11, 0, NULL), 0);
+        ck_assert_int_eq(warder_backend_write(mem, "/w/q.ask", 8, "API_KEY=abc", 11, 0, NULL), 0);
+        /* Control arm: without the guard, edit answers whether a guess is in the file. */
+        size_t n = 0;
+        ck_assert_int_eq(
+            warder_backend_edit(mem, "/w/.env", 7, "API_KEY=x", 9, "API_KEY=x", 9, 0, &n, NULL),
+            WARDER_ENOMATCH);
+        ck_assert_int_eq(
+            warder_backend_edit(mem, "/w/.env", 7, "API_KEY=a", 9, "API_KEY=a", 9, 0, &n, NULL), 0);
+        ck_assert_uint_eq(n, 1);
+
+        warder_ruleset *rs = load(yaml, "/w");
+        warder_backend *g = guard_over(mem, rs, NULL);
+        const char *guesses[] = {"API_KEY=x", "API_KEY=a"};
+        for (size_t i = 0; i < 2; i++) {
+                struct warder_error err = WARDER_ERROR_INIT;
+                const char *t = guesses[i];
+                ck_assert_int_eq(
+                    warder_backend_edit(g, ".env", 4, t, strlen(t), t, strlen(t), 0, &n, &err),
+                    WARDER_EDENIED);
+                /* The read rule decided, and the explanation says so. */
+                ck_assert_ptr_nonnull(err.decision);
+                ck_assert_int_eq(err.decision->op, WARDER_OP_READ);
+                ck_assert_str_eq(err.decision->rule_id, "read:0");
+                ck_assert_msg(strstr(err.message, "read denied by rule read:0"), "%s", err.message);
+                warder_error_clear(&err);
+                err = (struct warder_error)WARDER_ERROR_INIT;
+                /* ask on read makes the edit ask */
+                ck_assert_int_eq(
+                    warder_backend_edit(g, "q.ask", 5, t, strlen(t), t, strlen(t), 0, &n, &err),
+                    WARDER_EASK);
+                ck_assert_int_eq(err.decision->op, WARDER_OP_READ);
+                warder_error_clear(&err);
+        }
+        /* An allowed edit still works, and the guard's own check agrees. */
+        ck_assert_int_eq(warder_backend_write(mem, "/w/ok.txt", 9, "v=1", 3, 0, NULL), 0);
+        ck_assert_int_eq(warder_backend_edit(g, "ok.txt", 6, "v=1", 3, "v=2", 3, 0, &n, NULL), 0);
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_EDIT, ".env", 4, &d, NULL), 0);
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        ck_assert_int_eq(d.op, WARDER_OP_READ);
+        warder_decision_clear(&d);
+        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_EDIT, "ok.txt", 6, &d, NULL), 0);
+        ck_assert_int_eq(d.action, WARDER_ALLOW);
+        warder_decision_clear(&d);
+        warder_backend_free(g);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 /* ---- §3.1 bypass spellings, against the memory backend, each with a control arm -------- */
 
 static const char *const bypass[] = {"etc/passwd",   "/./etc/passwd", "//etc/passwd",
@@ -1859,6 +1926,7 @@ static Suite *guard_suite(void)
         TCase *tc = tcase_create("core");
         tcase_add_loop_test(tc, op_table, 0, (int)(N_PATH_OPS * N_OP_CASES));
         tcase_add_test(tc, deny_message);
+        tcase_add_test(tc, edit_is_decided_as_read);
         tcase_add_loop_test(tc, bypass_spellings, 0, (int)(sizeof(bypass) / sizeof(bypass[0])));
         tcase_add_test(tc, bad_targets);
         tcase_add_test(tc, realpath_failure);
