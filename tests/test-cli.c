@@ -234,6 +234,38 @@ START_TEST(guarded_operations)
 }
 END_TEST
 
+/* Every preset denies the host's own environment and memory under --root / (docs/rules.md:
+ * beyond the original lists), with the control arm: the file really holds our environment. */
+START_TEST(presets_deny_process_secrets)
+{
+        setenv("WARDER_TEST_TOKEN", "tok-5ec2e7", 1);
+        /* Control arm: under a ruleset that allows everything, the command prints its own
+         * environment, token included. */
+        char rules[600];
+        snprintf(rules, sizeof(rules), "%s/open.yaml", ws);
+        ws_put("open.yaml", "warder: 1\ndefault: allow\n");
+        struct cli_result c = ws_run("--rules", rules, "--root", "/", "read", "/proc/self/environ");
+        ck_assert_int_eq(c.status, 0);
+        ck_assert(memmem(c.out, c.out_len, "tok-5ec2e7", 10) != NULL);
+        cli_result_free(&c);
+        static const char *const presets[] = {"default", "permissive", "readonly", "strict"};
+        static const char *const targets[] = {"/proc/self/environ", "/proc/self/root/etc/hostname",
+                                              "/proc/self/mem", "/proc/self/fd/0"};
+        for (size_t i = 0; i < 4; i++) {
+                for (size_t j = 0; j < 4; j++) {
+                        struct cli_result r =
+                            ws_run("--preset", presets[i], "--root", "/", "read", targets[j]);
+                        ck_assert_msg(r.status == 1, "%s %s: exit %d: %s", presets[i], targets[j],
+                                      r.status, r.err);
+                        ck_assert_ptr_null(strstr(r.out, "tok-5ec2e7"));
+                        ck_assert_ptr_nonnull(strstr(r.err, "Protect process memory"));
+                        cli_result_free(&r);
+                }
+        }
+        unsetenv("WARDER_TEST_TOKEN");
+}
+END_TEST
+
 START_TEST(audit_log_has_one_line_per_decision)
 {
         char audit[600];
@@ -448,6 +480,7 @@ int main(void)
         tcase_add_test(ops, check_unresolvable_real_form_asks);
         tcase_add_test(ops, explain_shows_both_forms_and_every_match);
         tcase_add_test(ops, guarded_operations);
+        tcase_add_test(ops, presets_deny_process_secrets);
         tcase_add_test(ops, audit_log_has_one_line_per_decision);
         tcase_add_test(ops, lint_and_test);
         tcase_add_test(ops, shipped_rulesets_pass_their_tests);

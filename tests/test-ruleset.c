@@ -696,7 +696,7 @@ START_TEST(test_extends_preset)
         /* a file that says default: deny keeps the preset's rules but denies what none decides */
         warder_ruleset *rs = load_ok("warder: 1\ndefault: deny\nextends: default\n"
                                      "read:\n  rules:\n    - allow: '**/.env.example'\n");
-        ck_assert_uint_eq(warder_ruleset_rule_count(rs, WARDER_OP_READ), 13);
+        ck_assert_uint_eq(warder_ruleset_rule_count(rs, WARDER_OP_READ), 20);
         struct warder_rule_info info;
         ck_assert_int_eq(warder_ruleset_rule(rs, WARDER_OP_READ, 1, &info), 0);
         ck_assert_str_eq(info.file, "preset:default");
