@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "command/command.h"
@@ -796,6 +799,83 @@ START_TEST(test_extends_files)
 }
 END_TEST
 
+/*
+ * The loader reads regular files only, opened without blocking: a FIFO, a device or
+ * /dev/stdin given as --rules, to lint, or reached through `extends` is refused at once
+ * (WARDER_ENOTREG) instead of hanging. Each load runs in a child under alarm(): a hang is a
+ * test failure, not a stuck suite. The control arm shows that an ordinary open of the FIFO
+ * blocks.
+ */
+static int load_in_child(const char *path, int stdin_fd, unsigned seconds)
+{
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                if (stdin_fd >= 0)
+                        dup2(stdin_fd, 0);
+                signal(SIGALRM, SIG_DFL); /* Check's own handler kills the whole group */
+                alarm(seconds);
+                if (!path) { /* control arm: what fopen() does with the FIFO */
+                        char fifo[256];
+                        snprintf(fifo, sizeof(fifo), "%s/fifo", tmpdir);
+                        FILE *f = fopen(fifo, "rb");
+                        _exit(f ? 0 : 1);
+                }
+                warder_ruleset *rs = NULL;
+                struct warder_error err = WARDER_ERROR_INIT;
+                int rc = warder_ruleset_load_file(&rs, path, NULL, &err);
+                _exit(rc == WARDER_ENOTREG && strstr(err.message, "not a regular file") ? 0 : 10);
+        }
+        int ws = 0;
+        ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
+        return ws;
+}
+
+START_TEST(test_loader_refuses_special_files)
+{
+        make_tmp();
+        char fifo[256], path[256];
+        snprintf(fifo, sizeof(fifo), "%s/fifo", tmpdir);
+        ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+        /* Control arm: opening the FIFO the ordinary way blocks until the alarm kills it. */
+        int ws = load_in_child(NULL, -1, 1);
+        ck_assert(WIFSIGNALED(ws) && WTERMSIG(ws) == SIGALRM);
+        /* The loader answers at once, directly and through extends. */
+        write_file("via-fifo.yaml", "warder: 1\nextends: ./fifo\n");
+        write_file("via-stdin.yaml", "warder: 1\nextends: /dev/stdin\n");
+        write_file("via-null.yaml", "warder: 1\nextends: /dev/null\n");
+        write_file("via-dir.yaml", "warder: 1\nextends: ./\n");
+        const char *const direct[] = {fifo, "/dev/null", "/dev/stdin", tmpdir};
+        int pipefd[2];
+        ck_assert_int_eq(pipe(pipefd), 0); /* stdin: a pipe nobody writes to */
+        for (size_t i = 0; i < 4; i++) {
+                ws = load_in_child(direct[i], pipefd[0], 5);
+                ck_assert_msg(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "%s: status %d", direct[i],
+                              ws);
+        }
+        const char *const via[] = {"via-fifo.yaml", "via-stdin.yaml", "via-null.yaml",
+                                   "via-dir.yaml"};
+        for (size_t i = 0; i < 4; i++) {
+                snprintf(path, sizeof(path), "%s/%s", tmpdir, via[i]);
+                ws = load_in_child(path, pipefd[0], 5);
+                ck_assert_msg(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "%s: status %d", via[i], ws);
+        }
+        close(pipefd[0]);
+        close(pipefd[1]);
+        /* The error names the extends line of the file that reached it. */
+        snprintf(path, sizeof(path), "%s/via-fifo.yaml", tmpdir);
+        warder_ruleset *rs = NULL;
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_int_eq(warder_ruleset_load_file(&rs, path, NULL, &err), WARDER_ENOTREG);
+        ck_assert_msg(strstr(err.file, "via-fifo.yaml") && err.line == 2, "%s:%u: %s", err.file,
+                      err.line, err.message);
+        warder_error_clear(&err);
+        char cmd[128];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+        ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* ---- explain and inline tests -------------------------------------------------------- */
 
 START_TEST(test_explain)
@@ -1033,6 +1113,7 @@ static Suite *suite(void)
         tc = tcase_create("extends");
         tcase_add_test(tc, test_extends_preset);
         tcase_add_test(tc, test_extends_files);
+        tcase_add_test(tc, test_loader_refuses_special_files);
         suite_add_tcase(s, tc);
         tc = tcase_create("tools");
         tcase_add_test(tc, test_explain);

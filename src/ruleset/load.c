@@ -4,6 +4,7 @@
  * error names file, line and column), `extends` (§1.7) and the §1.8 limits.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -650,29 +651,35 @@ const char *warder__intern(struct loader *L, const char *name)
         return f[rs->nfiles++];
 }
 
+/*
+ * Reads a ruleset file: regular files only. The file is opened with O_NONBLOCK, so a FIFO,
+ * a device or /dev/stdin (a pipe or a terminal) is refused at once instead of blocking the
+ * loader, and its type is checked on the open descriptor, not the name.
+ */
 int warder__read_file(const char *path, size_t max, char **out, size_t *len, const char *shown_as,
                       struct warder_error *err)
 {
-        FILE *f = fopen(path, "rb");
-        if (!f) {
+        int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0) {
                 int e = errno;
                 return warder__error_set_at(err, e == ENOENT ? WARDER_ENOENT : WARDER_EIO, shown_as,
                                             0, 0, "cannot open '%s': %s", path, strerror(e));
         }
         struct stat st;
-        if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-                fclose(f);
-                return warder__error_set_at(err, WARDER_EIO, shown_as, 0, 0,
-                                            "cannot read '%s': it is a directory", path);
+        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+                bool dir = S_ISDIR(st.st_mode);
+                close(fd);
+                return warder__error_set_at(
+                    err, WARDER_ENOTREG, shown_as, 0, 0, "cannot read '%s': %s", path,
+                    dir ? "it is a directory, not a regular file" : "not a regular file");
         }
         size_t cap = 4096, n = 0;
         char *buf = malloc(cap + 1);
         int rc = buf ? 0 : WARDER_ENOMEM;
         while (!rc) {
                 if (n == cap) {
-                        if (cap > max) {
+                        if (cap > max)
                                 break;
-                        }
                         cap *= 2;
                         char *p = realloc(buf, cap + 1);
                         if (!p) {
@@ -681,18 +688,21 @@ int warder__read_file(const char *path, size_t max, char **out, size_t *len, con
                         }
                         buf = p;
                 }
-                size_t got = fread(buf + n, 1, cap - n, f);
-                n += got;
-                if (got == 0) {
-                        if (ferror(f))
-                                rc = warder__error_set_at(err, WARDER_EIO, shown_as, 0, 0,
-                                                          "cannot read '%s'", path);
+                ssize_t got = read(fd, buf + n, cap - n);
+                if (got < 0 && errno == EINTR)
+                        continue;
+                if (got < 0) {
+                        rc = warder__error_set_at(err, WARDER_EIO, shown_as, 0, 0,
+                                                  "cannot read '%s': %s", path, strerror(errno));
                         break;
                 }
+                if (got == 0)
+                        break;
+                n += (size_t)got;
                 if (n > max)
                         break;
         }
-        fclose(f);
+        close(fd);
         if (!rc && n > max)
                 rc = warder__error_set_at(err, WARDER_ETOOBIG, shown_as, 0, 0,
                                           "'%s' is larger than %zu bytes (the host can raise "
