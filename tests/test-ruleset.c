@@ -876,6 +876,61 @@ START_TEST(test_loader_refuses_special_files)
 }
 END_TEST
 
+/*
+ * A load error quotes values from the file the caller named, but at most a short prefix of a
+ * value from a file reached through `extends`: the caller may be unable to read that file, and
+ * an error message must not hand them a line of it. Control arm: loaded directly (as the
+ * caller's own file), the same file's error quotes the whole value.
+ */
+START_TEST(test_errors_quote_little_of_extended_files)
+{
+        static const char *const secret_files[] = {
+            "warder: 1\nprecedence: SECRETVALUE-0123456789\n",
+            "warder: 1\nSECRETVALUE-0123456789: x\n",
+            "warder: 1\ndefault: SECRETVALUE-0123456789\n",
+            "warder: 1\nread:\n  rules:\n    - deny: '[[:SECRETVALUE0123456789:]]'\n",
+            "warder: 1\nexecute:\n  rules:\n    - deny: 'SECRETVALUE-0123456789 ['\n",
+            "warder: 1\nextends: SECRETVALUE-0123456789\n",
+            "warder: 1\nextends: ./SECRETVALUE-0123456789/x.yaml\n",
+            "warder: 1\nread: !SECRETVALUE-0123456789 {}\n",
+            "warder: 1\nread: *SECRETVALUE-0123456789\n",
+            "warder: 1\nread:\n  rules:\n    - {deny: a, id: SECRETVALUE-0123456789}\n"
+            "    - {deny: b, id: SECRETVALUE-0123456789}\n",
+            "warder: 1\nread:\n  rules:\n    - {deny: a, id: 'read:0123456789'}\n",
+            "warder: 1\ntests:\n  cases:\n    - {op: SECRETVALUE-0123456789, target: a, "
+            "expect: deny}\n",
+            "warder: 0123456789123\n",
+        };
+        make_tmp();
+        write_file("top.yaml", "warder: 1\nextends: ./secret.yaml\n");
+        char top[256], secret[256];
+        snprintf(top, sizeof(top), "%s/top.yaml", tmpdir);
+        snprintf(secret, sizeof(secret), "%s/secret.yaml", tmpdir);
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        o.root = "/r";
+        for (size_t i = 0; i < WARDER__ARRAY_SIZE(secret_files); i++) {
+                write_file("secret.yaml", secret_files[i]);
+                warder_ruleset *rs = NULL;
+                struct warder_error err = WARDER_ERROR_INIT;
+                /* Control arm: the caller's own file is quoted in full. */
+                ck_assert_int_ne(warder_ruleset_load_file(&rs, secret, &o, &err), 0);
+                ck_assert_msg(strstr(err.message, "0123456789"), "file %zu direct: %s", i,
+                              err.message);
+                warder_error_clear(&err);
+                /* Reached through extends: a prefix at most, and still the right place. */
+                ck_assert_int_ne(warder_ruleset_load_file(&rs, top, &o, &err), 0);
+                ck_assert_ptr_null(rs);
+                ck_assert_msg(!strstr(err.message, "3456") && !strstr(err.message, "VALUE"),
+                              "file %zu via extends: %s", i, err.message);
+                ck_assert_msg(err.line >= 1, "file %zu: no line", i);
+                warder_error_clear(&err);
+        }
+        char cmd[128];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+        ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* ---- explain and inline tests -------------------------------------------------------- */
 
 START_TEST(test_explain)
@@ -1114,6 +1169,7 @@ static Suite *suite(void)
         tcase_add_test(tc, test_extends_preset);
         tcase_add_test(tc, test_extends_files);
         tcase_add_test(tc, test_loader_refuses_special_files);
+        tcase_add_test(tc, test_errors_quote_little_of_extended_files);
         suite_add_tcase(s, tc);
         tc = tcase_create("tools");
         tcase_add_test(tc, test_explain);

@@ -4,6 +4,7 @@
  * cover, and the split between alternatives that plain string comparisons decide exactly
  * (kept as `struct warder__alt`, indexed by key) and those that need the core matcher.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -209,6 +210,30 @@ struct ctx {
         size_t *offs;
         size_t nalts, cap;
 };
+
+/* The pattern as an error quotes it: whole, or a short prefix when it comes from a file the
+ * caller did not name (so an error never carries a line of such a file). */
+static const char *pattern_shown(const struct warder__rule *r, char *buf, size_t cap)
+{
+        if (!r->foreign)
+                return r->pattern;
+        snprintf(buf, cap, "%.6s%s", r->pattern, strlen(r->pattern) > 6 ? "..." : "");
+        return buf;
+}
+
+/* The matcher's message, without what it quotes from a foreign pattern. */
+static const char *message_shown(const struct warder__rule *r, const char *msg, char *buf,
+                                 size_t cap)
+{
+        const char *q = r->foreign ? strchr(msg, '\'') : NULL;
+        if (!q)
+                return msg;
+        size_t n = (size_t)(q - msg);
+        while (n && msg[n - 1] == ' ')
+                n--;
+        snprintf(buf, cap, "%.*s (quoted text withheld)", (int)n, msg);
+        return buf;
+}
 
 static int fail(struct ctx *c, int code, long offset, const char *fmt, const char *arg)
 {
@@ -626,10 +651,11 @@ static int compile_union(struct warder__rule *rule, const char *const *alts, con
         unsigned col = rule->pcolumn;
         if (offset >= 0 && rule->pcontent_column)
                 col = rule->pcontent_column + (unsigned)offset;
-        warder__error_set_at(err,
-                             rc == WARDER_ENOMEM ? rc : (rc == WARDER_ETOOBIG ? rc : WARDER_EPARSE),
-                             rule->file, rule->pline, col, "invalid pattern '%s': %s",
-                             rule->pattern, msg[0] ? msg : warder_strerror(rc));
+        char pb[16], mb[256];
+        warder__error_set_at(
+            err, rc == WARDER_ENOMEM ? rc : (rc == WARDER_ETOOBIG ? rc : WARDER_EPARSE), rule->file,
+            rule->pline, col, "invalid pattern '%s': %s", pattern_shown(rule, pb, sizeof(pb)),
+            msg[0] ? message_shown(rule, msg, mb, sizeof(mb)) : warder_strerror(rc));
         warder_error_clear(&pe);
         warder_error_clear(&e);
         return err ? err->code : rc;
@@ -644,8 +670,10 @@ static int expand_anchor(struct ctx *c, const char *root, const char *home)
         struct warder_error e = WARDER_ERROR_INIT;
         int rc = warder__glob_expand(pat, strlen(pat), 0, &alts, &nalts, &e);
         if (rc) {
+                char mb[256];
                 rc = fail(c, rc == WARDER_ENOMEM ? rc : (rc == WARDER_ETOOBIG ? rc : WARDER_EPARSE),
-                          e.offset, "invalid pattern: %s", e.message);
+                          e.offset, "invalid pattern: %s",
+                          message_shown(c->rule, e.message, mb, sizeof(mb)));
                 warder_error_clear(&e);
                 return rc;
         }
@@ -772,10 +800,13 @@ int warder__rule_compile_command(struct warder__rule *rule, bool fold_case,
                 unsigned col = rule->pcolumn;
                 if (e.offset >= 0 && rule->pcontent_column)
                         col = rule->pcontent_column + (unsigned)e.offset;
+                char pb[16], mb[256];
                 warder__error_set_at(
                     err, rc == WARDER_ENOMEM || rc == WARDER_ETOOBIG ? rc : WARDER_EPARSE,
-                    rule->file, rule->pline, col, "invalid command pattern '%s': %s", pat,
-                    e.message[0] ? e.message : warder_strerror(rc));
+                    rule->file, rule->pline, col, "invalid command pattern '%s': %s",
+                    pattern_shown(rule, pb, sizeof(pb)),
+                    e.message[0] ? message_shown(rule, e.message, mb, sizeof(mb))
+                                 : warder_strerror(rc));
                 warder_error_clear(&e);
                 return err ? err->code : rc;
         }

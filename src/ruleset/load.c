@@ -124,6 +124,27 @@ static const char *shown(const char *s, char *buf, size_t cap)
         return buf;
 }
 
+/*
+ * A file the caller did not name (reached through `extends`, and not a preset) may be one the
+ * caller could not otherwise read: an error quotes at most a short prefix of a value from it,
+ * so that no load error carries a line of such a file.
+ */
+#define QUOTE_FOREIGN 6
+
+static bool foreign(const struct loader *L, const char *file)
+{
+        return L->top && file && file != L->top && strncmp(file, "preset:", 7) != 0;
+}
+
+/* shown(), cut to QUOTE_FOREIGN bytes when the value comes from a foreign file. */
+static const char *quoted(const struct loader *L, const char *file, const char *s, char *buf,
+                          size_t cap)
+{
+        if (foreign(L, file) && cap > QUOTE_FOREIGN + 4)
+                cap = QUOTE_FOREIGN + 4;
+        return shown(s, buf, cap);
+}
+
 static int want_string(struct loader *L, const char *file, const struct warder__ynode *n,
                        const char *what, const char **out)
 {
@@ -165,9 +186,9 @@ static int want_name(struct loader *L, const char *file, const struct warder__yn
         const char *hint = warder__suggest(s, names, count);
         if (hint)
                 return errf(L, file, n, WARDER_EPARSE, "unknown %s '%s' (did you mean '%s'?)", what,
-                            shown(s, b, sizeof(b)), hint);
+                            quoted(L, file, s, b, sizeof(b)), hint);
         return errf(L, file, n, WARDER_EPARSE, "unknown %s '%s' (expected %s)", what,
-                    shown(s, b, sizeof(b)), expected);
+                    quoted(L, file, s, b, sizeof(b)), expected);
 }
 
 static int want_action(struct loader *L, const char *file, const struct warder__ynode *n,
@@ -202,9 +223,9 @@ static int check_keys(struct loader *L, const char *file, const struct warder__y
                         if (hint)
                                 return errf(L, file, k, WARDER_EPARSE,
                                             "unknown key '%s' in %s (did you mean '%s'?)",
-                                            shown(k->value, b, sizeof(b)), where, hint);
+                                            quoted(L, file, k->value, b, sizeof(b)), where, hint);
                         return errf(L, file, k, WARDER_EPARSE, "unknown key '%s' in %s",
-                                    shown(k->value, b, sizeof(b)), where);
+                                    quoted(L, file, k->value, b, sizeof(b)), where);
                 }
                 for (size_t j = 0; j < i / 2; j++) {
                         if (which[j] == found) {
@@ -330,13 +351,13 @@ static int parse_rule(struct loader *L, struct raw *raw, enum warder_op op, size
                         return errf(L, file, id, WARDER_EPARSE,
                                     "rule id '%s' has the form '<operation>:<number>', which is "
                                     "reserved for generated ids",
-                                    shown(ident, b, sizeof(b)));
+                                    quoted(L, file, ident, b, sizeof(b)));
                 struct seen_id *s = NULL;
                 HASH_FIND_STR(*ids, ident, s);
                 if (s)
                         return errf(L, file, id, WARDER_EPARSE,
                                     "duplicate rule id '%s' (first at line %u)",
-                                    shown(ident, b, sizeof(b)), s->line);
+                                    quoted(L, file, ident, b, sizeof(b)), s->line);
                 size_t len = strlen(ident);
                 s = malloc(sizeof(*s) + len + 1);
                 if (!s)
@@ -365,6 +386,7 @@ static int parse_rule(struct loader *L, struct raw *raw, enum warder_op op, size
         r->pline = pv->line;
         r->pcolumn = pv->column;
         r->pcontent_column = pv->content_column;
+        r->foreign = foreign(L, file);
         r->pattern = xstrdup(pat);
         r->reason = xstrdup(why);
         if (ident) {
@@ -566,7 +588,7 @@ static int interpret(struct loader *L, struct raw *raw, const struct warder__yno
                 char b[40];
                 return errf(L, file, version, WARDER_EPARSE,
                             "unsupported format version %s (this library reads version 1)",
-                            shown(version->value, b, sizeof(b)));
+                            quoted(L, file, version->value, b, sizeof(b)));
         }
         size_t which[WARDER__ARRAY_SIZE(top_keys)];
         if (root->n / 2 > WARDER__ARRAY_SIZE(top_keys)) {
@@ -797,6 +819,8 @@ int warder__load_source(struct loader *L, const char *text, size_t len, const ch
         memset(&raw, 0, sizeof(raw));
         if (!(raw.file = warder__intern(L, display)))
                 return warder_error_set(L->err, WARDER_ENOMEM, "out of memory");
+        if (depth == 0)
+                L->top = raw.file;
         if (len > L->max_file_size)
                 return warder__error_set_at(L->err, WARDER_ETOOBIG, display, 0, 0,
                                             "the ruleset is larger than %zu bytes (the host can "
@@ -806,7 +830,8 @@ int warder__load_source(struct loader *L, const char *text, size_t len, const ch
                 return warder__error_set_at(L->err, WARDER_EPARSE, display, 0, 0,
                                             "the ruleset contains a NUL byte");
         struct warder__ydoc doc;
-        int rc = warder__yaml_parse(text, len, display, L->max_depth, L->max_nodes, &doc, L->err);
+        int rc = warder__yaml_parse(text, len, display, L->max_depth, L->max_nodes,
+                                    foreign(L, raw.file) ? QUOTE_FOREIGN : 0, &doc, L->err);
         if (rc)
                 return rc;
         rc = interpret(L, &raw, doc.root);
@@ -821,10 +846,10 @@ int warder__load_source(struct loader *L, const char *text, size_t len, const ch
                 const char *e = raw.extends;
                 char b[80];
                 if (depth + 1 > MAX_EXTENDS) {
-                        rc = warder__error_set_at(L->err, WARDER_ETOOBIG, raw.file, raw.ext_line,
-                                                  raw.ext_column,
-                                                  "more than %d nested 'extends' (at '%s')",
-                                                  MAX_EXTENDS, shown(e, b, sizeof(b)));
+                        rc = warder__error_set_at(
+                            L->err, WARDER_ETOOBIG, raw.file, raw.ext_line, raw.ext_column,
+                            "more than %d nested 'extends' (at '%s')", MAX_EXTENDS,
+                            quoted(L, raw.file, e, b, sizeof(b)));
                 } else if (is_path_ref(e)) {
                         if (e[0] == '/') {
                                 bdisplay = strdup(e);
@@ -841,7 +866,12 @@ int warder__load_source(struct loader *L, const char *text, size_t len, const ch
                                 struct warder_error fe = WARDER_ERROR_INIT;
                                 rc = warder__read_file(bdisplay, L->max_file_size, &btext, &blen,
                                                        raw.file, &fe);
-                                if (rc && rc != WARDER_ENOMEM)
+                                if (rc && rc != WARDER_ENOMEM && foreign(L, raw.file))
+                                        warder__error_set_at(L->err, rc, raw.file, raw.ext_line,
+                                                             raw.ext_column, "extends: '%s': %s",
+                                                             quoted(L, raw.file, e, b, sizeof(b)),
+                                                             warder_strerror(rc));
+                                else if (rc && rc != WARDER_ENOMEM)
                                         warder__error_set_at(L->err, rc, raw.file, raw.ext_line,
                                                              raw.ext_column, "extends: %s",
                                                              fe.message);
@@ -863,8 +893,9 @@ int warder__load_source(struct loader *L, const char *text, size_t len, const ch
                                     L->err, WARDER_EPARSE, raw.file, raw.ext_line, raw.ext_column,
                                     "unknown preset '%s'%s%s%s (a path must contain '/' or end in "
                                     ".yaml)",
-                                    shown(e, b, sizeof(b)), hint ? " (did you mean '" : "",
-                                    hint ? hint : "", hint ? "'?)" : "");
+                                    quoted(L, raw.file, e, b, sizeof(b)),
+                                    hint ? " (did you mean '" : "", hint ? hint : "",
+                                    hint ? "'?)" : "");
                         } else if (asprintf(&bdisplay, "preset:%s", p->name) < 0 ||
                                    !(bident = strdup(bdisplay)) ||
                                    !(btext = strndup(p->text, p->len)) || !(bdir = strdup(dir))) {
@@ -880,7 +911,7 @@ int warder__load_source(struct loader *L, const char *text, size_t len, const ch
                                             L->err, WARDER_EPARSE, raw.file, raw.ext_line,
                                             raw.ext_column,
                                             "'extends' cycle: '%s' is already being loaded",
-                                            shown(e, b, sizeof(b)));
+                                            quoted(L, raw.file, e, b, sizeof(b)));
                                         break;
                                 }
                         }

@@ -10,6 +10,7 @@ struct raw_rule {
         char *pattern, *reason, *id;
         const char *file;
         unsigned line, column, pline, pcolumn, pcontent_column;
+        bool foreign; /* from a file the caller did not name (see warder__rule) */
 };
 
 struct raw_op {
@@ -39,6 +40,7 @@ struct loader {
         struct warder_error *err;
         size_t max_file_size, max_depth, max_nodes, max_rules;
         size_t total_rules;
+        const char *top;       /* the interned name of the caller's file (depth 0) */
         const char *chain[16]; /* identities of the files being loaded (cycle detection) */
         size_t depth;
 };

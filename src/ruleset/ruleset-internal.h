@@ -50,9 +50,11 @@ struct warder__ydoc {
         struct warder__ynode *all;  /* every allocated node, for freeing */
 };
 
-/* Parses one YAML document. Errors carry `file`, line and column. */
+/* Parses one YAML document. Errors carry `file`, line and column; a name quoted from the
+ * document (a tag, an alias) is cut to `quote_max` bytes when it is not 0. */
 int warder__yaml_parse(const char *text, size_t len, const char *file, size_t max_depth,
-                       size_t max_nodes, struct warder__ydoc *out, struct warder_error *err);
+                       size_t max_nodes, size_t quote_max, struct warder__ydoc *out,
+                       struct warder_error *err);
 void warder__yaml_free(struct warder__ydoc *doc);
 
 /* ---- The model -------------------------------------------------------------------------- */
@@ -101,6 +103,7 @@ struct warder__rule {
         unsigned line, column;    /* the rule */
         unsigned pline, pcolumn;  /* the pattern scalar */
         unsigned pcontent_column; /* see warder__ynode.content_column */
+        bool foreign;             /* from a file the caller did not name: errors quote a prefix */
         struct warder__alt *alts; /* alternatives decided without a matcher */
         uint32_t nalts;
         bool fold;                  /* fold_case applies (deny/ask with fold_case: true) */

@@ -101,6 +101,7 @@ static int build(warder_ruleset *rs, struct raw *raw, struct warder_error *err)
                         d->pline = r->pline;
                         d->pcolumn = r->pcolumn;
                         d->pcontent_column = r->pcontent_column;
+                        d->foreign = r->foreign;
                         o->n++;
                         int rc = op == WARDER_OP_EXECUTE
                                      ? warder__rule_compile_command(d, rs->fold, err)
