@@ -212,7 +212,7 @@ START_TEST(guarded_operations)
         ck_assert_int_eq(r.status, 0);
         cli_result_free(&r);
         ck_assert_int_eq(stat(path, &st), 0);
-        r = ws_run("edit", "--preset", "permissive", "new.txt", "--old", "hello", "--new", "bye");
+        r = ws_run("--preset", "permissive", "edit", "--old", "hello", "--new", "bye", "new.txt");
         ck_assert_int_eq(r.status, 0);
         cli_result_free(&r);
         r = ws_run("read", "new.txt");
@@ -266,6 +266,90 @@ START_TEST(presets_deny_process_secrets)
 }
 END_TEST
 
+/*
+ * The agent controls operands: an operand never sets an option. A common option is given once
+ * (a second one is a usage error); the policy options (--rules, --preset, --root, --home,
+ * --audit, --interactive) of a guarded operation go before its name; and nothing after the
+ * first operand (or `--`) is read as an option.
+ */
+START_TEST(operands_never_set_options)
+{
+        char outside[] = "/tmp/warder-cli-out.XXXXXX", marker[600];
+        ck_assert_ptr_nonnull(mkdtemp(outside));
+        snprintf(marker, sizeof(marker), "%s/marker.txt", outside);
+        FILE *f = fopen(marker, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs("OUTSIDE-MARK\n", f);
+        fclose(f);
+        /* Control arm: the root option really widens what grep searches. */
+        struct cli_result r =
+            ws_run("--preset", "readonly", "--root", outside, "grep", "OUTSIDE-MARK");
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_ptr_nonnull(strstr(r.out, "OUTSIDE-MARK"));
+        cli_result_free(&r);
+        /* After the command's name, a policy option is refused... */
+        char root_opt[600];
+        snprintf(root_opt, sizeof(root_opt), "--root=%s", outside);
+        const char *const *const refused[] = {
+            (const char *const[]){"warder", "--preset", "readonly", "--root", ".", "grep", root_opt,
+                                  "OUTSIDE-MARK", NULL},
+            (const char *const[]){"warder", "--preset", "readonly", "grep", root_opt,
+                                  "OUTSIDE-MARK", NULL},
+            (const char *const[]){"warder", "--preset", "strict", "read", "--preset=permissive",
+                                  "src/main.c", NULL},
+            (const char *const[]){"warder", "read", "--audit=/tmp/warder-cli-audit", "src/main.c",
+                                  NULL},
+            /* ...an option given twice is a usage error, wherever it is... */
+            (const char *const[]){"warder", "--preset", "strict", "--preset=permissive", "read",
+                                  "src/main.c", NULL},
+            (const char *const[]){"warder", "--preset", "readonly", "check", "--preset",
+                                  "permissive", "write", "x", NULL},
+            (const char *const[]){"warder", "--json", "read", "--json", "src/main.c", NULL},
+        };
+        for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+                r = cli_run_in(ws, NULL, refused[i]);
+                ck_assert_msg(r.status == 2, "case %zu: exit %d: %s", i, r.status, r.err);
+                ck_assert_ptr_null(strstr(r.out, "OUTSIDE-MARK"));
+                cli_result_free(&r);
+        }
+        ck_assert_int_ne(access("/tmp/warder-cli-audit", F_OK), 0);
+        /* ...and after the first operand, everything is an operand (here a missing PATH). */
+        r = ws_run("--preset", "readonly", "grep", "OUTSIDE-MARK", root_opt);
+        ck_assert_msg(r.status != 0 && !strstr(r.out, "OUTSIDE-MARK"), "exit %d: %s", r.status,
+                      r.out);
+        cli_result_free(&r);
+        r = ws_run("--preset", "readonly", "read", "src/main.c", "--preset=permissive");
+        ck_assert_int_eq(r.status, 2); /* two operands: too many arguments */
+        cli_result_free(&r);
+        /* Texts that look like options pass as values, `--opt=TEXT` too. */
+        ws_put("opts.txt", "--json and --root=/ here\n");
+        r = ws_run("--preset", "permissive", "edit", "--old", "--json", "--new", "--old",
+                   "opts.txt");
+        ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+        cli_result_free(&r);
+        r = ws_run("--preset", "permissive", "edit", "--old=--root=/", "--new=--x", "--",
+                   "opts.txt");
+        ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+        cli_result_free(&r);
+        r = ws_run("read", "--", "opts.txt");
+        ck_assert_str_eq(r.out, "--old and --x here\n");
+        cli_result_free(&r);
+        /* A file whose name begins with dashes is reached after `--`. */
+        ws_put("--json", "dash\n");
+        r = ws_run("read", "--json", "--", "--json");
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_ptr_nonnull(strstr(r.out, "\"status\":\"ok\""));
+        cli_result_free(&r);
+        /* The commands that touch no file still take the options after their name. */
+        r = ws_run("check", "--preset", "readonly", "write", "src/main.c");
+        ck_assert_int_eq(r.status, 1);
+        cli_result_free(&r);
+        char cmd[700];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", outside);
+        ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 START_TEST(audit_log_has_one_line_per_decision)
 {
         char audit[600];
@@ -273,7 +357,7 @@ START_TEST(audit_log_has_one_line_per_decision)
         struct cli_result r = ws_run("--audit", audit, "read", ".env");
         ck_assert_int_eq(r.status, 1);
         cli_result_free(&r);
-        r = ws_run("read", "--audit", audit, "src/main.c");
+        r = ws_run("--audit", audit, "read", "src/main.c");
         ck_assert_int_eq(r.status, 0);
         cli_result_free(&r);
         FILE *f = fopen(audit, "r");
@@ -480,6 +564,7 @@ int main(void)
         tcase_add_test(ops, check_unresolvable_real_form_asks);
         tcase_add_test(ops, explain_shows_both_forms_and_every_match);
         tcase_add_test(ops, guarded_operations);
+        tcase_add_test(ops, operands_never_set_options);
         tcase_add_test(ops, presets_deny_process_secrets);
         tcase_add_test(ops, audit_log_has_one_line_per_decision);
         tcase_add_test(ops, lint_and_test);

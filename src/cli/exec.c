@@ -68,9 +68,19 @@ static int parse(int argc, char **argv, struct exec_args *a, char ***owned, size
                         a->mask = true;
                         continue;
                 }
-                if (i + 1 >= argc)
+                /* `--opt VALUE` or `--opt=VALUE` */
+                char name[16];
+                const char *v = NULL, *eq = strchr(arg, '=');
+                if (eq && (size_t)(eq - arg) < sizeof(name)) {
+                        memcpy(name, arg, (size_t)(eq - arg));
+                        name[eq - arg] = '\0';
+                        arg = name;
+                        v = eq + 1;
+                } else if (i + 1 >= argc) {
                         return cli_usage("exec", "option '%s' needs a value", arg);
-                const char *v = argv[++i];
+                } else {
+                        v = argv[++i];
+                }
                 if (strcmp(arg, "--timeout") == 0) {
                         char *end = NULL;
                         errno = 0;
