@@ -76,9 +76,20 @@ struct warder_grep_match {
 struct warder_grep_result {
         struct warder_grep_match *items;
         size_t count;
-        size_t hidden_files; /* files whose matches a guard dropped (§4.7) */
-        bool truncated;      /* stopped at max_matches or a byte cap */
+        /* Files in scope that were skipped unsearched because the request's may_search refused
+         * them (§4.7): a guard refuses every file that is deny or ask for grep or read. The
+         * count depends on names only (never on what the files contain). */
+        size_t hidden_files;
+        bool truncated; /* stopped at max_matches or a byte cap (searched files only) */
 };
+
+/*
+ * Asked by grep before it opens a file in scope (§4.7): true to search it, false to skip it
+ * unopened and count it in hidden_files. `path` is the file's absolute path in the backend's
+ * namespace, NUL-terminated, as a match in that file would carry it (`path_len` bytes).
+ * Called on the calling thread, during the grep.
+ */
+typedef bool (*warder_grep_filter_fn)(void *ud, const char *path, size_t path_len);
 
 struct warder_grep_request {
         unsigned version;
@@ -88,12 +99,16 @@ struct warder_grep_request {
         const char *glob; /* optional filter on file paths (core glob, relative to base), or NULL */
         unsigned flags;   /* WARDER_GREP_CASELESS, WARDER_APPROVED */
         size_t max_matches; /* 0: no limit */
+        /* Version 2. Which files may be searched; NULL: every file. A guard sets it (and keeps
+         * the caller's own: a file must pass both). */
+        warder_grep_filter_fn may_search;
+        void *may_search_ud;
 };
 
-#define WARDER_GREP_REQUEST_VERSION 1
+#define WARDER_GREP_REQUEST_VERSION 2
 #define WARDER_GREP_REQUEST_INIT                                                                   \
         {                                                                                          \
-                WARDER_GREP_REQUEST_VERSION, NULL, NULL, 0, NULL, 0, 0                             \
+                WARDER_GREP_REQUEST_VERSION, NULL, NULL, 0, NULL, 0, 0, NULL, NULL                 \
         }
 
 /* Called with output as it is produced; stream 1 = stdout, 2 = stderr. */

@@ -1455,6 +1455,7 @@ out:
 
 struct grep_ud {
         const struct local *l;
+        const struct warder_grep_request *req;
         pcre2_code *code;
         pcre2_match_data *md;
         pcre2_match_context *mctx;
@@ -1626,6 +1627,16 @@ static int grep_filter(struct grep_ud *g, const char *abs, size_t abs_len, const
         return m;
 }
 
+/* §4.7: the request's may_search decides before the file is opened; a refused file is
+ * counted (its name decided that, never its contents) and skipped unopened. */
+static bool grep_may_search(struct grep_ud *g, const char *path, size_t len)
+{
+        if (!g->req->may_search || g->req->may_search(g->req->may_search_ud, path, len))
+                return true;
+        g->res->hidden_files++;
+        return false;
+}
+
 static int grep_visit(struct walk *w, int dfd, const char *name, unsigned char type)
 {
         struct grep_ud *g = w->ud;
@@ -1634,8 +1645,8 @@ static int grep_visit(struct walk *w, int dfd, const char *name, unsigned char t
         if (join(&g->full, g->base, g->base_len, w->rel.data))
                 return fail_oom(w->err);
         int m = grep_filter(g, g->full.data, g->full.len, w->rel.data, w->rel.len, name, w->err);
-        if (m <= 0)
-                return m;
+        if (m <= 0 || !grep_may_search(g, g->full.data, g->full.len))
+                return m < 0 ? m : 0;
         return grep_file(g, dfd, name, g->full.data, w->err);
 }
 
@@ -1656,6 +1667,7 @@ static int local_grep(warder_backend *b, const struct warder_grep_request *req,
         struct grep_ud g;
         memset(&g, 0, sizeof(g));
         g.l = l;
+        g.req = req;
         g.res = &res;
         g.required = -1;
         g.full = (struct warder__buf)WARDER__BUF_INIT;
@@ -1731,9 +1743,9 @@ static int local_grep(warder_backend *b, const struct warder_grep_request *req,
         g.base = norm.data;
         g.base_len = norm.len;
 
-        /* The base: a directory is walked, a regular file searched. */
-        int fd = open_target(l, rel, req->flags, O_RDONLY | O_NONBLOCK | O_NOCTTY, NULL, norm.data,
-                             "cannot search", err);
+        /* The base: a directory is walked, a regular file searched. It is looked at through an
+         * O_PATH descriptor first, so that a file may_search refuses is never opened. */
+        int fd = open_target(l, rel, req->flags, O_PATH, NULL, norm.data, "cannot search", err);
         if (fd < 0) {
                 rc = fd;
                 goto out;
@@ -1745,20 +1757,41 @@ static int local_grep(warder_backend *b, const struct warder_grep_request *req,
                 goto out;
         }
         if (S_ISDIR(st.st_mode)) {
-                if (warder__buf_puts(&w.rel, "")) {
-                        close(fd);
+                int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                int e = errno;
+                close(fd);
+                if (dfd < 0)
+                        rc = fail_errno(err, e, "cannot search", norm.data);
+                else if (warder__buf_puts(&w.rel, "")) {
+                        close(dfd);
                         rc = fail_oom(err);
-                        goto out;
+                } else {
+                        rc = walk_dir(&w, dfd, 0);
                 }
-                rc = walk_dir(&w, fd, 0);
         } else if (S_ISREG(st.st_mode)) {
                 /* A file base: the filter sees its name. */
+                close(fd);
                 const char *name = strrchr(norm.data, '/') + 1;
                 rc = grep_filter(&g, norm.data, norm.len, name, strlen(name), name, err);
-                if (rc > 0)
-                        rc = grep_fd(&g, fd, norm.data, err);
-                else
-                        close(fd);
+                if (rc > 0 && grep_may_search(&g, norm.data, norm.len)) {
+                        fd = open_target(l, rel, req->flags, O_RDONLY | O_NONBLOCK | O_NOCTTY, NULL,
+                                         norm.data, "cannot search", err);
+                        struct stat now;
+                        if (fd < 0) {
+                                rc = fd;
+                        } else if (fstat(fd, &now) != 0 || now.st_dev != st.st_dev ||
+                                   now.st_ino != st.st_ino) {
+                                char tmp[256];
+                                close(fd);
+                                rc = warder_error_set(err, WARDER_EIO,
+                                                      "'%s' changed while it was being searched",
+                                                      shown(norm.data, tmp));
+                        } else {
+                                rc = grep_fd(&g, fd, norm.data, err);
+                        }
+                } else if (rc > 0) {
+                        rc = 0;
+                }
         } else {
                 close(fd);
                 char tmp[256];
@@ -1890,7 +1923,8 @@ static const struct warder_backend_ops local_ops = {
     .execute = NULL,
     .realpath = local_realpath,
     .destroy = local_destroy,
-    .caps = WARDER_BACKEND_CAP_REAL_RESULTS | WARDER_BACKEND_CAP_STRICT_NOFOLLOW,
+    .caps = WARDER_BACKEND_CAP_REAL_RESULTS | WARDER_BACKEND_CAP_STRICT_NOFOLLOW |
+            WARDER_BACKEND_CAP_GREP_FILTER,
 };
 
 static const struct warder_backend_ops local_exec_ops = {
@@ -1904,7 +1938,8 @@ static const struct warder_backend_ops local_exec_ops = {
     .execute = local_execute,
     .realpath = local_realpath,
     .destroy = local_destroy,
-    .caps = WARDER_BACKEND_CAP_REAL_RESULTS | WARDER_BACKEND_CAP_STRICT_NOFOLLOW,
+    .caps = WARDER_BACKEND_CAP_REAL_RESULTS | WARDER_BACKEND_CAP_STRICT_NOFOLLOW |
+            WARDER_BACKEND_CAP_GREP_FILTER,
 };
 
 bool warder__local_is(const warder_backend *b)

@@ -339,7 +339,7 @@ static int run(struct cli_session *s, const struct op_args *a)
                 }
                 fflush(stdout);
                 if (grep.hidden_files)
-                        fprintf(stderr, "(matches in %zu file%s hidden by the rules)\n",
+                        fprintf(stderr, "(%zu file%s not searched: hidden by the rules)\n",
                                 grep.hidden_files, grep.hidden_files == 1 ? "" : "s");
                 if (grep.truncated)
                         fputs("(output truncated at the match limit)\n", stderr);
