@@ -981,7 +981,11 @@ WARDER_API int warder_backend_execute(warder_backend *b, const struct warder_exe
                 cstr_free(&c);
                 return rc;
         }
-        struct warder_exec_request copy = *req;
+        /* The backend always sees the newest request: an older caller's struct is shorter. */
+        struct warder_exec_request copy = WARDER_EXEC_REQUEST_INIT;
+        memcpy(&copy, req,
+               req->version >= 2 ? sizeof(copy) : offsetof(struct warder_exec_request, mask));
+        copy.version = WARDER_EXEC_REQUEST_VERSION;
         copy.command = c.p;
         struct warder_exec_result tmp;
         memset(&tmp, 0, sizeof(tmp));
@@ -995,7 +999,10 @@ WARDER_API int warder_backend_execute(warder_backend *b, const struct warder_exe
                 warder_exec_result_free(&tmp);
                 return rc;
         }
-        *out = tmp;
+        /* An older caller's result ends before the fields its request version did not know. */
+        memcpy(out, &tmp,
+               req->version >= 2 ? sizeof(tmp)
+                                 : offsetof(struct warder_exec_result, pid_namespace));
         return 0;
 }
 

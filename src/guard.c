@@ -853,6 +853,43 @@ static int decide_command(struct request *r, const char *cmd, size_t len, const 
         return warder_ruleset_check_command(r->rs, cmd, len, &ctx, d, err);
 }
 
+/*
+ * §6.5: what the inner backend masks, decided from the ruleset of this request (a swap
+ * reaches the next command; the backend holds no ruleset). A file denied for read is hidden,
+ * one denied for write is bound read-only; only `deny` is masked (an `ask` cannot be asked
+ * from inside a running command). A predicate the caller passed is asked too: the union of
+ * both is masked. A decision that fails hides the file (fail closed).
+ */
+struct exec_mask {
+        struct request *r;
+        warder_exec_mask_fn outer;
+        void *outer_ud;
+};
+
+static unsigned mask_decide(const struct request *r, enum warder_op op, const char *literal,
+                            const char *real)
+{
+        struct warder_decision d = WARDER_DECISION_INIT;
+        int rc = warder_ruleset_check(r->rs, op, literal, real, &d, NULL);
+        bool deny = rc != 0 || d.action == WARDER_DENY;
+        warder_decision_clear(&d);
+        if (!deny)
+                return 0;
+        return rc != 0 || op == WARDER_OP_READ ? WARDER_MASK_HIDE : WARDER_MASK_READONLY;
+}
+
+static unsigned exec_mask(void *ud, const char *literal, const char *real)
+{
+        struct exec_mask *m = ud;
+        unsigned flags = m->outer ? m->outer(m->outer_ud, literal, real) : 0;
+        if (!literal || literal[0] != '/')
+                return WARDER_MASK_HIDE;
+        flags |= mask_decide(m->r, WARDER_OP_READ, literal, real);
+        if (!(flags & WARDER_MASK_HIDE))
+                flags |= mask_decide(m->r, WARDER_OP_WRITE, literal, real);
+        return flags;
+}
+
 static int guard_execute(warder_backend *b, const struct warder_exec_request *req,
                          struct warder_exec_result *out, struct warder_error *err)
 {
@@ -889,10 +926,13 @@ static int guard_execute(warder_backend *b, const struct warder_exec_request *re
                 rc = gate(r.g, &greq, &d, req->flags, err);
         }
         if (!rc) {
+                struct exec_mask mask = {&r, req->mask, req->mask_ud};
                 struct warder_exec_request fr = *req;
                 fr.cwd = cwd_real ? cwd_real : cwd.data;
                 if (!fr.env && r.g->env)
                         fr.env = (const char *const *)r.g->env;
+                fr.mask = exec_mask;
+                fr.mask_ud = &mask;
                 rc = warder_backend_execute(r.g->inner, &fr, out, err);
         }
         warder_decision_clear(&d);

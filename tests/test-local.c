@@ -166,21 +166,22 @@ START_TEST(test_new_errors)
 }
 END_TEST
 
-/* Options with pointers are copied (string arrays) or referenced (the mask ruleset): the host
- * may drop its own right after construction. The ASan build catches a missing copy or ref. */
+/* Options with pointers are copied (string arrays): the host may drop its own right after
+ * construction. The ASan build catches a missing copy. Options of an older version (1, when
+ * the backend still held a mask ruleset) are refused, not misread. */
 START_TEST(test_options_copied)
 {
-        warder_ruleset *rs = NULL;
-        ck_assert_int_eq(warder_ruleset_load_preset(&rs, "default", NULL, NULL), 0);
         char env0[] = "PATH=/usr/bin";
         const char *env[] = {env0, NULL};
         struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
         o.exec_env = env;
         o.landlock_write = env;
-        o.mask_ruleset = rs;
+        o.mask_denied = true;
         warder_backend *b = NULL;
+        o.version = 1;
+        ck_assert_int_eq(warder_local_new(&b, root, &o, NULL), WARDER_EINVAL);
+        o.version = WARDER_LOCAL_OPTIONS_VERSION;
         ck_assert_int_eq(warder_local_new(&b, root, &o, NULL), 0);
-        warder_ruleset_free(rs);
         memset(env0, 'X', sizeof(env0) - 1);
         struct warder_bytes out = {0};
         ck_assert_int_eq(rd(b, P("a.txt"), 0, &out), 0);

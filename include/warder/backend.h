@@ -114,6 +114,20 @@ struct warder_grep_request {
 /* Called with output as it is produced; stream 1 = stdout, 2 = stderr. */
 typedef void (*warder_exec_stream_fn)(void *ud, int stream, const char *data, size_t len);
 
+/* How a backend that masks (§6.5) covers a file or directory its walk meets. */
+enum warder_mask_flags {
+        WARDER_MASK_HIDE = 1u << 0,     /* denied for read: an empty, unreadable stand-in */
+        WARDER_MASK_READONLY = 1u << 1, /* denied for write: bound read-only */
+};
+
+/*
+ * Decides how to mask `literal` (absolute in the backend's namespace, NUL-terminated); `real`
+ * is the file a symbolic link at `literal` leads to, else NULL. Returns WARDER_MASK_* flags
+ * (0: leave it). A predicate that cannot decide returns WARDER_MASK_HIDE (fail closed).
+ * Called on the calling thread, before the command starts.
+ */
+typedef unsigned (*warder_exec_mask_fn)(void *ud, const char *literal, const char *real);
+
 struct warder_exec_request {
         unsigned version;
         const char *command; /* the shell command line */
@@ -125,12 +139,18 @@ struct warder_exec_request {
         warder_exec_stream_fn stream;
         void *stream_ud;
         unsigned flags; /* WARDER_APPROVED */
+        /* Version 2. What to mask (§6.5), for a backend whose masking is enabled: a guard sets
+         * it from its ruleset at the time of the request (keeping a predicate the caller gave:
+         * the union of both is masked). A backend with masking enabled refuses a request
+         * without one. */
+        warder_exec_mask_fn mask;
+        void *mask_ud;
 };
 
-#define WARDER_EXEC_REQUEST_VERSION 1
+#define WARDER_EXEC_REQUEST_VERSION 2
 #define WARDER_EXEC_REQUEST_INIT                                                                   \
         {                                                                                          \
-                WARDER_EXEC_REQUEST_VERSION, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, 0              \
+                WARDER_EXEC_REQUEST_VERSION, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, 0, NULL, NULL  \
         }
 
 struct warder_exec_result {
@@ -141,6 +161,8 @@ struct warder_exec_result {
         struct warder_bytes err;
         bool landlock_applied;
         bool masked; /* denied files were masked in the child's mount namespace */
+        /* Filled for requests of version 2 and later (an older caller's struct ends above). */
+        bool pid_namespace; /* the command ran as init of its own PID namespace (§6.4) */
 };
 
 /* Dispatch: what every caller uses. Outputs are untouched on failure. */

@@ -60,7 +60,6 @@ struct local {
         char **exec_env;
         char **landlock_read;
         char **landlock_write;
-        warder_ruleset *mask_ruleset; /* our reference to opts.mask_ruleset, or NULL */
 };
 
 static const struct warder_backend_ops local_ops;
@@ -1908,7 +1907,6 @@ static void local_destroy(warder_backend *b)
         strv_free(l->exec_env);
         strv_free(l->landlock_read);
         strv_free(l->landlock_write);
-        warder_ruleset_free(l->mask_ruleset);
         free(l);
 }
 
@@ -2030,11 +2028,6 @@ WARDER_API int warder_local_new(warder_backend **out, const char *root,
         l->opts.exec_env = (const char *const *)l->exec_env;
         l->opts.landlock_read = (const char *const *)l->landlock_read;
         l->opts.landlock_write = (const char *const *)l->landlock_write;
-        if (opts->mask_ruleset) {
-                /* Rulesets are reference-counted and immutable: keep our own reference. */
-                l->mask_ruleset = warder_ruleset_ref((warder_ruleset *)opts->mask_ruleset);
-                l->opts.mask_ruleset = l->mask_ruleset;
-        }
 
         l->use_openat2 = false;
         if (!opts->force_fallback) {

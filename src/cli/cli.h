@@ -80,9 +80,9 @@ struct cli_session {
         bool tty;
 };
 
-/* Opens the session (local_opts may be NULL for the defaults; mask_denied sets the local
- * backend's mask_ruleset to the loaded ruleset). Prints and returns an exit code on failure;
- * call cli_session_close() in every case. */
+/* Opens the session (local_opts may be NULL for the defaults; mask_denied enables the local
+ * backend's masking, which the guard drives from its ruleset). Prints and returns an exit code
+ * on failure; call cli_session_close() in every case. */
 int cli_session_open(struct cli_session *s, const char *name,
                      const struct warder_local_options *local_opts, bool mask_denied);
 void cli_session_close(struct cli_session *s);

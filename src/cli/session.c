@@ -71,7 +71,7 @@ int cli_session_open(struct cli_session *s, const char *name,
         if (local_opts)
                 lopts = *local_opts;
         if (mask_denied)
-                lopts.mask_ruleset = s->rs;
+                lopts.mask_denied = true; /* the guard says what to mask, per command */
         rc = warder_local_new(&local, s->root, &lopts, &err);
         if (!rc) {
                 struct warder_guard_options gopts = WARDER_GUARD_OPTIONS_INIT;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "backends/exec.h"
+#include "warder/ruleset.h"
 
 extern char **environ;
 
@@ -77,12 +78,27 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
         return remove(path);
 }
 
-static int mask_env(void *ud, const char *literal, const char *real, bool *mask)
+static unsigned mask_env(void *ud, const char *literal, const char *real)
 {
         (void)ud;
         (void)real;
         const char *base = strrchr(literal, '/');
-        *mask = base && strcmp(base, "/.env") == 0;
+        return base && strcmp(base, "/.env") == 0 ? WARDER_MASK_HIDE : 0;
+}
+
+/* What a guard passes (§6.5): read denials hidden, write denials read-only. */
+static unsigned ruleset_mask(void *ud, const char *literal, const char *real)
+{
+        const warder_ruleset *rs = ud;
+        static const enum warder_op ops[] = {WARDER_OP_READ, WARDER_OP_WRITE};
+        for (int i = 0; i < 2; i++) {
+                struct warder_decision d = WARDER_DECISION_INIT;
+                int rc = warder_ruleset_check(rs, ops[i], literal, real, &d, NULL);
+                int deny = rc != 0 || d.action == WARDER_DENY;
+                warder_decision_clear(&d);
+                if (deny)
+                        return i == 0 ? WARDER_MASK_HIDE : WARDER_MASK_READONLY;
+        }
         return 0;
 }
 
@@ -130,8 +146,8 @@ int main(void)
                 struct warder__exec_config c = base;
                 c.mask = mask_env;
                 v[nv++] = (struct variant){"exec backend + masking, predicate (50 files)", c};
-                c.mask = NULL;
-                c.mask_ruleset = rs;
+                c.mask = ruleset_mask;
+                c.mask_ud = rs;
                 v[nv++] = (struct variant){"exec backend + masking, default preset (50 files)", c};
                 c.landlock =
                     warder__landlock_abi() > 0 ? WARDER_LANDLOCK_REQUIRED : WARDER_LANDLOCK_OFF;
@@ -198,7 +214,8 @@ int main(void)
                         }
                 }
                 struct warder__exec_config c = base;
-                c.mask_ruleset = rs;
+                c.mask = ruleset_mask;
+                c.mask_ud = rs;
                 enum { WALKS = 21 };
                 double walk[WALKS], plain[WALKS];
                 for (int i = 0; i < WALKS; i++) {
