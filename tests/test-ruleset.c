@@ -674,6 +674,135 @@ START_TEST(test_fold_case)
 }
 END_TEST
 
+/*
+ * Pattern amplification: a file under 1 MiB whose rules, once aliases are counted and braces
+ * expanded, would take minutes and gigabytes to compile (one 4,096-byte pattern with 256
+ * alternatives aliased 66,000 times; 255 distinct such patterns; a 4,000-byte execute
+ * pattern aliased 66,000 times; a wildcard-dense pattern aliased 4,000 times). Each is refused
+ * with WARDER_ETOOBIG, at the rule that crossed a budget, in bounded time (a generous bound
+ * against a hang, not a benchmark: the figures are in the issue's closing note). The files are
+ * generated here, not committed.
+ */
+static void brace_pattern(struct warder__buf *b, size_t total, int seed)
+{
+        /* any depth, 9 literal runs joined by 8 `{b,c}` groups, a star: 256 alternatives */
+        size_t filler = (total - 3 - 8 * 5 - 1) / 9;
+        warder__buf_puts(b, "**/");
+        for (int g = 0; g < 9; g++) {
+                size_t start = b->len;
+                warder__buf_printf(b, "x%d_%d", seed, g);
+                while (b->len - start < filler)
+                        warder__buf_putc(b, 'a');
+                if (g < 8)
+                        warder__buf_puts(b, "{b,c}");
+        }
+        warder__buf_putc(b, '*');
+}
+
+static void aliased(struct warder__buf *b, const char *op, const char *pattern, int times)
+{
+        warder__buf_printf(b, "warder: 1\n%s:\n  rules:\n    - deny: &p '%s'\n", op, pattern);
+        for (int i = 1; i < times; i++)
+                warder__buf_puts(b, "    - deny: *p\n");
+}
+
+START_TEST(test_compile_budget)
+{
+        struct warder__buf pat = WARDER__BUF_INIT, doc = WARDER__BUF_INIT;
+        struct {
+                const char *what;
+                int kind;
+        } files[] = {
+            {"4096-byte pattern, 256 alternatives, 66,000 aliases", 0},
+            {"255 distinct such patterns", 1},
+            {"4000-byte execute pattern, 66,000 aliases", 2},
+            {"wildcard-dense pattern, 4,000 aliases", 3},
+            {"the brace pattern aliased 66,000 times under fold_case", 4},
+        };
+        for (size_t f = 0; f < WARDER__ARRAY_SIZE(files); f++) {
+                warder__buf_truncate(&doc, 0);
+                warder__buf_truncate(&pat, 0);
+                switch (files[f].kind) {
+                case 0:
+                case 4:
+                        brace_pattern(&pat, 4096, 0);
+                        if (files[f].kind == 4)
+                                warder__buf_puts(&doc, "fold_case: true\n");
+                        aliased(&doc, "read", pat.data, 66000);
+                        if (files[f].kind == 4) { /* the version line first */
+                                struct warder__buf t = WARDER__BUF_INIT;
+                                warder__buf_puts(&t, "warder: 1\nfold_case: true\n");
+                                warder__buf_puts(&t, doc.data + strlen("fold_case: true\n") +
+                                                         strlen("warder: 1\n"));
+                                warder__buf_free(&doc);
+                                doc = t;
+                        }
+                        break;
+                case 1:
+                        warder__buf_puts(&doc, "warder: 1\nread:\n  rules:\n");
+                        for (int i = 0; i < 255; i++) {
+                                warder__buf_truncate(&pat, 0);
+                                brace_pattern(&pat, 4000, i);
+                                warder__buf_printf(&doc, "    - deny: '%s'\n", pat.data);
+                        }
+                        break;
+                case 2:
+                        warder__buf_puts(&pat, "rm -rf *");
+                        while (pat.len < 4000)
+                                warder__buf_putc(&pat, 'x');
+                        aliased(&doc, "execute", pat.data, 66000);
+                        break;
+                case 3:
+                        warder__buf_puts(&pat, "**/");
+                        while (pat.len < 4094)
+                                warder__buf_puts(&pat, "q*");
+                        aliased(&doc, "read", pat.data, 4000);
+                        break;
+                }
+                ck_assert_uint_lt(doc.len, 1u << 20);
+                clock_t t0 = clock();
+                struct warder_error err = load_bad(doc.data, WARDER_ETOOBIG);
+                double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+                ck_assert_msg(strstr(err.message, "max_pattern_bytes") ||
+                                  strstr(err.message, "max_compiled_bytes"),
+                              "%s: %s", files[f].what, err.message);
+                ck_assert_msg(err.line > 4, "%s: reported at line %u", files[f].what, err.line);
+                ck_assert_msg(secs < 10.0, "%s took %.2fs", files[f].what, secs);
+                warder_error_clear(&err);
+        }
+        /* Within the budgets the same pattern loads (control arm: the budget is what refused),
+         * and a host can lower (or raise) them. */
+        warder__buf_truncate(&doc, 0);
+        warder__buf_truncate(&pat, 0);
+        brace_pattern(&pat, 4096, 0);
+        aliased(&doc, "read", pat.data, 4);
+        warder_ruleset *rs = load_ok(doc.data);
+        ck_assert_uint_eq(warder_ruleset_rule_count(rs, WARDER_OP_READ), 4);
+        warder_ruleset_free(rs);
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        o.root = "/r";
+        o.max_compiled_bytes = 3 << 20; /* two rules' worth (each about 1.1 MiB) */
+        struct warder_error err = WARDER_ERROR_INIT;
+        rs = NULL;
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, doc.data, doc.len, NULL, &o, &err),
+                         WARDER_ETOOBIG);
+        ck_assert_uint_eq(err.line, 6); /* the third rule */
+        o.max_compiled_bytes = 0;
+        o.max_pattern_bytes = 3 * 4096;
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, doc.data, doc.len, NULL, &o, &err),
+                         WARDER_ETOOBIG);
+        ck_assert_uint_eq(err.line, 7); /* the fourth rule */
+        /* A caller compiled against version 1 of the options (without the budgets) loads. */
+        o.max_pattern_bytes = 1;
+        o.version = 1;
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, doc.data, doc.len, NULL, &o, &err), 0);
+        warder_ruleset_free(rs);
+        warder_error_clear(&err);
+        warder__buf_free(&pat);
+        warder__buf_free(&doc);
+}
+END_TEST
+
 /* ---- extends (§1.7) ------------------------------------------------------------------- */
 
 static char tmpdir[64];
@@ -1150,6 +1279,7 @@ static Suite *suite(void)
         tcase_add_test(tc, test_core_schema);
         tcase_add_test(tc, test_byte_order_mark);
         tcase_add_test(tc, test_limits);
+        tcase_add_test(tc, test_compile_budget);
         tcase_add_test(tc, test_mutated_documents);
         suite_add_tcase(s, tc);
         tc = tcase_create("anchoring");

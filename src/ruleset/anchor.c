@@ -710,8 +710,44 @@ int warder__rule_alternatives(const struct warder__rule *rule, const char *root,
         return 0;
 }
 
+/*
+ * What compiling `n` bytes of one alternative costs, in bytes of budget: its length, a fixed
+ * WARDER__ALT_COST (the structures and index postings each alternative gets), and
+ * WARDER__WILDCARD_COST for each unescaped `*`, `?` or `[` (the matcher's work grows with
+ * them: a pattern of wildcards compiles about twenty times slower per byte than a literal).
+ */
+static size_t alt_cost(const char *s, size_t n)
+{
+        size_t wild = 0;
+        for (size_t i = 0; i < n; i++) {
+                if (s[i] == '\\')
+                        i++;
+                else if (s[i] == '*' || s[i] == '?' || s[i] == '[')
+                        wild++;
+        }
+        return n + WARDER__ALT_COST + wild * WARDER__WILDCARD_COST;
+}
+
+/* Charges `cost` to *budget (NULL: no limit), or refuses the rule. */
+static int charge(const struct warder__rule *rule, size_t *budget, size_t cost,
+                  struct warder_error *err)
+{
+        if (!budget)
+                return 0;
+        if (cost > *budget)
+                return warder__error_set_at(err, WARDER_ETOOBIG, rule->file, rule->line,
+                                            rule->column,
+                                            "compiling the ruleset would take more than its "
+                                            "budget (the patterns expand to too much; an alias "
+                                            "counts every time it is used; the host can raise "
+                                            "max_compiled_bytes)%s",
+                                            "");
+        *budget -= cost;
+        return 0;
+}
+
 int warder__rule_compile_path(struct warder__rule *rule, const char *root, const char *home,
-                              bool fold_case, bool full, struct warder_error *err)
+                              bool fold_case, bool full, size_t *budget, struct warder_error *err)
 {
         struct ctx c = {rule, err, WARDER__BUF_INIT, NULL, 0, 0};
         size_t plen = strlen(rule->pattern);
@@ -719,6 +755,17 @@ int warder__rule_compile_path(struct warder__rule *rule, const char *root, const
         if (plen == 0)
                 return fail(&c, WARDER_EPARSE, -1, "empty pattern%s", "");
         rc = expand_anchor(&c, root, home);
+        if (!rc) {
+                /* What compiling costs, paid before any of it is done. */
+                size_t cost = 0;
+                for (size_t i = 0; i < c.nalts; i++) {
+                        const char *a = c.anchored.data + c.offs[i];
+                        cost += alt_cost(a, strlen(a));
+                }
+                if (fold_case && rule->action != WARDER_ALLOW)
+                        cost *= 2;
+                rc = charge(rule, budget, cost, err);
+        }
         const char **glob_alts = NULL;
         size_t *glob_lens = NULL;
         size_t nglob = 0;
@@ -774,7 +821,7 @@ int warder__rule_compile_path(struct warder__rule *rule, const char *root, const
         return rc;
 }
 
-int warder__rule_compile_command(struct warder__rule *rule, bool fold_case,
+int warder__rule_compile_command(struct warder__rule *rule, bool fold_case, size_t *budget,
                                  struct warder_error *err)
 {
         const char *pat = rule->pattern;
@@ -787,6 +834,9 @@ int warder__rule_compile_command(struct warder__rule *rule, bool fold_case,
                                             rule->pcolumn, "empty command pattern%s", "");
         }
         rule->fold = fold_case && rule->action != WARDER_ALLOW;
+        int charged = charge(rule, budget, alt_cost(pat, n) * (rule->fold ? 2 : 1), err);
+        if (charged)
+                return charged;
         const char *alt[1] = {pat};
         size_t len[1] = {n};
         struct warder_error e = WARDER_ERROR_INIT;

@@ -368,6 +368,16 @@ static int parse_rule(struct loader *L, struct raw *raw, enum warder_op op, size
         }
         if (L->total_rules >= L->max_rules)
                 return errf(L, file, m, WARDER_ETOOBIG, "more than %zu rules", L->max_rules);
+        /* The copies below, and all the compiling after, grow with the text of every rule:
+         * an alias used a thousand times is a thousand patterns. */
+        size_t plen = strlen(pat);
+        if (plen > L->max_pattern_bytes - L->pattern_bytes)
+                return errf(L, file, m, WARDER_ETOOBIG,
+                            "the patterns of the ruleset total more than %zu bytes (an alias "
+                            "counts every time it is used; the host can raise "
+                            "max_pattern_bytes)",
+                            L->max_pattern_bytes);
+        L->pattern_bytes += plen;
         struct raw_op *o = &raw->ops[op];
         if (o->n == o->cap) {
                 size_t cap = o->cap ? o->cap * 2 : 8;

@@ -216,14 +216,20 @@ struct warder_ruleset {
  * Compiles a path rule (§2.11): expands braces, anchors each alternative, keeps the
  * alternatives that string comparisons decide in rule->alts and compiles the rest into
  * rule->glob (and rule->glob_fold). `full` forces every alternative into the matcher (a
- * reference for tests). Errors name the rule's file, line and column.
+ * reference for tests). Errors name the rule's file, line and column. `budget` (NULL: no
+ * limit) is what compiling may still cost, in bytes of anchored alternatives plus
+ * WARDER__ALT_COST each and WARDER__WILDCARD_COST per wildcard, twice when the rule folds
+ * case: it is charged before anything is compiled, and a rule that would overdraw it is
+ * WARDER_ETOOBIG.
  */
+#define WARDER__ALT_COST      64
+#define WARDER__WILDCARD_COST 24
 int warder__rule_compile_path(struct warder__rule *rule, const char *root, const char *home,
-                              bool fold_case, bool full, struct warder_error *err);
+                              bool fold_case, bool full, size_t *budget, struct warder_error *err);
 /* The anchored alternatives of a path rule, as core patterns (tests, lint). */
 int warder__rule_alternatives(const struct warder__rule *rule, const char *root, const char *home,
                               char ***out, size_t *count, struct warder_error *err);
-int warder__rule_compile_command(struct warder__rule *rule, bool fold_case,
+int warder__rule_compile_command(struct warder__rule *rule, bool fold_case, size_t *budget,
                                  struct warder_error *err);
 void warder__rule_release(struct warder__rule *rule);
 
