@@ -7,6 +7,7 @@ packages=(
   build-essential meson ninja-build pkg-config python3
   libpcre2-dev libyaml-dev uthash-dev check
   clang libclang-rt-14-dev clang-format
+  libfuse3-dev fuse3
 )
 
 missing=()

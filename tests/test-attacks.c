@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "backends/local-internal.h"
+#include "cifold.h"
 #include "fs-fixture.h"
 #include "support.h"
 #include "warder/backend.h"
@@ -288,6 +289,106 @@ START_TEST(test_grep_fallback_independent_of_hidden_contents)
                       "the results differ:\n%.*s\n----\n%.*s", (int)logs[1][0].len, logs[1][0].buf,
                       (int)logs[1][1].len, logs[1][1].buf);
         ck_assert(memmem(logs[1][0].buf, logs[1][0].len, "[API_KEY|-|0] rc=0 n=1 hidden=2", 31));
+}
+END_TEST
+
+/*
+ * §3.2 (revised): on a case-insensitive directory the real form spells every existing
+ * component as it is stored. Here a FUSE file system that folds case like vfat, NTFS or
+ * CIFS (Unicode included: the Kelvin sign is a `k`) serves a workspace; `.ENV` opens `.env`
+ * and `server.\u212Aey` opens `server.key`, so a rule on `.env` must still deny them, even with
+ * fold_case off. Control arm: plain open(2) of those spellings reads the secrets.
+ */
+#define KELVIN "\xE2\x84\xAA"
+
+START_TEST(test_case_insensitive_fs)
+{
+        char back[300], mnt[300];
+        snprintf(back, sizeof(back), "%s/back", O);
+        snprintf(mnt, sizeof(mnt), "%s/mnt", O);
+        mkd(back);
+        mkd(mnt);
+        put(at(back, ".env"), ENV_SECRET "\n");
+        put(at(back, "server.key"), SSH_SECRET "\n");
+        mkd(at(back, "src"));
+        put(at(back, "src/main.c"), "int main;\n");
+        struct cifold fs;
+        if (!cifold_mount(&fs, back, mnt))
+                return;
+        /* Control arm: the file system folds, ASCII and Unicode. */
+        ck_assert(leaks(plain_read(at(mnt, ".ENV")), strlen(ENV_SECRET)));
+        ck_assert(leaks(plain_read(at(mnt, "server." KELVIN "ey")), strlen(SSH_SECRET)));
+        ck_assert_ptr_nonnull(plain_read(at(mnt, "SRC/MAIN.C")));
+
+        /* The local backend's real form is the stored spelling. */
+        for (int fallback = 0; fallback < 2; fallback++) {
+                struct warder_local_options lo = WARDER_LOCAL_OPTIONS_INIT;
+                lo.force_fallback = fallback;
+                warder_backend *local = NULL;
+                ck_assert_int_eq(warder_local_new(&local, mnt, &lo, NULL), 0);
+                static const char *const cases[][2] = {
+                    {".ENV", ".env"},
+                    {"server." KELVIN "ey", "server.key"},
+                    {"SERVER.KEY", "server.key"},
+                    {"SRC/Main.C", "src/main.c"},
+                    {"Src/New.TXT", "src/New.TXT"}, /* a missing tail stays as written */
+                    {"src/main.c", "src/main.c"},
+                };
+                for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                        char *real = NULL;
+                        const char *p = at(mnt, cases[i][0]);
+                        struct warder_error e = WARDER_ERROR_INIT;
+                        ck_assert_msg(warder_backend_realpath(local, p, strlen(p), &real, &e) == 0,
+                                      "%s: %s", cases[i][0], e.message);
+                        ck_assert_str_eq(real, at(mnt, cases[i][1]));
+                        warder_free(real);
+                }
+                /* A read that follows nothing refuses a spelling that is not stored. */
+                struct warder_bytes out = {0};
+                const char *p = at(mnt, ".ENV");
+                ck_assert_int_eq(
+                    warder_backend_read(local, p, strlen(p), 0, 0, WARDER_NOFOLLOW, &out, NULL),
+                    WARDER_ESYMLINK);
+                ck_assert_ptr_null(out.data);
+                warder_backend_free(local);
+        }
+
+        /* Through a guard under the default preset (fold_case off): denied on the real form. */
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = mnt;
+        ro.home = "/home/nobody";
+        warder_ruleset *rs = NULL;
+        ck_assert_int_eq(warder_ruleset_load_preset(&rs, "default", &ro, NULL), 0);
+        struct warder_local_options lo = WARDER_LOCAL_OPTIONS_INIT;
+        lo.exec = true;
+        warder_backend *local = NULL, *g = NULL;
+        ck_assert_int_eq(warder_local_new(&local, mnt, &lo, NULL), 0);
+        struct warder_guard_options go = WARDER_GUARD_OPTIONS_INIT;
+        go.root = mnt;
+        ck_assert_int_eq(warder_guard_new(&g, local, rs, &go, NULL), 0);
+        static const char *const denied[] = {".ENV", ".Env", "server." KELVIN "ey", "SERVER.KEY",
+                                             ".env"};
+        for (size_t i = 0; i < sizeof(denied) / sizeof(denied[0]); i++) {
+                struct warder_error e = WARDER_ERROR_INIT;
+                ck_assert_msg(refused_read(g, denied[i]) == WARDER_EDENIED, "%s", denied[i]);
+                struct warder_decision d = WARDER_DECISION_INIT;
+                ck_assert_int_eq(
+                    warder_guard_check(g, WARDER_OP_READ, denied[i], strlen(denied[i]), &d, &e), 0);
+                ck_assert_int_eq(d.action, WARDER_DENY);
+                warder_decision_clear(&d);
+        }
+        struct warder_bytes out = {0};
+        ck_assert_int_eq(warder_backend_read(g, "SRC/MAIN.C", 10, 0, 0, 0, &out, NULL), 0);
+        ck_assert_str_eq(out.data, "int main;\n");
+        warder_bytes_free(&out);
+        /* A command that names the file in another case is decided on the stored name. */
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_EXECUTE, "cat .ENV", 8, &d, NULL), 0);
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        warder_decision_clear(&d);
+        warder_backend_free(g);
+        warder_ruleset_free(rs);
+        cifold_unmount(&fs);
 }
 END_TEST
 
@@ -955,6 +1056,7 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_race, 0, ARMS);
         tcase_add_loop_test(tc, test_grep_result_independent_of_hidden_contents, 0, 2);
         tcase_add_test(tc, test_grep_fallback_independent_of_hidden_contents);
+        tcase_add_test(tc, test_case_insensitive_fs);
         tcase_add_loop_test(tc, test_swap_after_check, 0, 2);
         tcase_add_loop_test(tc, test_swap_during_approval, 0, 2);
         suite_add_tcase(s, tc);

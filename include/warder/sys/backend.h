@@ -64,9 +64,11 @@ struct warder_backend_ops {
 
 /*
  * Under WARDER_NOFOLLOW, read refuses with WARDER_ESYMLINK, having read nothing, any path with
- * a symlink in any component (the last one included). A guard may then forward an allowed
+ * a symlink in any component (the last one included), or with a component that is not
+ * spelled as stored (a case-insensitive directory, §3.2). A guard may then forward an allowed
  * literal form without resolving it first: if the read succeeds, the path was its own real
- * form. A backend that makes this promise and follows a symlink leaks its target.
+ * form. A backend that makes this promise and follows a symlink (or a case-folded name) leaks
+ * its target.
  */
 #define WARDER_BACKEND_CAP_STRICT_NOFOLLOW (1u << 1)
 
