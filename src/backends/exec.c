@@ -289,50 +289,86 @@ static bool hidden_dir(const struct mask_list *l, const struct stat *st)
         return false;
 }
 
-/*
- * Opens the entry `name` of the directory `dfd` (the root itself when dfd is AT_FDCWD and
- * name its absolute path) without following it, decides, records what to mask and walks on
- * into directories. A name that vanished is skipped; one that cannot be examined makes
- * *unknown true (the caller masks the directory holding it).
- */
-static int walk_entry(struct walk *w, int dfd, const char *name, struct warder__buf *path,
-                      enum walk_mode mode, size_t depth, bool *unknown)
+static int out_of_fds(struct walk *w, const char *path)
 {
-        int fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        return warder_error_set(w->err, WARDER_ELIMIT,
+                                "masking: out of descriptors at '%s'; the command was not run",
+                                path);
+}
+
+/*
+ * Opens `name` in `dfd` without following it (a directory for reading, anything else
+ * O_PATH) and checks it is still of type `type` (a DT_* value). Returns the descriptor, -1
+ * when it vanished, -2 when it cannot be examined (or changed type), -3 out of descriptors.
+ */
+static int pin_entry(int dfd, const char *name, unsigned char type, struct stat *st)
+{
+        int flags = type == DT_DIR ? O_RDONLY | O_DIRECTORY : O_PATH;
+        int fd = openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return errno == ENOENT ? -1 : errno == EMFILE || errno == ENFILE ? -3 : -2;
+        if (fstat(fd, st) != 0 || (type == DT_DIR) != S_ISDIR(st->st_mode) ||
+            S_ISLNK(st->st_mode)) {
+                close(fd);
+                return -2;
+        }
+        return fd;
+}
+
+static unsigned char dtype_of(mode_t m)
+{
+        return S_ISDIR(m) ? DT_DIR : S_ISLNK(m) ? DT_LNK : S_ISREG(m) ? DT_REG : DT_UNKNOWN;
+}
+
+/*
+ * Decides the entry `name` (of type `type`, DT_UNKNOWN to look) of the directory `dfd` (the
+ * root itself when dfd is AT_FDCWD and name its absolute path), records what to mask, and
+ * walks on into directories. Only what is masked, and directories, are opened: an entry left
+ * alone costs the predicate and nothing else. A name that vanished is skipped; one that
+ * cannot be examined makes *unknown true (the caller masks the directory holding it).
+ */
+static int walk_entry(struct walk *w, int dfd, const char *name, unsigned char type,
+                      struct warder__buf *path, enum walk_mode mode, size_t depth, bool *unknown)
+{
         struct stat st;
-        if (fd < 0 || fstat(fd, &st) != 0) {
-                int e = errno;
-                if (fd >= 0)
-                        close(fd);
-                if (e == EMFILE || e == ENFILE)
-                        return warder_error_set(w->err, WARDER_ELIMIT,
-                                                "masking: out of descriptors at '%s'; the command "
-                                                "was not run",
-                                                path->data);
-                if (e != ENOENT)
-                        *unknown = true; /* ENOENT: vanished, nothing to mask */
-                return 0;
+        if (type == DT_UNKNOWN) {
+                if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+                        *unknown = errno != ENOENT;
+                        return 0;
+                }
+                type = dtype_of(st.st_mode);
         }
         if (mode == WALK_HIDDEN || mode == WALK_LINKS) {
-                int rc = 0;
-                if (S_ISREG(st.st_mode) && mode == WALK_HIDDEN && st.st_nlink > 1)
-                        rc = walk_oom(w, inode_add(&w->linked, &st, WARDER_MASK_HIDE));
-                unsigned f = mode == WALK_LINKS && S_ISREG(st.st_mode)
-                                 ? inode_flags(&w->linked, st.st_dev, st.st_ino)
-                                 : 0;
-                if (!rc && f)
-                        return walk_record(w, path->data, fd, &st, f);
+                if (type == DT_REG) {
+                        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_nlink < 2)
+                                return 0;
+                        if (mode == WALK_HIDDEN)
+                                return walk_oom(w, inode_add(&w->linked, &st, WARDER_MASK_HIDE));
+                        unsigned f = inode_flags(&w->linked, st.st_dev, st.st_ino);
+                        if (!f)
+                                return 0;
+                        int fd = pin_entry(dfd, name, DT_REG, &st);
+                        if (fd == -3)
+                                return out_of_fds(w, path->data);
+                        return fd < 0 ? 0 : walk_record(w, path->data, fd, &st, f);
+                }
+                if (type != DT_DIR)
+                        return 0;
+                int fd = pin_entry(dfd, name, DT_DIR, &st);
+                if (fd == -3)
+                        return out_of_fds(w, path->data);
+                if (fd < 0)
+                        return 0;
                 /* The names inside a hidden directory are covered with it. */
-                if (!rc && S_ISDIR(st.st_mode) &&
-                    !(mode == WALK_LINKS && hidden_dir(w->masks, &st)))
-                        return walk_dir(w, path, fd, mode, depth + 1);
-                close(fd);
-                return rc;
+                if (mode == WALK_LINKS && hidden_dir(w->masks, &st)) {
+                        close(fd);
+                        return 0;
+                }
+                return walk_dir(w, path, fd, mode, depth + 1);
         }
-        if (S_ISLNK(st.st_mode)) {
+        if (type == DT_LNK) {
                 /* A link is decided on its name and on where it leads; what is masked is the
                  * file it leads to (a mount lands there anyway). */
-                close(fd);
                 char *real = realpath(path->data, NULL);
                 if (!real)
                         return 0; /* dangling (or a loop): nothing to read through it */
@@ -356,6 +392,28 @@ static int walk_entry(struct walk *w, int dfd, const char *name, struct warder__
         unsigned flags = w->fn(w->ud, path->data, NULL);
         if (flags & WARDER_MASK_HIDE)
                 flags = WARDER_MASK_HIDE; /* an empty stand-in is read-only anyway */
+        /* Inside a read-only directory a read-only entry is covered already. */
+        if (mode == WALK_READONLY && flags == WARDER_MASK_READONLY)
+                flags = 0;
+        if (type != DT_DIR && !flags)
+                return 0;
+        int fd = pin_entry(dfd, name, type == DT_DIR ? DT_DIR : DT_REG, &st);
+        if (fd == -3)
+                return out_of_fds(w, path->data);
+        if (fd == -1)
+                return 0;
+        if (fd == -2 && type == DT_DIR) {
+                /* A directory that cannot be listed is hidden whole (see walk_dir). */
+                fd = openat(dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (fd >= 0 && fstat(fd, &st) == 0)
+                        return walk_record(w, path->data, fd, &st, WARDER_MASK_HIDE);
+                if (fd >= 0)
+                        close(fd);
+        }
+        if (fd < 0) {
+                *unknown = true;
+                return 0;
+        }
         int rc = 0;
         if (S_ISREG(st.st_mode) && flags && st.st_nlink > 1)
                 rc = walk_oom(w, inode_add(&w->linked, &st, flags));
@@ -363,26 +421,13 @@ static int walk_entry(struct walk *w, int dfd, const char *name, struct warder__
                 close(fd);
                 return rc;
         }
-        if (!S_ISDIR(st.st_mode)) {
-                /* Inside a read-only directory a read-only file is covered already. */
-                if (mode == WALK_READONLY && flags == WARDER_MASK_READONLY)
-                        flags = 0;
-                if (!flags) {
-                        close(fd);
-                        return 0;
-                }
+        if (type != DT_DIR)
                 return walk_record(w, path->data, fd, &st, flags);
-        }
-        if (mode == WALK_READONLY && flags == WARDER_MASK_READONLY)
-                flags = 0;
         if (flags) {
                 int keep = fcntl(fd, F_DUPFD_CLOEXEC, 3);
                 if (keep < 0) {
                         close(fd);
-                        return warder_error_set(w->err, WARDER_ELIMIT,
-                                                "masking: out of descriptors at '%s'; the command "
-                                                "was not run",
-                                                path->data);
+                        return out_of_fds(w, path->data);
                 }
                 rc = walk_record(w, path->data, keep, &st, flags);
                 if (rc) {
@@ -398,38 +443,27 @@ static int walk_entry(struct walk *w, int dfd, const char *name, struct warder__
 }
 
 /*
- * Walks the directory pinned by `pin` (an O_PATH descriptor, consumed) whose path is in
- * `path`. A directory we cannot list is masked whole: the child may be able to open it up
+ * Walks the directory open (for reading) on `fd`, consumed, whose path is in `path`. A
+ * directory that cannot be listed is masked whole: the child may be able to open it up
  * (chmod as the same user), and it must not find anything unchecked there.
  */
-static int walk_dir(struct walk *w, struct warder__buf *path, int pin, enum walk_mode mode,
+static int walk_dir(struct walk *w, struct warder__buf *path, int fd, enum walk_mode mode,
                     size_t depth)
 {
         if (depth > 256) {
-                close(pin);
+                close(fd);
                 return warder_error_set(
                     w->err, WARDER_ELIMIT,
                     "masking: '%s' is nested too deeply; the command was not run", path->data);
         }
-        int fd = openat(pin, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0) {
-                int rc = 0;
-                struct stat st;
-                if (mode == WALK_DECIDE || mode == WALK_READONLY) {
-                        if (fstat(pin, &st) != 0) {
-                                close(pin);
-                                return 0;
-                        }
-                        return walk_record(w, path->data, pin, &st, WARDER_MASK_HIDE);
-                }
-                close(pin);
-                return rc;
-        }
-        DIR *d = fdopendir(fd);
+        int pin = fcntl(fd, F_DUPFD_CLOEXEC, 3); /* kept in case the listing fails */
+        DIR *d = pin >= 0 ? fdopendir(fd) : NULL;
         if (!d) {
+                if (pin >= 0)
+                        close(pin);
                 close(fd);
-                close(pin);
-                return warder_error_set(w->err, WARDER_ENOMEM, "masking: out of memory");
+                return pin < 0 ? out_of_fds(w, path->data)
+                               : warder_error_set(w->err, WARDER_ENOMEM, "masking: out of memory");
         }
         int dfd = dirfd(d);
         size_t base = path->len;
@@ -448,11 +482,7 @@ static int walk_dir(struct walk *w, struct warder__buf *path, int pin, enum walk
                         rc = warder_error_set(w->err, WARDER_ENOMEM, "masking: out of memory");
                         break;
                 }
-                /* The second pass only looks at regular files and directories. */
-                if (mode == WALK_LINKS && de->d_type != DT_REG && de->d_type != DT_DIR &&
-                    de->d_type != DT_UNKNOWN)
-                        continue;
-                rc = walk_entry(w, dfd, de->d_name, path, mode, depth, &unknown);
+                rc = walk_entry(w, dfd, de->d_name, de->d_type, path, mode, depth, &unknown);
         }
         if (!rc && !de && errno != 0)
                 unknown = true; /* readdir failed part-way */
@@ -484,7 +514,7 @@ static int collect_masks(const struct warder__exec_config *cfg, warder_exec_mask
         if (warder__buf_puts(&path, cfg->root))
                 return warder_error_set(err, WARDER_ENOMEM, "masking: out of memory");
         bool unknown = false;
-        int rc = walk_entry(&w, AT_FDCWD, cfg->root, &path, WALK_DECIDE, 0, &unknown);
+        int rc = walk_entry(&w, AT_FDCWD, cfg->root, DT_UNKNOWN, &path, WALK_DECIDE, 0, &unknown);
         if (!rc && unknown)
                 rc = warder_error_set(err, WARDER_EACCES,
                                       "masking: cannot examine the root '%s'; the command was "
@@ -493,7 +523,7 @@ static int collect_masks(const struct warder__exec_config *cfg, warder_exec_mask
         /* Other names of denied files (hard links): a second pass looks for their inodes. */
         if (!rc && w.linked.count) {
                 warder__buf_truncate(&path, 0);
-                int pin = open(cfg->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                int pin = open(cfg->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
                 struct stat rst;
                 if (pin < 0 || fstat(pin, &rst) != 0) {
                         rc = warder_error_set(err, WARDER_EACCES,
@@ -794,10 +824,11 @@ static void child_masks(const struct child_plan *p)
 }
 
 /*
- * A mount namespace of the child's own, for the masks and for a /proc of its own. The host's
- * /proc shows the host's processes, and /proc/<pid>/root their view of the files, masks
- * excepted: in a PID namespace of its own the child mounts a fresh /proc (its own processes
- * only, and `$$` means what /proc says); masks without a PID namespace cover /proc instead.
+ * A mount namespace of the child's own, for the masks. The host's /proc shows the host's
+ * processes, and /proc/<pid>/root their view of the files, masks excepted: in a PID namespace
+ * of its own the child mounts a fresh /proc (its own processes only); without one /proc is
+ * covered. (A command without masks keeps the host's /proc: a fresh one costs about a fifth
+ * of a spawn, and the PID namespace alone is what §6.4 needs.)
  */
 static void child_ns(const struct child_plan *p)
 {
@@ -900,10 +931,10 @@ static void child_userns(const struct child_plan *p)
 /* The command's own set-up and exec: working directory, privilege drop, Landlock. */
 static __attribute__((noreturn)) void child_exec(const struct child_plan *p)
 {
-        /* In a mount namespace of its own, resolve the path again: the descriptor opened
-         * before belongs to the host's namespace (getcwd() would not find it), and a masked
-         * directory must not be entered through it. It must still be the same directory. */
-        if (p->masks || p->pidns) {
+        /* In a mount namespace of its own (masks), resolve the path again: the descriptor
+         * opened before belongs to the host's namespace (getcwd() would not find it), and a
+         * masked directory must not be entered through it. It must still be the same one. */
+        if (p->masks) {
                 struct stat a, b;
                 if (chdir(p->cwd_path) != 0)
                         child_fail(p, STAGE_CWD, -1);
@@ -966,7 +997,7 @@ static int exec_entry(void *arg)
  * child, reaps whatever is orphaned in the namespace, and when the command ends reports its
  * wait status and exits, which makes the kernel kill every process left in the namespace
  * (a `setsid` job, a double fork). Being init, the command itself could not be killed by its
- * own signals (`kill $$`), nor would `$$` match its /proc entry: hence this extra process.
+ * own signals (`kill $$`): hence this extra process.
  * It only makes system calls, on its own stack.
  */
 static __attribute__((noreturn)) void child_init(const struct child_plan *p)
@@ -1011,7 +1042,7 @@ static __attribute__((noreturn)) void child_main(const struct child_plan *p)
 
         if (p->userns)
                 child_userns(p);
-        if (p->masks || p->pidns)
+        if (p->masks)
                 child_ns(p);
         if (p->masks && drop_mount_caps() != 0)
                 child_fail(p, STAGE_CAPS, -1);
