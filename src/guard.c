@@ -767,8 +767,12 @@ static int guard_grep(warder_backend *b, const struct warder_grep_request *req,
                 rc = warder_backend_grep(r.g->inner, &fr, &raw, err);
         }
         if (!rc) {
-                rc = filter_grep(&gg, &raw);
-                if (!inner_grep_filters(r.g))
+                /* A backend that honours the gate returns matches of admitted files only: they
+                 * are decided again only to be reported to the audit callback. */
+                bool trusted = inner_grep_filters(r.g);
+                if (!trusted || r.g->audit)
+                        rc = filter_grep(&gg, &raw);
+                if (!trusted)
                         raw.hidden_files = 0; /* unknown: counting drops would leak (§4.7) */
                 if (rc)
                         warder_error_set(err, rc, "grep: %s", warder_strerror(rc));
