@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "backends/exec.h"
+#include "ruleset-mask.h"
 #include "warder/guard.h"
 #include "warder/memory.h"
 #include "warder/sys/backend.h"
@@ -947,22 +948,6 @@ static unsigned fake_mask(void *ud, const char *literal, const char *real)
                 if (strcmp(base, ".env") == 0 || strcmp(base, "secrets") == 0 ||
                     (n > 4 && strcmp(base + n - 4, ".key") == 0))
                         return WARDER_MASK_HIDE;
-        }
-        return 0;
-}
-
-/* What a guard passes (§6.5): read denials hidden, write denials read-only. */
-static unsigned ruleset_mask(void *ud, const char *literal, const char *real)
-{
-        const warder_ruleset *rs = ud;
-        static const enum warder_op ops[] = {WARDER_OP_READ, WARDER_OP_WRITE};
-        for (int i = 0; i < 2; i++) {
-                struct warder_decision d = WARDER_DECISION_INIT;
-                int rc = warder_ruleset_check(rs, ops[i], literal, real, &d, NULL);
-                bool deny = rc != 0 || d.action == WARDER_DENY;
-                warder_decision_clear(&d);
-                if (deny)
-                        return i == 0 ? WARDER_MASK_HIDE : WARDER_MASK_READONLY;
         }
         return 0;
 }

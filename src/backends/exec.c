@@ -1365,6 +1365,17 @@ static bool drain(struct capture *c, const struct warder_exec_request *req, int 
         return true;
 }
 
+/* Reads one record of the child's status pipe; false at its end (or a short read). */
+static bool read_status(int fd, struct status_msg *m)
+{
+        for (;;) {
+                ssize_t n = read(fd, m, sizeof(*m));
+                if (n < 0 && errno == EINTR)
+                        continue;
+                return n == (ssize_t)sizeof(*m);
+        }
+}
+
 /* True once the child has exited (without reaping it, so its pid and group stay ours). */
 static bool child_exited(pid_t pid)
 {
@@ -1593,12 +1604,7 @@ int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_
         /* Set-up report: EOF at exec; a record before that names the failing stage. */
         struct status_msg msg;
         bool failed = false;
-        for (;;) {
-                ssize_t n = read(status[0], &msg, sizeof(msg));
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n != (ssize_t)sizeof(msg))
-                        break;
+        while (read_status(status[0], &msg)) {
                 if (msg.stage == STAGE_LANDLOCK_SKIPPED) {
                         landlock_skipped = true;
                         continue;
@@ -1704,12 +1710,7 @@ int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_
         if (plan.pidns && w > 0) {
                 (void)fcntl(status[0], F_SETFL, fcntl(status[0], F_GETFL) | O_NONBLOCK);
                 bool reported = false;
-                for (;;) {
-                        ssize_t n = read(status[0], &msg, sizeof(msg));
-                        if (n < 0 && errno == EINTR)
-                                continue;
-                        if (n != (ssize_t)sizeof(msg))
-                                break;
+                while (read_status(status[0], &msg)) {
                         if (msg.stage == STAGE_EXITED) {
                                 st = msg.error;
                                 reported = true;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "backends/exec.h"
+#include "ruleset-mask.h"
 #include "warder/ruleset.h"
 
 extern char **environ;
@@ -84,22 +85,6 @@ static unsigned mask_env(void *ud, const char *literal, const char *real)
         (void)real;
         const char *base = strrchr(literal, '/');
         return base && strcmp(base, "/.env") == 0 ? WARDER_MASK_HIDE : 0;
-}
-
-/* What a guard passes (§6.5): read denials hidden, write denials read-only. */
-static unsigned ruleset_mask(void *ud, const char *literal, const char *real)
-{
-        const warder_ruleset *rs = ud;
-        static const enum warder_op ops[] = {WARDER_OP_READ, WARDER_OP_WRITE};
-        for (int i = 0; i < 2; i++) {
-                struct warder_decision d = WARDER_DECISION_INIT;
-                int rc = warder_ruleset_check(rs, ops[i], literal, real, &d, NULL);
-                int deny = rc != 0 || d.action == WARDER_DENY;
-                warder_decision_clear(&d);
-                if (deny)
-                        return i == 0 ? WARDER_MASK_HIDE : WARDER_MASK_READONLY;
-        }
-        return 0;
 }
 
 struct variant {
