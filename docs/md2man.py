@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Turns docs/cli.md (a small Markdown subset) into the warder(1) man page.
 
 Usage: md2man.py INPUT.md OUTPUT.1 VERSION

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Configures (once) and builds warder in a build directory.
 # Usage: scripts/build.sh [BUILDDIR] [meson setup options...]
 set -euo pipefail

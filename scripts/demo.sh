@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds warder and runs its main job on the embedded default ruleset: a short tour of guarded
 # operations on a sample workspace made on the fly.
 set -euo pipefail

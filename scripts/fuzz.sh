@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds the libFuzzer harnesses (clang, ASan+UBSan) in build-fuzz and runs each one for a
 # bounded time on a scratch copy of its corpus (the repository is never written to).
 # Usage: scripts/fuzz.sh [SECONDS_PER_HARNESS] [HARNESS...]
-#   SECONDS_PER_HARNESS  default 60; HARNESS: path, glob, ruleset, command, guard (default:
+#   SECONDS_PER_HARNESS  default 60; HARNESS: path, glob, ruleset, command, guard, serve (default:
 #   all of them).
 # Environment: FUZZ_BUILDDIR (default build-fuzz), FUZZ_RSS_MB (default 2048),
 #   FUZZ_TIMEOUT (seconds per input, default 10), FUZZ_ARGS (extra libFuzzer flags).
@@ -26,6 +27,7 @@ max_len() {
     ruleset) echo 16384 ;;
     command) echo 2048 ;;
     guard) echo 1024 ;;
+    serve) echo 8192 ;;
     *) echo 4096 ;;
   esac
 }
@@ -46,7 +48,7 @@ if ! ninja -C "$builddir" >"$builddir/fuzz-build.log" 2>&1; then
   exit 1
 fi
 
-all=(path glob ruleset command guard)
+all=(path glob ruleset command guard serve)
 if [ $# -gt 0 ]; then
   for name in "$@"; do
     case " ${all[*]} " in *" $name "*) ;; *) echo "fuzz.sh: unknown harness '$name'" >&2; exit 2 ;; esac

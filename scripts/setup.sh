@@ -1,31 +1,98 @@
 #!/usr/bin/env bash
-# Installs the Debian packages warder needs to build, test and fuzz, when any is missing.
-# Usage: scripts/setup.sh            (safe to run again: it installs only what is missing)
+# SPDX-License-Identifier: MIT
+# Makes sure what warder needs to build, test and fuzz is there.
+#
+# Every requirement is looked for the way the build looks for it (programs on PATH, pkg-config
+# modules, a header the C compiler can include, a libFuzzer link with clang), so on any machine
+# that already has them this does nothing. What is missing is installed with apt-get where that
+# works (Debian and its derivatives, as root or through sudo); anywhere else the script names
+# what to install and fails.
+# Usage: scripts/setup.sh            (safe to run again: it changes nothing when all is found)
 set -euo pipefail
 
-packages=(
-  build-essential meson ninja-build pkg-config python3
-  libpcre2-dev libyaml-dev uthash-dev check
-  clang libclang-rt-14-dev clang-format
-  libfuse3-dev fuse3
-)
+cc=${CC:-cc}
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
 
-missing=()
-for p in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
-    missing+=("$p")
+# Each check: a description, the Debian package that provides it, and a test.
+missing_what=()
+missing_pkg=()
+need() {
+  local what=$1 pkg=$2
+  shift 2
+  if ! "$@" >/dev/null 2>&1; then
+    missing_what+=("$what")
+    missing_pkg+=("$pkg")
   fi
-done
+}
 
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
-fi
+meson_recent() {
+  local v
+  v=$(meson --version) || return 1
+  [ "$(printf '%s\n1.0.0\n' "$v" | sort -V | head -n 1)" = "1.0.0" ]
+}
 
-echo "setup: installing ${missing[*]}" >&2
+has_header() {
+  printf '#include <%s>\n' "$1" | "$cc" -E -x c - -o /dev/null
+}
+
+links_libfuzzer() {
+  printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n)\n{ (void)d; (void)n; return 0; }\n' \
+    >"$scratch/f.c"
+  clang -fsanitize=fuzzer,address,undefined "$scratch/f.c" -o "$scratch/f"
+}
+
+check_all() {
+  missing_what=()
+  missing_pkg=()
+  need "a C compiler ($cc)" build-essential command -v "$cc"
+  need "meson 1.0 or later" meson meson_recent
+  need "ninja" ninja-build command -v ninja
+  need "pkg-config" pkg-config command -v pkg-config
+  need "python3" python3 command -v python3
+  need "the pkg-config module libpcre2-8 (PCRE2, 8-bit)" libpcre2-dev pkg-config --exists libpcre2-8
+  need "the pkg-config module yaml-0.1 (libyaml)" libyaml-dev pkg-config --exists yaml-0.1
+  need "the pkg-config module check (the Check unit test framework)" check pkg-config --exists check
+  need "the pkg-config module jansson (JSON)" libjansson-dev pkg-config --exists jansson
+  need "the header uthash.h" uthash-dev has_header uthash.h
+  need "clang (fuzzing)" clang command -v clang
+  need "clang's libFuzzer and sanitizer runtimes" libclang-rt-14-dev links_libfuzzer
+  need "clang-format (formatting check)" clang-format command -v clang-format
+  need "the pkg-config module fuse3 (the tests' case-insensitive file system)" libfuse3-dev \
+    pkg-config --exists fuse3
+  need "fusermount3 (FUSE mounts for the tests)" fuse3 command -v fusermount3
+}
+
+check_all
+[ ${#missing_what[@]} -eq 0 ] && exit 0
+
+say_missing() {
+  echo "setup: missing:" >&2
+  for i in "${!missing_what[@]}"; do
+    echo "  - ${missing_what[$i]} (Debian package: ${missing_pkg[$i]})" >&2
+  done
+}
+
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then
-  sudo="sudo"
+  command -v sudo >/dev/null 2>&1 && sudo="sudo"
 fi
+if ! command -v apt-get >/dev/null 2>&1 || { [ "$(id -u)" -ne 0 ] && [ -z "$sudo" ]; }; then
+  say_missing
+  echo "setup: cannot install them here (no apt-get, or not root and no sudo);" \
+    "install them with your system's package manager and run this again" >&2
+  exit 1
+fi
+
+mapfile -t packages < <(printf '%s\n' "${missing_pkg[@]}" | sort -u)
+echo "setup: installing ${packages[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+$sudo apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+
+check_all
+if [ ${#missing_what[@]} -gt 0 ]; then
+  say_missing
+  echo "setup: still missing after apt-get install; install them by hand" >&2
+  exit 1
+fi

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds warder and runs the whole test suite twice: a normal build and an ASan+UBSan build,
-# both with warnings as errors. Ends with the line "N passed, N failed".
+# both with warnings as errors. Names every skipped test with the reason it printed, and ends
+# with the line "N passed, N failed, N skipped" (a skipped test is never counted as passed).
+# Exit status: 0 when nothing failed (skips allowed), 1 otherwise.
 # Usage: scripts/test.sh [--quick]   (--quick: the normal build only)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +15,8 @@ scripts/setup.sh || exit 1
 
 passed=0
 failed=0
+skipped=0
+skip_notes=()
 status=0
 
 run_suite() {
@@ -24,30 +29,45 @@ run_suite() {
     status=1
     return
   fi
+  rm -f "$builddir/meson-logs/testlog.json" # a stale log must never be counted
   meson test -C "$builddir" --print-errorlogs --num-processes 2 >"$builddir/test-output.txt" 2>&1
   local rc=$?
   tail -n 12 "$builddir/test-output.txt"
   [ $rc -eq 0 ] || { grep -E '^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT|ERROR)' "$builddir/test-output.txt"; status=1; }
-  local counts
-  counts=$(python3 - "$builddir/meson-logs/testlog.json" <<'PY'
+  # One line per test from meson's log: RESULT<TAB>NAME<TAB>REASON (the reason for a skip is
+  # the line the test printed starting with "SKIP:", else its last line of output).
+  local results
+  results=$(python3 - "$builddir/meson-logs/testlog.json" <<'PY'
 import json, sys
-ok = bad = 0
 try:
-    for line in open(sys.argv[1]):
-        if not line.strip():
-            continue
-        r = json.loads(line)["result"]
-        if r in ("OK", "SKIP", "EXPECTEDFAIL"):
-            ok += 1
-        else:
-            bad += 1
+    lines = [l for l in open(sys.argv[1]) if l.strip()]
+    for line in lines:
+        r = json.loads(line)
+        out = [l.strip() for l in (r.get("stdout") or "").splitlines() if l.strip()]
+        reason = next((l[5:].strip() for l in out if l.startswith("SKIP:")), out[-1] if out else "")
+        name = r["name"].split(" / ", 1)[-1]
+        print("%s\t%s\t%s" % (r["result"], name, reason.replace("\t", " ")))
+    if not lines:
+        print("ERROR\t(meson test)\tno test ran")
 except (OSError, ValueError, KeyError):
-    bad += 1  # an unreadable log counts as a failure, never as a pass
-print(ok, bad)
+    # an unreadable log counts as a failure, never as a pass
+    print("ERROR\t(meson test)\tthe test log cannot be read")
 PY
 )
-  passed=$((passed + ${counts% *}))
-  failed=$((failed + ${counts#* }))
+  local result name reason
+  while IFS=$'\t' read -r result name reason; do
+    case $result in
+      OK | EXPECTEDFAIL) passed=$((passed + 1)) ;;
+      SKIP)
+        skipped=$((skipped + 1))
+        skip_notes+=("$builddir: $name: ${reason:-(no reason printed)}")
+        ;;
+      *)
+        failed=$((failed + 1))
+        status=1
+        ;;
+    esac
+  done <<<"$results"
 }
 
 run_suite build
@@ -55,5 +75,8 @@ if [ $quick -eq 0 ]; then
   run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
 fi
 
-echo "$passed passed, $failed failed"
+for note in "${skip_notes[@]}"; do
+  echo "skipped: $note"
+done
+echo "$passed passed, $failed failed, $skipped skipped"
 exit $status

@@ -981,10 +981,13 @@ WARDER_API int warder_backend_execute(warder_backend *b, const struct warder_exe
                 cstr_free(&c);
                 return rc;
         }
-        /* The backend always sees the newest request: an older caller's struct is shorter. */
+        /* The backend always sees the newest request: an older caller's struct is shorter
+         * (version 1 ends before `cancel`, version 2 before `mask`). */
         struct warder_exec_request copy = WARDER_EXEC_REQUEST_INIT;
         memcpy(&copy, req,
-               req->version >= 2 ? sizeof(copy) : offsetof(struct warder_exec_request, mask));
+               req->version >= 3   ? sizeof(copy)
+               : req->version == 2 ? offsetof(struct warder_exec_request, mask)
+                                   : offsetof(struct warder_exec_request, cancel));
         copy.version = WARDER_EXEC_REQUEST_VERSION;
         copy.command = c.p;
         struct warder_exec_result tmp;
@@ -1001,8 +1004,9 @@ WARDER_API int warder_backend_execute(warder_backend *b, const struct warder_exe
         }
         /* An older caller's result ends before the fields its request version did not know. */
         memcpy(out, &tmp,
-               req->version >= 2 ? sizeof(tmp)
-                                 : offsetof(struct warder_exec_result, pid_namespace));
+               req->version >= 3   ? sizeof(tmp)
+               : req->version == 2 ? offsetof(struct warder_exec_result, pid_namespace)
+                                   : offsetof(struct warder_exec_result, cancelled));
         return 0;
 }
 

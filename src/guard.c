@@ -27,6 +27,7 @@ struct guard {
         char *root; /* normalised, or NULL: the ruleset's */
         char *home; /* normalised, or NULL: the ruleset's */
         warder_approve_fn approve;
+        warder_approve_ex_fn approve_ex;
         void *approve_ud;
         warder_audit_fn audit;
         void *audit_ud;
@@ -171,6 +172,20 @@ static int gate(struct guard *g, const struct warder_guard_request *req,
                 audit(g, req, d, false, true, false, WARDER_ALLOW);
                 return 0;
         }
+        if (g->approve_ex) {
+                enum warder_approval a = g->approve_ex(g->approve_ud, req, d);
+                if (a == WARDER_APPROVAL_GRANT) {
+                        audit(g, req, d, true, true, false, WARDER_ALLOW);
+                        return 0;
+                }
+                if (a == WARDER_APPROVAL_DEFER) {
+                        audit(g, req, d, true, false, false, WARDER_ASK);
+                        return refuse(err, WARDER_EASK, d, "needs approval");
+                }
+                /* DECLINE, or not an answer: fail closed */
+                audit(g, req, d, true, false, false, WARDER_DENY);
+                return refuse(err, WARDER_EDENIED, d, "not approved, asked");
+        }
         if (!g->approve) {
                 audit(g, req, d, false, false, false, WARDER_ASK);
                 return refuse(err, WARDER_EASK, d, "needs approval");
@@ -298,6 +313,7 @@ static int admit_path(struct request *r, enum warder_op op, const char *target, 
             .target = target,
             .literal = lit->data,
             .real = *real ? *real : lit->data,
+            .rules = r->rs,
         };
         rc = gate(r->g, &req, &d, flags, err);
         warder_decision_clear(&d);
@@ -349,7 +365,7 @@ static int read_literal_first(struct request *r, const char *path, uint64_t offs
         if (!rc && d.action == WARDER_ALLOW) {
                 /* Audited before forwarding, like every decision; a read that then meets a
                  * symlink is decided and audited again the long way. */
-                struct warder_guard_request req = {WARDER_OP_READ, path, lit.data, lit.data};
+                struct warder_guard_request req = {WARDER_OP_READ, path, lit.data, lit.data, r->rs};
                 audit(r->g, &req, &d, false, false, false, WARDER_ALLOW);
                 struct warder_error attempt = WARDER_ERROR_INIT;
                 rc = warder_backend_read(r->g->inner, lit.data, lit.len, offset, limit,
@@ -529,6 +545,7 @@ static void audit_result(struct request *r, enum warder_op op, const char *path,
             .target = path,
             .literal = lit->data,
             .real = real ? real : lit->data,
+            .rules = r->rs,
         };
         audit(r->g, &req, d, false, false, true, d->action);
 }
@@ -926,6 +943,7 @@ static int guard_execute(warder_backend *b, const struct warder_exec_request *re
                     .target = line,
                     .literal = line,
                     .real = NULL,
+                    .rules = r.rs,
                 };
                 rc = gate(r.g, &greq, &d, req->flags, err);
         }
@@ -1060,6 +1078,9 @@ WARDER_API int warder_guard_new(warder_backend **out, warder_backend *inner, war
         if (opts->version == 0 || opts->version > WARDER_GUARD_OPTIONS_VERSION)
                 return warder_error_set(err, WARDER_EINVAL, "guard: unknown options version %u",
                                         opts->version);
+        if (opts->version >= 2 && opts->approve && opts->approve_ex)
+                return warder_error_set(err, WARDER_EINVAL,
+                                        "guard: approve and approve_ex cannot be combined");
         struct guard *g = calloc(1, sizeof(*g));
         if (!g)
                 return warder_error_set(err, WARDER_ENOMEM, "out of memory");
@@ -1088,6 +1109,7 @@ WARDER_API int warder_guard_new(warder_backend **out, warder_backend *inner, war
         g->inner_realpath = warder_backend_can_realpath(inner);
         g->rules = warder_ruleset_ref(rules);
         g->approve = opts->approve;
+        g->approve_ex = opts->version >= 2 ? opts->approve_ex : NULL;
         g->approve_ud = opts->approve_ud;
         g->audit = opts->audit;
         g->audit_ud = opts->audit_ud;

@@ -1,32 +1,92 @@
 /* SPDX-License-Identifier: MIT */
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "util.h"
 #include "warder/path.h"
+
+/* Whether the component starting at s[i] (the string is `len` bytes) is "." or "..". */
+static inline bool dot_component(const char *s, size_t i, size_t len)
+{
+        if (s[i] != '.')
+                return false;
+        if (i + 1 == len || s[i + 1] == '/')
+                return true;
+        return s[i + 1] == '.' && (i + 2 == len || s[i + 2] == '/');
+}
+
+/* Whether s[0..len) (len > 0, s[0] != '/') is already normal: no empty, "." or ".."
+ * component and no trailing slash, so it can be appended as it is. */
+static bool plain(const char *s, size_t len)
+{
+        if (s[len - 1] == '/' || dot_component(s, 0, len))
+                return false;
+        size_t i = 0;
+#if defined(__SSE2__)
+        /* sixteen separators at a time; only a separator followed by '/' or '.' is looked at */
+        const __m128i sep = _mm_set1_epi8('/'), dot = _mm_set1_epi8('.');
+        for (; i + 17 <= len; i += 16) {
+                __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+                __m128i next = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 1));
+                unsigned m = (unsigned)_mm_movemask_epi8(
+                    _mm_and_si128(_mm_cmpeq_epi8(v, sep), _mm_or_si128(_mm_cmpeq_epi8(next, sep),
+                                                                       _mm_cmpeq_epi8(next, dot))));
+                while (m) {
+                        size_t at = i + (size_t)__builtin_ctz(m) + 1;
+                        if (s[at] == '/' || dot_component(s, at, len))
+                                return false;
+                        m &= m - 1;
+                }
+        }
+#endif
+        for (; i + 1 < len; i++) {
+                if (s[i] == '/' && (s[i + 1] == '/' || dot_component(s, i + 1, len)))
+                        return false;
+        }
+        return true;
+}
 
 /* Appends the components of `s` (`len` bytes) to the absolute path in `out` (§3.1). */
 static int push_components(struct warder__buf *out, const char *s, size_t len)
 {
+        while (len && s[0] == '/')
+                s++, len--;
+        if (len && plain(s, len)) {
+                /* the common case, in one copy */
+                int rc = warder__buf_reserve(out, len + 1);
+                if (rc)
+                        return rc;
+                out->data[out->len++] = '/';
+                memcpy(out->data + out->len, s, len);
+                out->len += len;
+                out->data[out->len] = '\0';
+                return 0;
+        }
         size_t i = 0;
         while (i < len) {
                 while (i < len && s[i] == '/')
                         i++;
                 size_t start = i;
-                while (i < len && s[i] != '/')
-                        i++;
+                const char *slash = i < len ? memchr(s + i, '/', len - i) : NULL;
+                i = slash ? (size_t)(slash - s) : len;
                 size_t n = i - start;
                 if (n == 0 || (n == 1 && s[start] == '.'))
                         continue;
                 if (n == 2 && s[start] == '.' && s[start + 1] == '.') {
-                        char *slash = out->len ? memrchr(out->data, '/', out->len) : NULL;
-                        warder__buf_truncate(out, slash ? (size_t)(slash - out->data) : 0);
+                        char *up = out->len ? memrchr(out->data, '/', out->len) : NULL;
+                        warder__buf_truncate(out, up ? (size_t)(up - out->data) : 0);
                         continue;
                 }
-                int rc = warder__buf_putc(out, '/');
-                if (!rc)
-                        rc = warder__buf_append(out, s + start, n);
+                int rc = warder__buf_reserve(out, n + 1);
                 if (rc)
                         return rc;
+                out->data[out->len++] = '/';
+                memcpy(out->data + out->len, s + start, n);
+                out->len += n;
+                out->data[out->len] = '\0';
         }
         return 0;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "support.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 int warder_test_run(Suite *s)
@@ -10,4 +11,27 @@ int warder_test_run(Suite *s)
         int failed = srunner_ntests_failed(sr);
         srunner_free(sr);
         return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+char *warder_test_slurp(const char *path, size_t *len)
+{
+        FILE *f = fopen(path, "rb");
+        if (!f)
+                return NULL;
+        size_t cap = 8192, n = 0;
+        char *buf = malloc(cap);
+        ck_assert_ptr_nonnull(buf);
+        size_t got;
+        while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+                n += got;
+                if (n + 1 >= cap) {
+                        cap *= 2;
+                        buf = realloc(buf, cap);
+                        ck_assert_ptr_nonnull(buf);
+                }
+        }
+        fclose(f);
+        buf[n] = '\0';
+        *len = n;
+        return buf;
 }

@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <jansson.h>
+
 #include "cli-run.h"
 #include "support.h"
 #include "workspace.h"
@@ -22,7 +24,7 @@ START_TEST(help_and_version)
         cli_result_free(&r);
         static const char *const subs[] = {"match", "normalize", "check", "explain", "lint",
                                            "test",  "read",      "write", "edit",    "ls",
-                                           "glob",  "grep",      "exec"};
+                                           "glob",  "grep",      "exec",  "serve"};
         for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
                 r = cli_run(subs[i], "--help");
                 ck_assert_msg(r.status == 0, "%s --help exited %d: %s", subs[i], r.status, r.err);
@@ -546,6 +548,295 @@ START_TEST(interactive_approval)
 }
 END_TEST
 
+/* ---- --json on every exit path, exec's status, approval tokens, grep and edit options ---- */
+
+/* The one JSON document a --json call printed (the test fails on anything else). */
+static json_t *one_json(const struct cli_result *r)
+{
+        json_error_t e;
+        json_t *v = json_loads(r->out, JSON_REJECT_DUPLICATES, &e);
+        ck_assert_msg(json_is_object(v), "not one JSON object (%s): %s", e.text, r->out);
+        return v;
+}
+
+static const char *jstr(json_t *o, const char *path)
+{
+        char key[64];
+        const char *dot = strchr(path, '.');
+        if (dot) {
+                snprintf(key, sizeof(key), "%.*s", (int)(dot - path), path);
+                return jstr(json_object_get(o, key), dot + 1);
+        }
+        json_t *v = json_object_get(o, path);
+        ck_assert_msg(json_is_string(v), "%s is not a string", path);
+        return json_string_value(v);
+}
+
+START_TEST(json_on_every_exit_path)
+{
+        ws_put("bad.yaml", "warder: 1\nread:\n  rulez: []\n");
+        char bad[600];
+        snprintf(bad, sizeof(bad), "%s/bad.yaml", ws);
+        struct {
+                const char *const *argv;
+                const char *code;
+        } cases[] = {
+            {(const char *const[]){"warder", "--json", "read", NULL}, "usage"},
+            {(const char *const[]){"warder", "--json", "frobnicate", NULL}, "usage"},
+            {(const char *const[]){"warder", "read", "--json", "--bogus", "x", NULL}, "usage"},
+            {(const char *const[]){"warder", "--json", "check", "delete", "x", NULL}, "usage"},
+            {(const char *const[]){"warder", "--json", "--rules", bad, "read", "x", NULL},
+             "WARDER_EPARSE"},
+            {(const char *const[]){"warder", "--json", "--rules", bad, "check", "read", "x", NULL},
+             "WARDER_EPARSE"},
+            {(const char *const[]){"warder", "--json", "--rules", bad, "serve", NULL},
+             "WARDER_EPARSE"},
+            {(const char *const[]){"warder", "--json", "--preset", "nope", "ls", NULL},
+             "WARDER_ENOENT"},
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                struct cli_result r = cli_run_in(ws, "", cases[i].argv);
+                ck_assert_msg(r.status == 2, "case %zu: exit %d", i, r.status);
+                json_t *o = one_json(&r);
+                ck_assert_str_eq(jstr(o, "status"), "error");
+                ck_assert_str_eq(jstr(o, "error.code"), cases[i].code);
+                ck_assert_int_eq(json_integer_value(json_object_get(o, "exit_status")), 2);
+                if (strcmp(cases[i].code, "WARDER_EPARSE") == 0) {
+                        json_t *e = json_object_get(o, "error");
+                        ck_assert_int_eq(json_integer_value(json_object_get(e, "line")), 3);
+                        ck_assert_int_eq(json_integer_value(json_object_get(e, "column")), 3);
+                        ck_assert_ptr_nonnull(strstr(jstr(o, "error.file"), "bad.yaml"));
+                }
+                /* the people's message is still on stderr */
+                ck_assert_ptr_nonnull(strstr(r.err, "warder"));
+                json_decref(o);
+                cli_result_free(&r);
+        }
+        /* control: without --json, stdout stays empty on the same errors */
+        struct cli_result r = ws_run("read");
+        ck_assert_int_eq(r.status, 2);
+        ck_assert_str_eq(r.out, "");
+        cli_result_free(&r);
+        /* other errors (exit 4) answer in JSON too */
+        r = ws_run("--json", "read", "missing.txt");
+        ck_assert_int_eq(r.status, 4);
+        json_t *o = one_json(&r);
+        ck_assert_str_eq(jstr(o, "error.code"), "WARDER_ENOENT");
+        json_decref(o);
+        cli_result_free(&r);
+        /* read says whether it stopped short */
+        r = ws_run("--json", "read", "--limit", "3", "src/main.c");
+        o = one_json(&r);
+        ck_assert(json_is_true(json_object_get(o, "truncated")));
+        ck_assert_str_eq(jstr(o, "content"), "int");
+        json_decref(o);
+        cli_result_free(&r);
+        r = ws_run("--json", "read", "src/main.c");
+        o = one_json(&r);
+        ck_assert(json_is_false(json_object_get(o, "truncated")));
+        json_decref(o);
+        cli_result_free(&r);
+}
+END_TEST
+
+/* A command that exits 3 is not "approval required": with --json warder exits 0 once the
+ * command ran, and the fields say how it ended. */
+START_TEST(exec_json_reports_the_command_status)
+{
+        struct cli_result r =
+            ws_run("--preset", "permissive", "--json", "exec", "--", "echo out; exit 3");
+        ck_assert_int_eq(r.status, 0);
+        json_t *o = one_json(&r);
+        ck_assert_str_eq(jstr(o, "status"), "ok");
+        ck_assert_int_eq(json_integer_value(json_object_get(o, "exit_status")), 3);
+        ck_assert(json_is_null(json_object_get(o, "signal")));
+        ck_assert(json_is_false(json_object_get(o, "timed_out")));
+        ck_assert(json_is_false(json_object_get(o, "cancelled")));
+        ck_assert_str_eq(jstr(o, "stdout"), "out\n");
+        json_decref(o);
+        cli_result_free(&r);
+        /* control: without --json the status is the command's own, the same 3 as an ask */
+        r = ws_run("--preset", "permissive", "exec", "--", "exit 3");
+        ck_assert_int_eq(r.status, 3);
+        cli_result_free(&r);
+        r = ws_run("--preset", "permissive", "--json", "exec", "--timeout", "0.2", "--", "sleep 5");
+        ck_assert_int_eq(r.status, 0);
+        o = one_json(&r);
+        ck_assert(json_is_true(json_object_get(o, "timed_out")));
+        ck_assert_int_eq(json_integer_value(json_object_get(o, "signal")), 9);
+        ck_assert(json_is_null(json_object_get(o, "exit_status")));
+        json_decref(o);
+        cli_result_free(&r);
+        /* not run: 1 and 3 keep their meaning */
+        r = ws_run("--json", "exec", "--", "cat .env");
+        ck_assert_int_eq(r.status, 1);
+        o = one_json(&r);
+        ck_assert_str_eq(jstr(o, "status"), "denied");
+        json_decref(o);
+        cli_result_free(&r);
+        r = ws_run("--json", "exec", "--", "exit 3");
+        ck_assert_int_eq(r.status, 3);
+        o = one_json(&r);
+        ck_assert_str_eq(jstr(o, "status"), "ask");
+        json_decref(o);
+        cli_result_free(&r);
+}
+END_TEST
+
+/* --approve-token: the token an ask printed approves that request, and nothing else. */
+START_TEST(approve_token)
+{
+        struct cli_result r = cli_run_in(
+            ws, "hello\n", (const char *const[]){"warder", "--json", "write", "new.txt", NULL});
+        ck_assert_int_eq(r.status, 3);
+        json_t *o = one_json(&r);
+        char *token = strdup(jstr(o, "approval.token"));
+        json_decref(o);
+        cli_result_free(&r);
+        char path[600];
+        snprintf(path, sizeof(path), "%s/new.txt", ws);
+        struct stat st;
+        ck_assert_int_ne(stat(path, &st), 0);
+        /* another target: refused, nothing written */
+        r = cli_run_in(ws, "x\n",
+                       (const char *const[]){"warder", "--json", "--approve-token", token, "write",
+                                             "other.txt", NULL});
+        ck_assert_int_eq(r.status, 3);
+        o = one_json(&r);
+        ck_assert_ptr_nonnull(strstr(jstr(o, "token_refused"), "another request"));
+        json_decref(o);
+        cli_result_free(&r);
+        /* another operation on the same target */
+        r = ws_run("--approve-token", token, "edit", "--old", "a", "--new", "b", "new.txt");
+        ck_assert_int_eq(r.status, 3);
+        cli_result_free(&r);
+        /* an expired spelling of the same token */
+        char *expired = strdup(token);
+        memcpy(expired + 4, "0000000000000001", 16);
+        r = cli_run_in(
+            ws, "x\n",
+            (const char *const[]){"warder", "--approve-token", expired, "write", "new.txt", NULL});
+        ck_assert_int_eq(r.status, 3);
+        ck_assert_ptr_nonnull(strstr(r.err, "expired"));
+        cli_result_free(&r);
+        /* another ruleset (same decision, other digest) */
+        ws_put("other.yaml", "warder: 1\ndefault: ask\n");
+        char rules[600];
+        snprintf(rules, sizeof(rules), "%s/other.yaml", ws);
+        r = cli_run_in(ws, "x\n",
+                       (const char *const[]){"warder", "--rules", rules, "--approve-token", token,
+                                             "write", "new.txt", NULL});
+        ck_assert_int_eq(r.status, 3);
+        cli_result_free(&r);
+        ck_assert_int_ne(stat(path, &st), 0);
+        /* a deny is never approved */
+        r = ws_run("--approve-token", token, "read", ".env");
+        ck_assert_int_eq(r.status, 1);
+        cli_result_free(&r);
+        /* the request it was issued for goes through */
+        r = cli_run_in(
+            ws, "hello\n",
+            (const char *const[]){"warder", "--approve-token", token, "write", "new.txt", NULL});
+        ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+        cli_result_free(&r);
+        r = ws_run("read", "new.txt");
+        ck_assert_str_eq(r.out, "hello\n");
+        cli_result_free(&r);
+        r = ws_run("--interactive", "--approve-token", token, "read", "x");
+        ck_assert_int_eq(r.status, 2);
+        cli_result_free(&r);
+        free(expired);
+        free(token);
+}
+END_TEST
+
+START_TEST(grep_options)
+{
+        ws_put("three.txt", "Needle one\nneedle two\nNEEDLE three\n");
+        struct cli_result r = ws_run("grep", "needle", "three.txt");
+        ck_assert_str_eq(r.out, "three.txt:2:needle two\n");
+        cli_result_free(&r);
+        r = ws_run("grep", "--ignore-case", "needle", "three.txt");
+        ck_assert_str_eq(
+            r.out, "three.txt:1:Needle one\nthree.txt:2:needle two\nthree.txt:3:NEEDLE three\n");
+        cli_result_free(&r);
+        r = ws_run("--json", "grep", "-i", "--max-matches", "2", "needle", "three.txt");
+        ck_assert_int_eq(r.status, 0);
+        json_t *o = one_json(&r);
+        ck_assert_uint_eq(json_array_size(json_object_get(o, "matches")), 2);
+        ck_assert(json_is_true(json_object_get(o, "truncated")));
+        json_decref(o);
+        cli_result_free(&r);
+        r = ws_run("grep", "--max-matches", "x", "needle");
+        ck_assert_int_eq(r.status, 2);
+        cli_result_free(&r);
+        /* caseless grep still never searches .env (§4.7) */
+        r = ws_run("grep", "-i", "api_key");
+        ck_assert_ptr_null(strstr(r.out, WS_SECRET));
+        ck_assert_ptr_nonnull(strstr(r.out, "src/main.c:1:"));
+        cli_result_free(&r);
+}
+END_TEST
+
+/* edit takes its texts from files or stdin, byte for byte: a 200 kB old text works. */
+START_TEST(edit_texts_from_files)
+{
+        size_t big = 200 * 1024;
+        char *block = malloc(big + 1);
+        for (size_t i = 0; i < big; i++)
+                block[i] = (char)('a' + (i * 7 + i / 26) % 26);
+        block[big] = '\0';
+        block[0] = 'Z'; /* occurs once in the file below */
+        char *file = malloc(2 * big + 64);
+        snprintf(file, 2 * big + 64, "head\n%s\ntail\n", block);
+        ws_put("big.txt", file);
+        ws_put("old.txt", block);
+        char old_path[600], big_path[600];
+        snprintf(old_path, sizeof(old_path), "%s/old.txt", ws);
+        snprintf(big_path, sizeof(big_path), "%s/big.txt", ws);
+        struct cli_result r = cli_run_in(
+            ws, "NEW",
+            (const char *const[]){"warder", "--preset", "permissive", "--json", "edit",
+                                  "--old-file", old_path, "--new-file", "-", "big.txt", NULL});
+        ck_assert_msg(r.status == 0, "exit %d: %s %s", r.status, r.out, r.err);
+        json_t *o = one_json(&r);
+        ck_assert_int_eq(json_integer_value(json_object_get(o, "replacements")), 1);
+        json_decref(o);
+        cli_result_free(&r);
+        r = ws_run("read", "big.txt");
+        ck_assert_str_eq(r.out, "head\nNEW\ntail\n");
+        cli_result_free(&r);
+        /* stdin for the old text, a file for the new; both from stdin is a usage error */
+        ws_put("new.txt", "tail-2");
+        char new_path[600];
+        snprintf(new_path, sizeof(new_path), "%s/new.txt", ws);
+        r = cli_run_in(ws, "tail",
+                       (const char *const[]){"warder", "--preset", "permissive", "edit",
+                                             "--old-file", "-", "--new-file", new_path, "big.txt",
+                                             NULL});
+        ck_assert_int_eq(r.status, 0);
+        cli_result_free(&r);
+        r = ws_run("read", "big.txt");
+        ck_assert_str_eq(r.out, "head\nNEW\ntail-2\n");
+        cli_result_free(&r);
+        r = ws_run("edit", "--old-file", "-", "--new-file", "-", "big.txt");
+        ck_assert_int_eq(r.status, 2);
+        cli_result_free(&r);
+        r = ws_run("edit", "--old", "a", "--old-file", old_path, "--new", "b", "big.txt");
+        ck_assert_int_eq(r.status, 2);
+        cli_result_free(&r);
+        /* the default preset asks before an edit: nothing changes without approval */
+        r = cli_run_in(ws, "x",
+                       (const char *const[]){"warder", "edit", "--old", "NEW", "--new-file", "-",
+                                             "big.txt", NULL});
+        ck_assert_int_eq(r.status, 3);
+        cli_result_free(&r);
+        free(block);
+        free(file);
+        (void)big_path;
+}
+END_TEST
+
 START_TEST(shipped_rulesets_pass_their_tests)
 {
         const char *src = getenv("WARDER_SOURCE_ROOT");
@@ -586,6 +877,11 @@ int main(void)
         tcase_add_test(ops, interactive_approval);
         tcase_add_test(ops, exec_decides_then_runs);
         tcase_add_test(ops, exec_mask_denied);
+        tcase_add_test(ops, json_on_every_exit_path);
+        tcase_add_test(ops, exec_json_reports_the_command_status);
+        tcase_add_test(ops, approve_token);
+        tcase_add_test(ops, grep_options);
+        tcase_add_test(ops, edit_texts_from_files);
         suite_add_tcase(s, ops);
         return warder_test_run(s);
 }

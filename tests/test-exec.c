@@ -661,6 +661,107 @@ START_TEST(test_pid_namespace_refused)
 }
 END_TEST
 
+/* ---- cancellation ---- */
+
+struct canceller {
+        warder_cancel *flag;
+        unsigned delay_ms;
+};
+
+static void *cancel_later(void *arg)
+{
+        struct canceller *c = arg;
+        struct timespec ts = {c->delay_ms / 1000, (long)(c->delay_ms % 1000) * 1000000};
+        nanosleep(&ts, NULL);
+        warder_cancel_trigger(c->flag);
+        return NULL;
+}
+
+/* A raised flag kills the whole group at once; without it the same command would run for
+ * its 100 s (the control arm: the same flag left alone lets a short command finish). */
+START_TEST(test_cancel_kills_group)
+{
+        struct warder__exec_config cfg;
+        config(&cfg);
+        cfg.timeout_ms = 60000;
+        warder_cancel *flag = NULL;
+        ck_assert_int_eq(warder_cancel_new(&flag), 0);
+        ck_assert(!warder_cancel_triggered(flag));
+        ck_assert_int_ge(warder_cancel_fd(flag), 0);
+        struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
+        req.command = "sleep 0.2; echo done";
+        req.command_len = strlen(req.command);
+        req.cancel = flag;
+        struct warder_exec_result r;
+        ck_assert_int_eq(warder__exec_run(&cfg, &req, &r, NULL), 0);
+        ck_assert_str_eq(r.out.data, "done\n");
+        ck_assert(!r.cancelled && !r.timed_out);
+        ck_assert_int_eq(r.exit_status, 0);
+        result_free(&r);
+
+        struct canceller c = {flag, 300};
+        pthread_t t;
+        ck_assert_int_eq(pthread_create(&t, NULL, cancel_later, &c), 0);
+        char marker[32], cmd[96];
+        unique_marker(marker, sizeof(marker), 9);
+        snprintf(cmd, sizeof(cmd), "setsid sleep %s & sleep 100", marker);
+        req.command = cmd;
+        req.command_len = strlen(req.command);
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        ck_assert_int_eq(warder__exec_run(&cfg, &req, &r, NULL), 0);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        pthread_join(t, NULL);
+        ck_assert(warder_cancel_triggered(flag));
+        ck_assert(r.cancelled);
+        ck_assert(!r.timed_out);
+        ck_assert_int_eq(r.signal, SIGKILL);
+        ck_assert_int_lt(t1.tv_sec - t0.tv_sec, 50);
+        if (r.pid_namespace) /* §6.4: the whole namespace went with it */
+                ck_assert_int_eq(sleepers_left(marker), 0);
+        result_free(&r);
+
+        /* raised before the start: the command is killed at once */
+        req.command = "sleep 100";
+        req.command_len = strlen(req.command);
+        ck_assert_int_eq(warder__exec_run(&cfg, &req, &r, NULL), 0);
+        ck_assert(r.cancelled);
+        result_free(&r);
+        warder_cancel_free(flag);
+        warder_cancel_free(NULL);
+        warder_cancel_trigger(NULL);
+        ck_assert(!warder_cancel_triggered(NULL));
+        ck_assert_int_eq(warder_cancel_fd(NULL), -1);
+}
+END_TEST
+
+/* A version 1 request (before `cancel`) still runs through the dispatch layer. */
+START_TEST(test_request_version_1)
+{
+        warder_backend *b = NULL;
+        struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
+        o.exec = true;
+        ck_assert_int_eq(warder_local_new(&b, "/tmp", &o, NULL), 0);
+        /* the struct a version 1 caller had: everything up to `cancel`; its result ends before
+         * `cancelled` (here the rest of r stays as it was) */
+        unsigned char storage[offsetof(struct warder_exec_request, cancel)];
+        struct warder_exec_request full = WARDER_EXEC_REQUEST_INIT;
+        full.version = 1;
+        full.command = "echo v1";
+        full.command_len = 7;
+        memcpy(storage, &full, sizeof(storage));
+        struct warder_exec_result r;
+        memset(&r, 0, sizeof(r));
+        ck_assert_int_eq(warder_backend_execute(
+                             b, (const struct warder_exec_request *)(void *)storage, &r, NULL),
+                         0);
+        ck_assert_str_eq(r.out.data, "v1\n");
+        ck_assert(!r.cancelled);
+        warder_exec_result_free(&r);
+        warder_backend_free(b);
+}
+END_TEST
+
 /* An endless producer still meets its deadline (the capture never starves the clock). */
 START_TEST(test_deadline_endless_output)
 {
@@ -2034,6 +2135,8 @@ static Suite *exec_suite(void)
         tcase_add_test(tc, test_nothing_outlives_the_command);
         tcase_add_test(tc, test_status_through_the_init);
         tcase_add_test(tc, test_pid_namespace_refused);
+        tcase_add_test(tc, test_cancel_kills_group);
+        tcase_add_test(tc, test_request_version_1);
         tcase_add_test(tc, test_deadline_endless_output);
         tcase_add_test(tc, test_own_process_group);
         tcase_add_test(tc, test_privilege_drop);

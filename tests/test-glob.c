@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The core matcher (semantics §2.1–§2.10, §2.13), command patterns (§5.1), `warder match`. */
+/* The core matcher (semantics §2.1–§2.10, §2.13), command patterns (§5.1), `warder match`.
+ * git's wildmatch vectors (§2.9) are a test of their own: test-wildmatch-vectors.c. */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 
 #include "glob/glob-impl.h"
 #include "glob/glob-internal.h"
+#include "glob-match.h"
 #include "support.h"
 #include "warder/warder.h"
 
@@ -26,81 +28,6 @@ extern char **environ;
 #define FOLD WARDER_GLOB_FOLD_CASE
 #define CMD  WARDER_GLOB_COMMAND
 #define NOBR WARDER_GLOB_NO_BRACES
-
-/* Compiles and matches; a compile error counts as "no match" (§2.9) and returns -100. */
-static int try_match(const char *pat, size_t plen, const char *s, size_t slen, unsigned flags)
-{
-        warder_glob *g = NULL;
-        struct warder_error err = WARDER_ERROR_INIT;
-        int rc = warder_glob_compile(&g, pat, plen, flags, &err);
-        if (rc) {
-                ck_assert_int_eq(err.code, rc);
-                ck_assert_ptr_null(g);
-                warder_error_clear(&err);
-                return -100;
-        }
-        int m = warder_glob_match(g, s, slen);
-        /* the interpreter (used where the JIT is unavailable) gives the same answer */
-        ck_assert_msg(warder__glob_match_interpreted(g, s, slen) == m,
-                      "interpreter disagrees on '%.*s' vs '%.*s'", (int)plen, pat, (int)slen, s);
-        warder_glob_free(g);
-        return m;
-}
-
-static int match(const char *pat, const char *s, unsigned flags)
-{
-        return try_match(pat, strlen(pat), s, strlen(s), flags);
-}
-
-/* ---- §2.9: the wildmatch vectors ---- */
-
-static int vectors_missing;
-
-START_TEST(wildmatch_vectors)
-{
-        const char *path = getenv("WARDER_VECTORS");
-        FILE *f = path ? fopen(path, "r") : NULL;
-        if (!f) {
-                /* reported by main() as a skip */
-                vectors_missing = 1;
-                return;
-        }
-        char line[8192];
-        int rows = 0, pass = 0;
-        while (fgets(line, sizeof(line), f)) {
-                if (line[0] == '#' || line[0] == '\n')
-                        continue;
-                line[strcspn(line, "\n")] = '\0';
-                char *field[12] = {0};
-                int nf = 0;
-                char *p = line;
-                field[nf++] = p;
-                while (nf < 12 && (p = strchr(p, '\t'))) {
-                        *p++ = '\0';
-                        field[nf++] = p;
-                }
-                ck_assert_int_ge(nf, 6);
-                rows++;
-                const char *text = field[4], *pat = field[5];
-                int want = atoi(field[0]), iwant = atoi(field[1]);
-                int got = match(pat, text, 0), igot = match(pat, text, FOLD);
-                /* a compile error counts as no match (§2.9); an engine error is a failure */
-                ck_assert_int_ne(got, WARDER_ELIMIT);
-                got = got == 1;
-                igot = igot == 1;
-                if (got == want && igot == iwant)
-                        pass++;
-                else
-                        fprintf(stderr,
-                                "vector mismatch: text '%s' pattern '%s': got %d/%d want %d/%d\n",
-                                text, pat, got, igot, want, iwant);
-        }
-        fclose(f);
-        fprintf(stderr, "wildmatch vectors: %d/%d rows agree in both columns\n", pass, rows);
-        ck_assert_int_eq(rows, 190);
-        ck_assert_int_eq(pass, rows);
-}
-END_TEST
 
 /* ---- table tests ---- */
 
@@ -1342,22 +1269,5 @@ int main(void)
         tcase_add_test(tc, cli_normalize);
         tcase_add_test(tc, docs_sessions);
         suite_add_tcase(s, tc);
-        TCase *tv = tcase_create("vectors");
-        tcase_add_test(tv, wildmatch_vectors);
-        suite_add_tcase(s, tv);
-        /* run the vectors in this process too, so that a missing file is seen here */
-        const char *path = getenv("WARDER_VECTORS");
-        FILE *f = path ? fopen(path, "r") : NULL;
-        if (f)
-                fclose(f);
-        else
-                vectors_missing = 1;
-        int rc = warder_test_run(s);
-        if (rc == EXIT_SUCCESS && vectors_missing) {
-                printf("SKIP: wildmatch vectors not found at '%s' (WARDER_VECTORS; meson option "
-                       "wildmatch_vectors): §2.9 is unchecked\n",
-                       path ? path : "(unset)");
-                return WARDER_TEST_SKIP;
-        }
-        return rc;
+        return warder_test_run(s);
 }

@@ -1550,6 +1550,86 @@ START_TEST(audit_events)
 }
 END_TEST
 
+struct approver_ex {
+        enum warder_approval answer;
+        int calls;
+        char digest[80];
+};
+
+static enum warder_approval approve_ex_cb(void *ud, const struct warder_guard_request *req,
+                                          const struct warder_decision *d)
+{
+        struct approver_ex *a = ud;
+        a->calls++;
+        ck_assert_int_eq(d->action, WARDER_ASK);
+        ck_assert_ptr_nonnull(req->rules);
+        snprintf(a->digest, sizeof(a->digest), "%s", warder_ruleset_digest(req->rules));
+        return a->answer;
+}
+
+/* approve_ex: grant goes on, decline is EDENIED, defer is EASK without forwarding; the
+ * callback sees the ruleset that decided. */
+START_TEST(approval_ex_callback)
+{
+        warder_ruleset *rs = load(all_ops_yaml, "/w");
+        struct approver_ex a = {.answer = WARDER_APPROVAL_GRANT};
+        struct auditor au = {0};
+        struct warder_guard_options o = WARDER_GUARD_OPTIONS_INIT;
+        o.approve_ex = approve_ex_cb;
+        o.approve_ud = &a;
+        o.audit = audit_cb;
+        o.audit_ud = &au;
+        struct mock *m = mock_new(false, NULL);
+        warder_backend *g = guard_over(&m->base, rs, &o);
+        struct warder_error err = WARDER_ERROR_INIT;
+        char *content = NULL;
+        ck_assert_int_eq(do_op(g, WARDER_OP_READ, "q.ask", 0, &err, &content), 0);
+        free(content);
+        content = NULL;
+        ck_assert_int_eq(a.calls, 1);
+        ck_assert_str_eq(a.digest, warder_ruleset_digest(rs));
+        ck_assert_int_eq(au.last_final, WARDER_ALLOW);
+        a.answer = WARDER_APPROVAL_DEFER;
+        m->calls = 0;
+        ck_assert_int_eq(do_op(g, WARDER_OP_READ, "q.ask", 0, &err, &content), WARDER_EASK);
+        ck_assert_int_eq(m->calls, 0);
+        ck_assert_ptr_nonnull(err.decision);
+        ck_assert_int_eq(err.decision->action, WARDER_ASK);
+        ck_assert_int_eq(au.last_final, WARDER_ASK);
+        a.answer = WARDER_APPROVAL_DECLINE;
+        ck_assert_int_eq(do_op(g, WARDER_OP_READ, "q.ask", 0, &err, &content), WARDER_EDENIED);
+        ck_assert_int_eq(au.last_final, WARDER_DENY);
+        a.answer = (enum warder_approval)7; /* not an answer: declined */
+        ck_assert_int_eq(do_op(g, WARDER_OP_READ, "q.ask", 0, &err, &content), WARDER_EDENIED);
+        ck_assert_int_eq(m->calls, 0);
+        /* deny is never put to the callback */
+        a.calls = 0;
+        a.answer = WARDER_APPROVAL_GRANT;
+        ck_assert_int_eq(do_op(g, WARDER_OP_READ, "/w/.env", 0, &err, &content), WARDER_EDENIED);
+        ck_assert_int_eq(a.calls, 0);
+        /* after a swap the callback sees the new ruleset */
+        warder_ruleset *other = load("default: ask\n", "/w");
+        ck_assert_str_ne(warder_ruleset_digest(other), warder_ruleset_digest(rs));
+        ck_assert_int_eq(warder_guard_set_ruleset(g, other), 0);
+        ck_assert_int_eq(do_op(g, WARDER_OP_READ, "q.ask", 0, &err, &content), 0);
+        free(content);
+        ck_assert_str_eq(a.digest, warder_ruleset_digest(other));
+        warder_error_clear(&err);
+        warder_backend_free(g);
+        warder_ruleset_free(other);
+        /* approve and approve_ex together are a misuse; a version 1 options struct has no
+         * approve_ex (its value is not read) */
+        struct mock *m2 = mock_new(false, NULL);
+        warder_backend *g2 = NULL;
+        o.approve = approve_cb;
+        ck_assert_int_eq(warder_guard_new(&g2, &m2->base, rs, &o, NULL), WARDER_EINVAL);
+        o.version = 1;
+        ck_assert_int_eq(warder_guard_new(&g2, &m2->base, rs, &o, NULL), 0);
+        warder_backend_free(g2);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 /* ---- §4.1 guard over guard ------------------------------------------------------------------ */
 
 START_TEST(guard_over_guard)
@@ -1986,6 +2066,7 @@ static Suite *guard_suite(void)
         tcase_add_test(tc, execute_exposure);
         tcase_add_test(tc, approval_callback);
         tcase_add_test(tc, approved_flag);
+        tcase_add_test(tc, approval_ex_callback);
         tcase_add_test(tc, audit_events);
         tcase_add_test(tc, guard_over_guard);
         tcase_add_test(tc, ownership);

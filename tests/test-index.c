@@ -19,9 +19,9 @@ static unsigned rnd(unsigned n)
         return (unsigned)((rng_state >> 33) % n);
 }
 
-static const char *const names[] = {"a",        "b",    "src", ".env", "x.c",  "y.h", "key",
-                                    ".git",     "lib",  "A",   "Src",  "r",    "h",   "id.KEY",
-                                    "x.tar.gz", "e[1]", "q*",  "data", "svc1", ".ssh"};
+static const char *const names[] = {
+    "a", "b",      "src",      ".env", "x.c", "y.h",  "key",  ".git", "lib",  "A",  "Src", "r",
+    "h", "id.KEY", "x.tar.gz", "e[1]", "q*",  "data", "svc1", ".ssh", "x12y", "c7", "X12", "ax1"};
 static const char *const exts[] = {"c", "h", "pem", "key", "gz", "tar.gz", "KEY", "txt"};
 
 static const char *pick(const char *const *v, size_t n)
@@ -44,7 +44,7 @@ static void put_lit(struct warder__buf *b, const char *s)
 
 static void gen_pattern(struct warder__buf *b)
 {
-        switch (rnd(24)) {
+        switch (rnd(30)) {
         case 0:
                 warder__buf_puts(b, "**/"), put_lit(b, NAME);
                 break;
@@ -118,6 +118,23 @@ static void gen_pattern(struct warder__buf *b)
         case 22:
                 warder__buf_puts(b, "/"), put_lit(b, NAME), warder__buf_puts(b, "/**/*"),
                     put_lit(b, NAME), warder__buf_puts(b, "*");
+                break;
+        case 24: /* a directory component or an extension: the rarer one is the key */
+                warder__buf_puts(b, "**/"), put_lit(b, NAME),
+                    warder__buf_printf(b, "/**/*.%s", EXT);
+                break;
+        case 25: /* literals the basename must contain (BSUB grams) */
+                warder__buf_puts(b, "**/*"), put_lit(b, NAME), warder__buf_puts(b, "*y");
+                break;
+        case 26: /* a literal a directory component must contain (PSUB grams) */
+                warder__buf_puts(b, "**/[a-z]"), put_lit(b, NAME), warder__buf_puts(b, "*/**");
+                break;
+        case 27:
+                warder__buf_puts(b, "**/?"), put_lit(b, NAME);
+                break;
+        case 28:
+                warder__buf_puts(b, "/"), put_lit(b, NAME), warder__buf_puts(b, "/*"),
+                    put_lit(b, NAME), warder__buf_puts(b, "?/**");
                 break;
         default:
                 warder__buf_printf(b, "**/test_*.%s", EXT);
@@ -464,6 +481,134 @@ START_TEST(test_execute_index_examples)
 }
 END_TEST
 
+/* ---- adversarial sets: no selective key, grams, the residual list ------------------------- */
+
+/* Loads `nrules` rules made by fmt (one %u: the rule number) and checks the index against the
+ * plain loop over the compiled rules on generated paths. */
+static warder_ruleset *adversarial(const char *fmt, size_t nrules, bool strictest, bool fold,
+                                   size_t npaths)
+{
+        struct warder__buf y = WARDER__BUF_INIT, p = WARDER__BUF_INIT;
+        warder__buf_printf(&y, "warder: 1\nprecedence: %s\nfold_case: %s\nread:\n  rules:\n",
+                           strictest ? "strictest" : "first-match", fold ? "true" : "false");
+        for (size_t i = 0; i < nrules; i++) {
+                warder__buf_printf(&y, "    - %s: '", actions[rnd(3)]);
+                warder__buf_printf(&y, fmt, (unsigned)i);
+                warder__buf_puts(&y, "'\n");
+        }
+        warder_ruleset *rs = NULL;
+        struct warder_error err = WARDER_ERROR_INIT;
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        o.root = "/r";
+        o.home = "/h";
+        ck_assert_msg(warder_ruleset_load_string(&rs, y.data, y.len, "adv", &o, &err) == 0,
+                      "%s:%u:%u: %s", err.file, err.line, err.column, err.message);
+        static const char *const parts[] = {"x%uy", "x%u.y", "a%u",   "%u",  "z%uq",  "X%uY",
+                                            "y",    "ab%uz", "cq%u-", "x%u", "B%uy/", "%u/"};
+        size_t matched = 0;
+        for (size_t i = 0; i < npaths; i++) {
+                warder__buf_truncate(&p, 0);
+                warder__buf_puts(&p, "/r");
+                unsigned n = 1 + rnd(6);
+                for (unsigned k = 0; k < n; k++) {
+                        warder__buf_putc(&p, rnd(3) ? '/' : '_');
+                        warder__buf_printf(&p, parts[rnd(WARDER__ARRAY_SIZE(parts))],
+                                           rnd(rnd(2) ? 12000 : 40));
+                }
+                if (p.data[p.len - 1] == '/')
+                        warder__buf_putc(&p, 'f');
+                struct warder__buf q = WARDER__BUF_INIT;
+                warder__path_normalize_buf(&q, "/", NULL, NULL, p.data, p.len, NULL);
+                long got = warder__index_decide(rs, WARDER_OP_READ, q.data, q.len);
+                long want = warder__linear_decide(rs, WARDER_OP_READ, q.data, q.len);
+                ck_assert_msg(got == want, "%s: '%s': index %ld, loop %ld", fmt, q.data, got, want);
+                matched += want >= 0;
+                warder__buf_free(&q);
+        }
+        ck_assert_uint_gt(matched, npaths / 50); /* control: the paths do meet the rules */
+        warder__buf_free(&y);
+        warder__buf_free(&p);
+        return rs;
+}
+
+START_TEST(test_index_adversarial)
+{
+        /* the issue's shapes: no whole-component key, only literals inside components */
+        static const char *const fmts[] = {"**/*x%u*y", "**/[a-z]%u*/**", "**/*%u?y*"};
+        rng_state = 7 + (unsigned)_i;
+        const char *fmt = fmts[_i % 3];
+        warder_ruleset *rs = adversarial(fmt, 10000, _i & 1, _i >= 3, 300);
+        size_t residual = 0, largest = 0;
+        warder__index_stats(&rs->ops[WARDER_OP_READ].idx, &residual, &largest);
+        ck_assert_uint_eq(residual, 0);   /* every rule has a gram */
+        ck_assert_uint_lt(largest, 2000); /* and no gram holds most of them */
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(test_index_no_literal)
+{
+        /* nothing to key on: every check runs every rule, and the index says so */
+        rng_state = 99;
+        warder_ruleset *rs = adversarial("**/[a-c]?%u[!x]*", 400, false, false, 300);
+        warder_ruleset_free(rs);
+        rs = adversarial("**/*[0-9]*[!%u]", 400, true, true, 300);
+        size_t residual = 0, largest = 0;
+        warder__index_stats(&rs->ops[WARDER_OP_READ].idx, &residual, &largest);
+        ck_assert_uint_eq(residual, 400);
+        /* the public report `warder lint` prints */
+        struct warder_ruleset_index_stats st;
+        ck_assert_int_eq(warder_ruleset_index_stats(rs, WARDER_OP_READ, &st, NULL), 0);
+        ck_assert_uint_eq(st.rules, 400);
+        ck_assert_uint_eq(st.always, 400);
+        ck_assert_uint_eq(st.first_always, 0);
+        ck_assert_int_eq(warder_ruleset_index_stats(rs, WARDER_OP_WRITE, &st, NULL), 0);
+        ck_assert_uint_eq(st.always, 0);
+        ck_assert_uint_eq(st.first_always, SIZE_MAX);
+        ck_assert_int_eq(warder_ruleset_index_stats(rs, WARDER_OP_COUNT, &st, NULL), WARDER_EINVAL);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(test_index_rarest_key)
+{
+        /* 1,000 rules share the extension `tmp`, each has its own directory component: each is
+         * filed under its component, so a `.tmp` path runs one rule, not a thousand */
+        struct warder__buf y = WARDER__BUF_INIT;
+        warder__buf_puts(&y, "warder: 1\nread:\n  rules:\n");
+        for (unsigned i = 0; i < 1000; i++)
+                warder__buf_printf(&y, "    - deny: '**/cache%u/**/*.tmp'\n", i);
+        warder__buf_puts(&y, "    - ask: '**/*.tmp'\n");
+        warder_ruleset *rs = NULL;
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        o.root = "/r";
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, y.data, y.len, "k", &o, NULL), 0);
+        size_t residual = 0, largest = 0;
+        warder__index_stats(&rs->ops[WARDER_OP_READ].idx, &residual, &largest);
+        ck_assert_uint_eq(residual, 0);
+        ck_assert_uint_le(largest, 1);
+        struct warder_ruleset_index_stats st;
+        ck_assert_int_eq(warder_ruleset_index_stats(rs, WARDER_OP_READ, &st, NULL), 0);
+        ck_assert_uint_eq(st.always, 0);
+        ck_assert_uint_eq(st.largest_key, 1);
+        static const struct {
+                const char *path;
+                long want;
+        } cases[] = {{"/r/a/cache7/b/x.tmp", 7}, {"/r/cache999/x.tmp", 999},
+                     {"/r/cache7.tmp", 1000},    {"/r/a/cache7/b/x.tmpx", -1},
+                     {"/r/x/y.tmp", 1000},       {"/r/cache7", -1}};
+        for (size_t i = 0; i < WARDER__ARRAY_SIZE(cases); i++) {
+                const char *t = cases[i].path;
+                ck_assert_int_eq(warder__index_decide(rs, WARDER_OP_READ, t, strlen(t)),
+                                 cases[i].want);
+                ck_assert_int_eq(warder__linear_decide(rs, WARDER_OP_READ, t, strlen(t)),
+                                 cases[i].want);
+        }
+        warder_ruleset_free(rs);
+        warder__buf_free(&y);
+}
+END_TEST
+
 static Suite *suite(void)
 {
         Suite *s = suite_create("index");
@@ -472,6 +617,12 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_index_equals_linear, 0, 4);
         tcase_add_test(tc, test_index_small_sets);
         suite_add_tcase(s, tc);
+        TCase *ta = tcase_create("adversarial");
+        tcase_set_timeout(ta, 300);
+        tcase_add_loop_test(ta, test_index_adversarial, 0, 6);
+        tcase_add_test(ta, test_index_no_literal);
+        tcase_add_test(ta, test_index_rarest_key);
+        suite_add_tcase(s, ta);
         TCase *tx = tcase_create("execute");
         tcase_set_timeout(tx, 120);
         tcase_add_loop_test(tx, test_execute_index_equals_linear, 0, 2);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "support.h"
+#include "util.h"
 #include "warder/warder.h"
 
 static char *norm(const char *root, const char *home, const char *cwd, const char *in, size_t len,
@@ -193,6 +194,76 @@ START_TEST(generated_properties)
 }
 END_TEST
 
+/* §3.1 the plain way: a stack of components, one byte at a time (the reference). */
+static char *reference(const char *base, const char *in, size_t len)
+{
+        size_t cap = strlen(base) + len + 2;
+        char *out = malloc(cap), *all = malloc(cap);
+        snprintf(all, cap, "%s/%.*s", in[0] == '/' ? "" : base, (int)len, in);
+        size_t n = 0, alen = strlen(all);
+        for (size_t i = 0; i <= alen;) {
+                size_t j = i;
+                while (j < alen && all[j] != '/')
+                        j++;
+                size_t c = j - i;
+                if (c == 2 && all[i] == '.' && all[i + 1] == '.') {
+                        while (n > 0 && out[n - 1] != '/')
+                                n--;
+                        if (n > 0)
+                                n--;
+                } else if (c > 0 && !(c == 1 && all[i] == '.')) {
+                        out[n++] = '/';
+                        for (size_t k = i; k < j; k++)
+                                out[n++] = all[k];
+                }
+                i = j + 1;
+        }
+        if (n == 0)
+                out[n++] = '/';
+        out[n] = '\0';
+        free(all);
+        return out;
+}
+
+START_TEST(generated_against_reference)
+{
+        /* long inputs too: the sixteen-byte scan and its tail, dots next to separators */
+        static const char *const pieces[] = {"/",
+                                             "/",
+                                             "//",
+                                             ".",
+                                             "..",
+                                             "a",
+                                             "bc",
+                                             ".env",
+                                             "..x",
+                                             "x..",
+                                             "/./",
+                                             "/../",
+                                             "0123456789abcdef",
+                                             "..."};
+        struct warder__buf in = WARDER__BUF_INIT;
+        for (int n = 0; n < 60000; n++) {
+                warder__buf_truncate(&in, 0);
+                size_t count = 1 + rng() % (n % 10 == 0 ? 400 : 24);
+                for (size_t i = 0; i < count; i++)
+                        warder__buf_puts(&in, pieces[rng() % WARDER__ARRAY_SIZE(pieces)]);
+                char *out = NULL;
+                size_t out_len = 0;
+                ck_assert_int_eq(warder_path_normalize(&out, &out_len, "/r/s", "/h", NULL, in.data,
+                                                       in.len, NULL),
+                                 0);
+                char *want = reference("/r/s", in.data, in.len);
+                ck_assert_msg(strcmp(out, want) == 0, "'%s': '%s', reference '%s'", in.data, out,
+                              want);
+                ck_assert_uint_eq(out_len, strlen(want));
+                free(want);
+                warder_free(out);
+        }
+        warder__buf_free(&in);
+}
+END_TEST
+
 int main(void)
 {
         Suite *s = suite_create("path");
@@ -202,6 +273,7 @@ int main(void)
         tcase_add_test(tc, invalid_inputs);
         tcase_add_test(tc, length_is_reported);
         tcase_add_test(tc, generated_properties);
+        tcase_add_test(tc, generated_against_reference);
         suite_add_tcase(s, tc);
         return warder_test_run(s);
 }

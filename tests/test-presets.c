@@ -289,6 +289,90 @@ START_TEST(test_preset_lists)
 }
 END_TEST
 
+/* Records every inline test result, for comparing two loads. */
+struct results {
+        struct warder__buf b;
+};
+
+static void record(void *ud, const struct warder_test_result *r)
+{
+        struct results *res = ud;
+        warder__buf_printf(&res->b, "%zu %d %s %s %d %d %u:%u|", r->index, (int)r->op, r->target,
+                           r->real ? r->real : "-", (int)r->expect, r->passed, r->line, r->column);
+}
+
+/* An embedded preset loads from its generated table (no YAML parser) exactly as its text
+ * loads through the parser: the same rules, ids, reasons, sources, defaults and inline tests. */
+START_TEST(test_table_equals_text)
+{
+        const char *const *names = warder_preset_names();
+        size_t n = 0;
+        for (; names[n]; n++) {
+                bool tabulated = false;
+                for (size_t i = 0; warder__preset_tables[i]; i++)
+                        tabulated |= strcmp(warder__preset_tables[i]->name, names[n]) == 0;
+                ck_assert_msg(tabulated, "preset '%s' has no table", names[n]);
+                struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+                o.root = "/work/project";
+                o.home = "/home/user";
+                warder_ruleset *a = NULL, *b = NULL;
+                ck_assert_int_eq(warder_ruleset_load_preset(&a, names[n], &o, NULL), 0);
+                size_t len = 0;
+                const char *text = warder_preset_source(names[n], &len);
+                char display[64];
+                snprintf(display, sizeof(display), "preset:%s", names[n]);
+                ck_assert_int_eq(warder_ruleset_load_string(&b, text, len, display, &o, NULL), 0);
+                ck_assert_int_eq(warder_ruleset_precedence(a), warder_ruleset_precedence(b));
+                ck_assert_int_eq(warder_ruleset_fold_case(a), warder_ruleset_fold_case(b));
+                size_t rules = 0;
+                for (int op = 0; op < WARDER_OP_COUNT; op++) {
+                        ck_assert_int_eq(warder_ruleset_default(a, op),
+                                         warder_ruleset_default(b, op));
+                        ck_assert_int_eq(warder_ruleset_operation_has_default(a, op),
+                                         warder_ruleset_operation_has_default(b, op));
+                        size_t count = warder_ruleset_rule_count(a, op);
+                        ck_assert_uint_eq(count, warder_ruleset_rule_count(b, op));
+                        for (size_t i = 0; i < count; i++, rules++) {
+                                struct warder_rule_info x, y;
+                                ck_assert_int_eq(warder_ruleset_rule(a, op, i, &x), 0);
+                                ck_assert_int_eq(warder_ruleset_rule(b, op, i, &y), 0);
+                                ck_assert_int_eq(x.action, y.action);
+                                ck_assert_str_eq(x.id, y.id);
+                                ck_assert_str_eq(x.pattern, y.pattern);
+                                ck_assert_str_eq(x.reason ? x.reason : "-",
+                                                 y.reason ? y.reason : "-");
+                                ck_assert_str_eq(x.file, y.file);
+                                ck_assert_uint_eq(x.line, y.line);
+                                ck_assert_uint_eq(x.column, y.column);
+                        }
+                }
+                ck_assert_uint_gt(rules, 10);
+                ck_assert_uint_eq(warder_ruleset_test_count(a), warder_ruleset_test_count(b));
+                struct results ra = {WARDER__BUF_INIT}, rb = {WARDER__BUF_INIT};
+                size_t pa = 0, fa = 0, pb = 0, fb = 0;
+                ck_assert_int_eq(warder_ruleset_run_tests(a, record, &ra, &pa, &fa, NULL), 0);
+                ck_assert_int_eq(warder_ruleset_run_tests(b, record, &rb, &pb, &fb, NULL), 0);
+                ck_assert_uint_gt(pa, 5);
+                ck_assert_uint_eq(fa, 0);
+                ck_assert_str_eq(ra.b.data, rb.b.data);
+                warder__buf_free(&ra.b);
+                warder__buf_free(&rb.b);
+                warder_ruleset_free(a);
+                warder_ruleset_free(b);
+                /* limits below what the preset needs refuse it as they refuse its text */
+                o.max_rules = 3;
+                struct warder_error e = WARDER_ERROR_INIT;
+                ck_assert_int_eq(warder_ruleset_load_preset(&a, names[n], &o, &e), WARDER_ETOOBIG);
+                warder_error_clear(&e);
+                o.max_rules = 0;
+                o.max_file_size = 100;
+                ck_assert_int_eq(warder_ruleset_load_preset(&a, names[n], &o, NULL),
+                                 WARDER_ETOOBIG);
+        }
+        ck_assert_uint_ge(n, 4);
+}
+END_TEST
+
 static Suite *suite(void)
 {
         Suite *s = suite_create("presets");
@@ -296,6 +380,7 @@ static Suite *suite(void)
         tcase_add_test(tc, test_embedded_equals_shipped);
         tcase_add_test(tc, test_every_rules_file_passes_its_tests);
         tcase_add_test(tc, test_preset_lists);
+        tcase_add_test(tc, test_table_equals_text);
         tcase_add_loop_test(tc, test_preset_table, 0, (int)WARDER__ARRAY_SIZE(table));
         suite_add_tcase(s, tc);
         return s;

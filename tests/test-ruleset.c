@@ -13,6 +13,7 @@
 
 #include "command/command.h"
 #include "ruleset/ruleset-internal.h"
+#include "sha256.h"
 #include "support.h"
 #include "warder/ruleset.h"
 
@@ -1270,6 +1271,81 @@ START_TEST(test_docs_examples)
 }
 END_TEST
 
+/* ---- digest --------------------------------------------------------------------------- */
+
+static void sha256_hex(const void *data, size_t len, char out[65])
+{
+        struct warder__sha256 c;
+        unsigned char sum[32];
+        warder__sha256_init(&c);
+        /* fed in uneven pieces, so that block boundaries fall everywhere */
+        const unsigned char *p = data;
+        for (size_t step = 1; len; step = step * 2 + 1) {
+                size_t n = step < len ? step : len;
+                warder__sha256_update(&c, p, n);
+                p += n;
+                len -= n;
+        }
+        warder__sha256_final(&c, sum);
+        for (int i = 0; i < 32; i++)
+                snprintf(out + 2 * i, 3, "%02x", sum[i]);
+}
+
+/* FIPS 180-4 examples (NIST's "SHA256.pdf" and the one-million-a test). */
+START_TEST(test_sha256_vectors)
+{
+        char hex[65];
+        sha256_hex("", 0, hex);
+        ck_assert_str_eq(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+        sha256_hex("abc", 3, hex);
+        ck_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+        sha256_hex(two, strlen(two), hex);
+        ck_assert_str_eq(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+        char *million = malloc(1000000);
+        ck_assert_ptr_nonnull(million);
+        memset(million, 'a', 1000000);
+        sha256_hex(million, 1000000, hex);
+        free(million);
+        ck_assert_str_eq(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+END_TEST
+
+/* The digest changes with anything that decides, and only with that. */
+START_TEST(test_digest)
+{
+        const char *base = "warder: 1\nread:\n  rules:\n    - deny: \"**/.env\"\n";
+        warder_ruleset *a = load_ok(base), *b = load_ok(base);
+        const char *da = warder_ruleset_digest(a);
+        ck_assert_ptr_nonnull(da);
+        ck_assert_uint_eq(strlen(da), 7 + 64);
+        ck_assert(strncmp(da, "sha256:", 7) == 0);
+        ck_assert_str_eq(da, warder_ruleset_digest(b));
+        ck_assert_ptr_eq(da, warder_ruleset_digest(a)); /* made once */
+        const char *variants[] = {
+            "warder: 1\nread:\n  rules:\n    - ask: \"**/.env\"\n",
+            "warder: 1\nread:\n  rules:\n    - deny: \"**/.env*\"\n",
+            "warder: 1\nread:\n  rules:\n    - deny: \"**/.env\"\n      reason: r\n",
+            "warder: 1\ndefault: deny\nread:\n  rules:\n    - deny: \"**/.env\"\n",
+            "warder: 1\nfold_case: true\nread:\n  rules:\n    - deny: \"**/.env\"\n",
+            "warder: 1\nwrite:\n  rules:\n    - deny: \"**/.env\"\n",
+        };
+        for (size_t i = 0; i < sizeof(variants) / sizeof(variants[0]); i++) {
+                warder_ruleset *v = load_ok(variants[i]);
+                ck_assert_msg(strcmp(warder_ruleset_digest(v), da) != 0, "variant %zu", i);
+                warder_ruleset_free(v);
+        }
+        /* another root anchors the same text elsewhere */
+        warder_ruleset *r = NULL;
+        ck_assert_int_eq(load_opts(&r, base, "/elsewhere", "/h", NULL), 0);
+        ck_assert_str_ne(warder_ruleset_digest(r), da);
+        warder_ruleset_free(r);
+        ck_assert_ptr_null(warder_ruleset_digest(NULL));
+        warder_ruleset_free(a);
+        warder_ruleset_free(b);
+}
+END_TEST
+
 static Suite *suite(void)
 {
         Suite *s = suite_create("ruleset");
@@ -1306,6 +1382,8 @@ static Suite *suite(void)
         tcase_add_test(tc, test_lint_accessors);
         tcase_add_test(tc, test_inline_tests);
         tcase_add_test(tc, test_docs_examples);
+        tcase_add_test(tc, test_sha256_vectors);
+        tcase_add_test(tc, test_digest);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -111,6 +111,21 @@ struct warder_grep_request {
                 WARDER_GREP_REQUEST_VERSION, NULL, NULL, 0, NULL, 0, 0, NULL, NULL                 \
         }
 
+/*
+ * A cancellation flag for a running operation, raised from any thread (or a signal handler)
+ * with warder_cancel_trigger(). execute watches it: the command's process group is killed
+ * and the result says `cancelled`. Once raised it stays raised; use one per operation.
+ */
+typedef struct warder_cancel warder_cancel;
+
+WARDER_API int warder_cancel_new(warder_cancel **out);   /* WARDER_ENOMEM, WARDER_EIO */
+WARDER_API void warder_cancel_trigger(warder_cancel *c); /* async-signal-safe; NULL ignored */
+WARDER_API bool warder_cancel_triggered(const warder_cancel *c); /* false for NULL */
+/* A descriptor that polls readable once the flag is raised (for backends that wait in
+ * poll()); it belongs to the flag. -1 for NULL. */
+WARDER_API int warder_cancel_fd(const warder_cancel *c);
+WARDER_API void warder_cancel_free(warder_cancel *c);
+
 /* Called with output as it is produced; stream 1 = stdout, 2 = stderr. */
 typedef void (*warder_exec_stream_fn)(void *ud, int stream, const char *data, size_t len);
 
@@ -139,7 +154,10 @@ struct warder_exec_request {
         warder_exec_stream_fn stream;
         void *stream_ud;
         unsigned flags; /* WARDER_APPROVED */
-        /* Version 2. What to mask (§6.5), for a backend whose masking is enabled: a guard sets
+        /* Version 2: raised while the command runs, its process group is killed and the
+         * result says `cancelled`. NULL: not cancellable. Borrowed for the call. */
+        warder_cancel *cancel;
+        /* Version 3. What to mask (§6.5), for a backend whose masking is enabled: a guard sets
          * it from its ruleset at the time of the request (keeping a predicate the caller gave:
          * the union of both is masked). A backend with masking enabled refuses a request
          * without one. */
@@ -147,10 +165,11 @@ struct warder_exec_request {
         void *mask_ud;
 };
 
-#define WARDER_EXEC_REQUEST_VERSION 2
+#define WARDER_EXEC_REQUEST_VERSION 3
 #define WARDER_EXEC_REQUEST_INIT                                                                   \
         {                                                                                          \
-                WARDER_EXEC_REQUEST_VERSION, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, 0, NULL, NULL  \
+                WARDER_EXEC_REQUEST_VERSION, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, 0, NULL, NULL, \
+                    NULL                                                                           \
         }
 
 struct warder_exec_result {
@@ -162,7 +181,9 @@ struct warder_exec_result {
         bool landlock_applied;
         bool masked; /* denied files were masked in the child's mount namespace */
         /* Filled for requests of version 2 and later (an older caller's struct ends above). */
-        bool pid_namespace; /* the command ran as init of its own PID namespace (§6.4) */
+        bool cancelled; /* the request's cancel flag was raised and the group was killed */
+        /* Filled for requests of version 3 and later. */
+        bool pid_namespace; /* the command ran in a PID namespace of its own (§6.4) */
 };
 
 /* Dispatch: what every caller uses. Outputs are untouched on failure. */

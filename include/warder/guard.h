@@ -19,11 +19,27 @@ struct warder_guard_request {
         const char *target;  /* the target as the caller gave it (path, pattern or command) */
         const char *literal; /* literal form (§3.1); the command line for execute */
         const char *real;    /* real form (§3.2); NULL for execute */
+        /* The ruleset that made the decision (the request's own reference, §4.10): bind an
+         * approval to warder_ruleset_digest() of it. Valid during the callback. */
+        const warder_ruleset *rules;
 };
 
 /* Returns true to approve an `ask` (§4.4). Called synchronously, on the calling thread. */
 typedef bool (*warder_approve_fn)(void *ud, const struct warder_guard_request *req,
                                   const struct warder_decision *decision);
+
+/* The answers of an approve_ex callback. */
+enum warder_approval {
+        WARDER_APPROVAL_DECLINE = 0, /* refused: the operation fails with WARDER_EDENIED */
+        WARDER_APPROVAL_GRANT = 1,   /* approved: the operation goes on */
+        WARDER_APPROVAL_DEFER = 2,   /* not answered now: WARDER_EASK, as without a callback
+                                      * (a host that asks its user out of band and retries) */
+};
+
+/* Like warder_approve_fn with a third answer; any other value is a decline. */
+typedef enum warder_approval (*warder_approve_ex_fn)(void *ud,
+                                                     const struct warder_guard_request *req,
+                                                     const struct warder_decision *decision);
 
 /* One decision, as reported to the audit callback (§4.9). */
 struct warder_audit_event {
@@ -48,12 +64,15 @@ struct warder_guard_options {
         /* The environment commands will run with ("NAME=VALUE", NULL-terminated): declared
          * variables for §5.5 and the default env of execute requests. Copied. */
         const char *const *env;
+        /* Version 2: the approval callback with a third answer, DEFER (§4.4); it is called
+         * with approve_ud. Set approve or approve_ex, not both (WARDER_EINVAL). */
+        warder_approve_ex_fn approve_ex;
 };
 
-#define WARDER_GUARD_OPTIONS_VERSION 1
+#define WARDER_GUARD_OPTIONS_VERSION 2
 #define WARDER_GUARD_OPTIONS_INIT                                                                  \
         {                                                                                          \
-                WARDER_GUARD_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, NULL, NULL             \
+                WARDER_GUARD_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL       \
         }
 
 /*

@@ -108,6 +108,14 @@ WARDER_API warder_ruleset *warder_ruleset_ref(warder_ruleset *rs);
 /* Drops a reference; the last one frees. NULL is accepted. */
 WARDER_API void warder_ruleset_free(warder_ruleset *rs);
 
+/*
+ * A digest of everything that decides: root, home, the defaults, precedence, fold_case and
+ * every rule (action, pattern, id, reason, source). "sha256:" and 64 hex digits; two rulesets
+ * with the same digest make the same decisions. Approvals bind to it so that a ruleset that
+ * changed does not inherit them. The string belongs to the ruleset; NULL only on ENOMEM.
+ */
+WARDER_API const char *warder_ruleset_digest(const warder_ruleset *rs);
+
 /* Embedded presets (§1.6): NULL-terminated list of names, and the YAML text of one. */
 WARDER_API const char *const *warder_preset_names(void);
 WARDER_API const char *warder_preset_source(const char *preset, size_t *len);
@@ -134,6 +142,22 @@ struct warder_rule_info {
 
 WARDER_API int warder_ruleset_rule(const warder_ruleset *rs, enum warder_op op, size_t index,
                                    struct warder_rule_info *out);
+
+/* How an operation's rules are indexed. A check looks up the target's keys (its path, literal
+ * prefixes, basename, extension, directory components, literal fragments) and runs only the
+ * rules filed under them, plus the rules that offer no key at all: those run on every check.
+ */
+struct warder_ruleset_index_stats {
+        size_t rules;        /* rules of the operation */
+        size_t always;       /* rules every check runs (no index key) */
+        size_t first_always; /* index of the first of them, or SIZE_MAX */
+        size_t largest_key;  /* most rule alternatives filed under one key (path operations) */
+};
+
+/* Fills `out` for `op`. */
+WARDER_API int warder_ruleset_index_stats(const warder_ruleset *rs, enum warder_op op,
+                                          struct warder_ruleset_index_stats *out,
+                                          struct warder_error *err);
 
 /*
  * A decision and why. String members point into the ruleset (valid while it lives) or into

@@ -1648,9 +1648,14 @@ int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_
         pidfd = (int)syscall(__NR_pidfd_open, pid, 0u);
         int64_t deadline = now_ms() + timeout;
         int64_t grace = -1; /* after the group is killed: how long to keep draining */
-        bool exited = false, timed_out = false;
+        bool exited = false, timed_out = false, cancelled = false;
         int oom = 0;
+        int cancel_fd = warder_cancel_fd(req->cancel);
         for (;;) {
+                if (!exited && !cancelled && !timed_out && warder_cancel_triggered(req->cancel)) {
+                        cancelled = true;
+                        (void)kill(-pid, SIGKILL);
+                }
                 if (!exited && child_exited(pid)) {
                         exited = true;
                         /* Nothing the command started outlives it. */
@@ -1666,7 +1671,7 @@ int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_
                 }
                 if (grace >= 0 && now >= grace)
                         break; /* a process escaped the group and holds a pipe open */
-                struct pollfd pfd[3];
+                struct pollfd pfd[4];
                 int nfd = 0, idx[2] = {-1, -1};
                 for (int i = 0; i < 2; i++) {
                         if (cap[i].fd >= 0) {
@@ -1679,7 +1684,9 @@ int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_
                         pidx = nfd;
                         pfd[nfd++] = (struct pollfd){pidfd, POLLIN, 0};
                 }
-                int64_t until = grace >= 0 ? grace : timed_out ? now + 50 : deadline;
+                if (!exited && !cancelled && cancel_fd >= 0)
+                        pfd[nfd++] = (struct pollfd){cancel_fd, POLLIN, 0};
+                int64_t until = grace >= 0 ? grace : (timed_out || cancelled) ? now + 50 : deadline;
                 int64_t wait = until - now;
                 if (!exited && pidfd < 0 && wait > 20)
                         wait = 20; /* no pidfd: look at the child now and then */
@@ -1730,6 +1737,7 @@ int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_
         r.exit_status = (w > 0 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
         r.signal = (w > 0 && WIFSIGNALED(st)) ? WTERMSIG(st) : 0;
         r.timed_out = timed_out;
+        r.cancelled = cancelled;
         r.landlock_applied = landlock_applied;
         r.masked = masking && masks.count > 0;
         r.pid_namespace = plan.pidns;

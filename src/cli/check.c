@@ -18,7 +18,8 @@ static void check_help(const char *name)
                "the literal form of its paths; unquoted globs and unknown variables count as\n"
                "undeterminable ($HOME is declared).\n"
                "\n"
-               "Exit status: 0 allow, 1 deny, 3 ask, 2 usage or ruleset error.\n",
+               "Exit status: 0 allow, 1 deny, 3 ask, 2 usage or ruleset error.\n"
+               "\n" CLI_SECTIONS_NOTE,
                name, (int)strlen(name), "");
 }
 
@@ -113,16 +114,19 @@ int cli_cmd_check(int argc, char **argv, struct cli_common *c)
                 if (unresolved)
                         cli_unresolved_real(&d);
                 if (c->json) {
-                        fputs("{\"target\":", stdout);
-                        cli_write_json_string(stdout, a.target, strlen(a.target));
-                        fputs(",\"decision\":", stdout);
-                        cli_json_decision(stdout, &d);
-                        fputs("}\n", stdout);
+                        int prc = cli_json_print(json_pack("{s:o,s:o}", "target",
+                                                           warder_json_str(a.target), "decision",
+                                                           warder_json_decision(&d)));
+                        if (prc) {
+                                rc = prc;
+                                goto done;
+                        }
                 } else {
                         cli_print_decision(stdout, a.target, &d);
                 }
                 rc = cli_action_exit(d.action);
         }
+done:
         warder_decision_clear(&d);
         warder_ruleset_free(rs);
         free(real);
@@ -159,7 +163,8 @@ static void print_explanation(const warder_ruleset *rs, const char *target,
         if (ex->op == WARDER_OP_EXECUTE) {
                 fputs("  command:      ", stdout);
                 cli_write_safe(stdout, ex->literal, strlen(ex->literal));
-                fputs("\n  precedence:   strictest (execute always decides by strictness, §5.2)\n",
+                fputs("\n  precedence:   strictest (execute always decides by strictness, "
+                      "docs/semantics.md §5.2)\n",
                       stdout);
         } else {
                 fputs("  literal form: ", stdout);
@@ -187,7 +192,8 @@ static void print_explanation(const warder_ruleset *rs, const char *target,
                 fputs(" by rule ", stdout);
                 cli_write_safe(stdout, d->rule_id, strlen(d->rule_id));
                 if (ex->op != WARDER_OP_EXECUTE && ex->real && d->form != WARDER_FORM_BOTH)
-                        printf(" on the %s form (the stricter of the two forms wins, §3.3)",
+                        printf(" on the %s form (the stricter of the two forms wins, "
+                               "docs/semantics.md §3.3)",
                                warder_form_name(d->form));
                 fputc('\n', stdout);
         } else {
@@ -213,32 +219,6 @@ static void print_explanation(const warder_ruleset *rs, const char *target,
                 cli_write_safe(stdout, d->note, strlen(d->note));
                 fputc('\n', stdout);
         }
-}
-
-static void json_explanation(const char *target, const struct warder_explanation *ex)
-{
-        fputs("{\"target\":", stdout);
-        cli_write_json_string(stdout, target, strlen(target));
-        cli_json_field(stdout, "op", warder_op_name(ex->op));
-        cli_json_field(stdout, "literal", ex->literal);
-        cli_json_field(stdout, "real", ex->real);
-        fputs(",\"matches\":[", stdout);
-        for (size_t i = 0; i < ex->count; i++) {
-                const struct warder_rule_info *r = &ex->matches[i].rule;
-                fputs(i ? ",{\"id\":" : "{\"id\":", stdout);
-                cli_write_json_string(stdout, r->id, strlen(r->id));
-                fprintf(stdout, ",\"index\":%zu", r->index);
-                cli_json_field(stdout, "action", warder_action_name(r->action));
-                cli_json_field(stdout, "pattern", r->pattern);
-                cli_json_field(stdout, "reason", r->reason);
-                cli_json_field(stdout, "file", r->file);
-                fprintf(stdout, ",\"line\":%u,\"column\":%u", r->line, r->column);
-                cli_json_field(stdout, "form", warder_form_name(ex->matches[i].form));
-                fputc('}', stdout);
-        }
-        fputs("],\"decision\":", stdout);
-        cli_json_decision(stdout, &ex->decision);
-        fputs("}\n", stdout);
 }
 
 int cli_cmd_explain(int argc, char **argv, struct cli_common *c)
@@ -275,10 +255,13 @@ int cli_cmd_explain(int argc, char **argv, struct cli_common *c)
         }
         if (unresolved)
                 cli_unresolved_real(&ex->decision);
-        if (c->json)
-                json_explanation(a.target, ex);
-        else
+        if (c->json) {
+                rc = cli_json_print(warder_json_explanation(a.target, ex));
+                if (rc)
+                        goto out;
+        } else {
                 print_explanation(rs, a.target, ex);
+        }
         rc = cli_action_exit(ex->decision.action);
 out:
         warder_error_clear(&err);

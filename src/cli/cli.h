@@ -6,7 +6,15 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
+#include "json/json.h"
+#include "session/session.h"
 #include "warder/warder.h"
+
+/* The last line of every help text that cites sections of the semantics by number. */
+#define CLI_SECTIONS_NOTE                                                                          \
+        "Section numbers such as §3.2 refer to docs/semantics.md, warder's semantics.\n"
 
 /* Exit codes shared by every subcommand. */
 enum {
@@ -20,15 +28,28 @@ enum {
 /* Options every subcommand accepts: before its name, and (except the policy options of the
  * guarded operations) after it up to its first operand. Each may be given once. */
 struct cli_common {
-        const char *rules;  /* --rules FILE */
-        const char *preset; /* --preset NAME */
-        const char *root;   /* --root DIR */
-        const char *home;   /* --home DIR */
-        const char *audit;  /* --audit FILE */
-        bool json;          /* --json */
-        bool interactive;   /* --interactive */
-        unsigned seen_;     /* the options given so far (a second one is a usage error) */
+        const char *rules;         /* --rules FILE */
+        const char *preset;        /* --preset NAME */
+        const char *root;          /* --root DIR */
+        const char *home;          /* --home DIR */
+        const char *audit;         /* --audit FILE */
+        bool json;                 /* --json */
+        bool interactive;          /* --interactive */
+        const char *approve_token; /* --approve-token TOKEN */
+        unsigned seen_;            /* the options given so far (a second one is a usage error) */
 };
+
+/*
+ * --json: one JSON document per call on stdout, on every exit path. cli_json_mode is set
+ * before any parsing (a --json anywhere before `--`), so that usage errors see it.
+ */
+extern bool cli_json_mode;
+/* Prints `v` (stolen) as one line on stdout; 0, or CLI_ERROR when it could not. */
+int cli_json_print(json_t *v);
+/* When --json was given and nothing was printed, prints the last error reported (usage,
+ * ruleset or other) as {"status":"error","error":{"code","message",…},"exit_status"}. main()
+ * calls it for every non-zero exit. */
+void cli_json_fail(int exit_code);
 
 /*
  * Reads the common options before the command's name from argv[1..]; *command receives the
@@ -55,6 +76,9 @@ int cli_common_dirs(const struct cli_common *c, char **root, char **home);
 int cli_load_ruleset(const struct cli_common *c, const char *root, const char *home,
                      warder_ruleset **out);
 
+/* Prints a ruleset load error as `file:line:col: error: …` (or `warder: error: …`). */
+void cli_print_load_error(const struct warder_error *err, int rc);
+
 /* Prints "warder CMD: message" and "Try 'warder CMD --help'." on stderr; returns CLI_USAGE. */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -65,34 +89,36 @@ void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(prin
  * escaped (\n, \t, \\, \xHH); other bytes, UTF-8 included, pass through. */
 void cli_write_safe(FILE *f, const char *s, size_t len);
 
-/* Writes a JSON string literal (quotes included); invalid UTF-8 bytes become \u00XX of the
- * byte so that output is always valid JSON. */
-void cli_write_json_string(FILE *f, const char *s, size_t len);
-
-/* A guard over the local backend rooted at --root, with --rules/--preset, --audit and
- * --interactive applied. */
+/* A session (src/session) over the local backend rooted at --root, with --rules/--preset,
+ * --audit, --interactive and --approve-token applied. */
 struct cli_session {
         struct cli_common *c;
         char *root, *home;
-        warder_ruleset *rs;
-        warder_backend *guard;
+        struct warder_session *session;
         FILE *audit;
         bool tty;
 };
 
 /* Opens the session (local_opts may be NULL for the defaults; mask_denied enables the local
- * backend's masking, which the guard drives from its ruleset). Prints and returns an exit code
- * on failure; call cli_session_close() in every case. */
+ * backend's masking, which the guard drives from its ruleset; env: the commands' environment,
+ * NULL for the default). Prints and returns an exit code on failure; call cli_session_close()
+ * in every case. */
 int cli_session_open(struct cli_session *s, const char *name,
-                     const struct warder_local_options *local_opts, bool mask_denied);
+                     const struct warder_local_options *local_opts, bool mask_denied,
+                     const char *const *env);
 void cli_session_close(struct cli_session *s);
 
-/* Prints a failed guarded operation (text or --json); returns 1 deny, 3 ask, 4 other. */
-int cli_report_failure(const struct cli_session *s, const char *name, const char *target, int rc,
-                       const struct warder_error *err);
+/* Runs one request through the session, with --approve-token. */
+int cli_session_run(struct cli_session *s, struct warder_session_request *req,
+                    struct warder_session_result *res, struct warder_error *err);
 
-/* Writes `,"key":"value"` (or null). */
-void cli_json_field(FILE *f, const char *key, const char *value);
+/* Prints a failed guarded operation (text or --json; an ask shows its approval token);
+ * returns 1 deny, 3 ask, 4 other. */
+int cli_report_failure(const struct cli_session *s, const char *name, const char *target, int rc,
+                       const struct warder_error *err, const struct warder_session_result *res);
+
+/* {"op","target","status":"ok"} for a successful operation's JSON (NULL on ENOMEM). */
+json_t *cli_json_ok(const char *name, const char *target);
 
 /* The real form of `target` resolved by the local backend rooted at `root` (semantics §3.2):
  * *out is set (free() it) when it differs from the literal form. Returns 1 when the target
@@ -106,9 +132,6 @@ void cli_unresolved_real(struct warder_decision *d);
 
 /* Prints a decision for people: the action, the target, and why (rule, source, reason). */
 void cli_print_decision(FILE *f, const char *target, const struct warder_decision *d);
-
-/* Writes a decision as a JSON object (no trailing newline). */
-void cli_json_decision(FILE *f, const struct warder_decision *d);
 
 /* Exit code for an action: 0 allow, 1 deny, 3 ask. */
 int cli_action_exit(enum warder_action action);
@@ -128,5 +151,6 @@ int cli_cmd_lint(int argc, char **argv, struct cli_common *c);
 int cli_cmd_test(int argc, char **argv, struct cli_common *c);
 int cli_cmd_op(int argc, char **argv, struct cli_common *c); /* read write edit ls glob grep */
 int cli_cmd_exec(int argc, char **argv, struct cli_common *c);
+int cli_cmd_serve(int argc, char **argv, struct cli_common *c);
 
 #endif

@@ -6,21 +6,80 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "session/session.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-static void vreport(const char *cmd, const char *fmt, va_list ap)
+bool cli_json_mode;
+static bool json_printed;
+
+/* The last error reported, for the JSON error object of a failed --json call. */
+static struct {
+        char code[32];
+        char message[1024];
+        char file[1024];
+        unsigned line, column;
+} last_error;
+
+static void remember(const char *code, const char *message)
 {
-        fprintf(stderr, "warder%s%s: ", cmd && *cmd ? " " : "", cmd ? cmd : "");
-        vfprintf(stderr, fmt, ap);
-        fputc('\n', stderr);
+        snprintf(last_error.code, sizeof(last_error.code), "%s", code);
+        snprintf(last_error.message, sizeof(last_error.message), "%s", message);
+        last_error.file[0] = '\0';
+        last_error.line = last_error.column = 0;
+}
+
+static void vreport(const char *cmd, const char *code, const char *fmt, va_list ap)
+{
+        char msg[1024];
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        fprintf(stderr, "warder%s%s: %s\n", cmd && *cmd ? " " : "", cmd ? cmd : "", msg);
+        remember(code, msg);
+}
+
+int cli_json_print(json_t *v)
+{
+        int rc = v ? warder_json_write(stdout, v) : -1;
+        json_decref(v);
+        json_printed = true;
+        if (rc) {
+                fprintf(stderr, "warder: cannot write the JSON answer\n");
+                return CLI_ERROR;
+        }
+        return 0;
+}
+
+void cli_json_fail(int exit_code)
+{
+        if (!cli_json_mode || json_printed || exit_code == CLI_OK)
+                return;
+        json_t *e = json_object();
+        bool bad = !e;
+        if (e) {
+                warder_json_set(e, "code",
+                                json_string(last_error.code[0] ? last_error.code : "error"), &bad);
+                warder_json_set(
+                    e, "message",
+                    warder_json_str(last_error.message[0] ? last_error.message : "failed"), &bad);
+                if (last_error.file[0]) {
+                        warder_json_set(e, "file", warder_json_str(last_error.file), &bad);
+                        warder_json_set(e, "line", json_integer(last_error.line), &bad);
+                        warder_json_set(e, "column", json_integer(last_error.column), &bad);
+                }
+        }
+        json_t *o = bad ? NULL
+                        : json_pack("{s:s,s:o,s:i}", "status", "error", "error", e, "exit_status",
+                                    exit_code);
+        if (!o)
+                json_decref(e);
+        cli_json_print(o);
 }
 
 int cli_usage(const char *cmd, const char *fmt, ...)
 {
         va_list ap;
         va_start(ap, fmt);
-        vreport(cmd, fmt, ap);
+        vreport(cmd, "usage", fmt, ap);
         va_end(ap);
         fprintf(stderr, "Try 'warder%s%s --help'.\n", cmd && *cmd ? " " : "", cmd ? cmd : "");
         return CLI_USAGE;
@@ -30,7 +89,7 @@ void cli_error(const char *cmd, const char *fmt, ...)
 {
         va_list ap;
         va_start(ap, fmt);
-        vreport(cmd, fmt, ap);
+        vreport(cmd, "error", fmt, ap);
         va_end(ap);
 }
 
@@ -66,6 +125,7 @@ static const struct {
     {"--audit", offsetof(struct cli_common, audit), false, true},
     {"--json", offsetof(struct cli_common, json), true, false},
     {"--interactive", offsetof(struct cli_common, interactive), true, true},
+    {"--approve-token", offsetof(struct cli_common, approve_token), false, true},
 };
 
 /*
@@ -86,11 +146,14 @@ static const struct {
     {"test", {NULL}, false},
     {"read", {"--offset", "--limit", NULL}, true},
     {"write", {NULL}, true},
-    {"edit", {"--old", "--new", NULL}, true},
+    {"edit", {"--old", "--new", "--old-file", "--new-file", NULL}, true},
     {"ls", {NULL}, true},
     {"glob", {NULL}, true},
-    {"grep", {"--glob", NULL}, true},
+    {"grep", {"--glob", "--max-matches", NULL}, true},
     {"exec", {"--timeout", "--cwd", "--landlock", "--env", "--pass-env", NULL}, true},
+    {"serve",
+     {"--timeout", "--landlock", "--approval-ttl", "--max-line", "--max-pending", NULL},
+     false},
 };
 
 /* The common option `arg` names (with its value after '=' in *value), or -1. */
@@ -275,16 +338,24 @@ int cli_load_ruleset(const struct cli_common *c, const char *root, const char *h
                 rc =
                     warder_ruleset_load_preset(out, c->preset ? c->preset : "default", &opts, &err);
         if (rc) {
-                if (err.file[0])
-                        fprintf(stderr, "%s:%u:%u: error: %s\n", err.file, err.line, err.column,
-                                err.message);
-                else
-                        fprintf(stderr, "warder: error: %s\n",
-                                err.message[0] ? err.message : warder_strerror(rc));
+                cli_print_load_error(&err, rc);
                 warder_error_clear(&err);
                 return CLI_USAGE;
         }
         return 0;
+}
+
+void cli_print_load_error(const struct warder_error *err, int rc)
+{
+        const char *msg = err->message[0] ? err->message : warder_strerror(rc);
+        if (err->file[0])
+                fprintf(stderr, "%s:%u:%u: error: %s\n", err->file, err->line, err->column, msg);
+        else
+                fprintf(stderr, "warder: error: %s\n", msg);
+        remember(warder_status_name(rc), msg);
+        snprintf(last_error.file, sizeof(last_error.file), "%s", err->file);
+        last_error.line = err->line;
+        last_error.column = err->column;
 }
 
 void cli_write_safe(FILE *f, const char *s, size_t len)
@@ -313,91 +384,9 @@ void cli_write_safe(FILE *f, const char *s, size_t len)
         }
 }
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */
-static size_t utf8_len(const unsigned char *s, size_t left)
-{
-        unsigned char c = s[0];
-        size_t n;
-        unsigned cp;
-        if (c < 0x80)
-                return 1;
-        if (c >= 0xc2 && c <= 0xdf) {
-                n = 2;
-                cp = c & 0x1f;
-        } else if (c >= 0xe0 && c <= 0xef) {
-                n = 3;
-                cp = c & 0x0f;
-        } else if (c >= 0xf0 && c <= 0xf4) {
-                n = 4;
-                cp = c & 0x07;
-        } else {
-                return 0;
-        }
-        if (left < n)
-                return 0;
-        for (size_t i = 1; i < n; i++) {
-                if ((s[i] & 0xc0) != 0x80)
-                        return 0;
-                cp = (cp << 6) | (s[i] & 0x3f);
-        }
-        if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-            (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-                return 0;
-        return n;
-}
-
-void cli_write_json_string(FILE *f, const char *s, size_t len)
-{
-        fputc('"', f);
-        const unsigned char *p = (const unsigned char *)s;
-        for (size_t i = 0; i < len;) {
-                unsigned char ch = p[i];
-                size_t n = utf8_len(p + i, len - i);
-                if (n == 0) {
-                        fprintf(f, "\\u%04x", ch);
-                        i++;
-                        continue;
-                }
-                if (n > 1) {
-                        fwrite(p + i, 1, n, f);
-                        i += n;
-                        continue;
-                }
-                i++;
-                switch (ch) {
-                case '"':
-                        fputs("\\\"", f);
-                        break;
-                case '\\':
-                        fputs("\\\\", f);
-                        break;
-                case '\n':
-                        fputs("\\n", f);
-                        break;
-                case '\r':
-                        fputs("\\r", f);
-                        break;
-                case '\t':
-                        fputs("\\t", f);
-                        break;
-                default:
-                        if (ch < 0x20 || ch == 0x7f)
-                                fprintf(f, "\\u%04x", ch);
-                        else
-                                fputc(ch, f);
-                }
-        }
-        fputc('"', f);
-}
-
 void cli_unresolved_real(struct warder_decision *d)
 {
-        if (d->action == WARDER_ALLOW) {
-                d->action = WARDER_ASK;
-                d->by_default = false; /* what decided is the note, not the default */
-                d->note = "the real form could not be resolved (a symlink that leaves the root, "
-                          "or a loop), so the literal form alone cannot allow it";
-        }
+        warder_session_unresolved(d);
 }
 
 int cli_action_exit(enum warder_action action)
@@ -465,41 +454,4 @@ void cli_print_decision(FILE *f, const char *target, const struct warder_decisio
                 print_str(f, d->note);
                 fputc('\n', f);
         }
-}
-
-static void json_key_str(FILE *f, const char *key, const char *value, bool comma)
-{
-        fprintf(f, "%s\"%s\":", comma ? "," : "", key);
-        if (value)
-                cli_write_json_string(f, value, strlen(value));
-        else
-                fputs("null", f);
-}
-
-void cli_json_decision(FILE *f, const struct warder_decision *d)
-{
-        fputc('{', f);
-        json_key_str(f, "action", warder_action_name(d->action), false);
-        json_key_str(f, "op", warder_op_name(d->op), true);
-        fprintf(f, ",\"by_default\":%s", d->by_default ? "true" : "false");
-        json_key_str(f, "form", d->by_default ? NULL : warder_form_name(d->form), true);
-        fputs(",\"rule\":", f);
-        if (d->by_default || !d->rule_id) {
-                fputs("null", f);
-        } else {
-                fputc('{', f);
-                json_key_str(f, "id", d->rule_id, false);
-                fprintf(f, ",\"index\":%zu", d->rule_index);
-                json_key_str(f, "pattern", d->pattern, true);
-                json_key_str(f, "reason", d->reason, true);
-                json_key_str(f, "file", d->file, true);
-                fprintf(f, ",\"line\":%u,\"column\":%u}", d->line, d->column);
-        }
-        json_key_str(f, "segment", d->segment, true);
-        json_key_str(f, "candidate", d->candidate, true);
-        json_key_str(f, "candidate_op", d->candidate ? warder_op_name(d->candidate_op) : NULL,
-                     true);
-        fprintf(f, ",\"undeterminable\":%s", d->undeterminable ? "true" : "false");
-        json_key_str(f, "note", d->note, true);
-        fputc('}', f);
 }

@@ -11,7 +11,8 @@ static void exec_help(void)
 {
         printf(
             "Usage: warder [--rules FILE | --preset NAME] [--root DIR] [--home DIR] [--json]\n"
-            "              [--audit FILE] [--interactive] exec [--timeout S] [--cwd DIR]\n"
+            "              [--audit FILE] [--interactive | --approve-token T] exec\n"
+            "              [--timeout S] [--cwd DIR]\n"
             "              [--landlock required|best-effort|off] [--mask-denied]\n"
             "              [--env NAME=VALUE]... [--pass-env NAME]... -- COMMAND\n"
             "\n"
@@ -27,7 +28,11 @@ static void exec_help(void)
             "starts run in a PID namespace of their own and die with it.\n"
             "\n"
             "Exit status: the command's own (128+N when killed by signal N, 124 when timed\n"
-            "out); before it runs: 1 denied, 3 approval required, 2 usage error, 4 other.\n");
+            "out); before it runs: 1 denied, 3 approval required, 2 usage error, 4 other.\n"
+            "These can meet (a command may exit 3): with --json, warder exits 0 once the\n"
+            "command ran and the JSON says how it ended (exit_status, signal, timed_out);\n"
+            "1, 2, 3 and 4 then always mean it did not run.\n"
+            "\n" CLI_SECTIONS_NOTE);
 }
 
 struct exec_args {
@@ -173,19 +178,16 @@ int cli_cmd_exec(int argc, char **argv, struct cli_common *c)
         }
         struct warder_local_options lopts = WARDER_LOCAL_OPTIONS_INIT;
         lopts.exec = true;
-        lopts.exec_env = a.env;
         lopts.exec_timeout_ms = (uint32_t)(a.timeout * 1000);
         lopts.landlock = a.landlock;
-        rc = cli_session_open(&s, "exec", &lopts, a.mask);
+        rc = cli_session_open(&s, "exec", &lopts, a.mask, a.env);
         if (rc)
                 goto out;
         struct stream_state st = {.live = !c->json};
-        struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
-        req.command = a.command;
-        req.command_len = strlen(a.command);
-        req.cwd = a.cwd;
+        struct warder_session_request req = {.op = WARDER_OP_EXECUTE};
+        req.target = a.command;
+        req.target_len = strlen(a.command);
         req.timeout_ms = lopts.exec_timeout_ms;
-        req.env = a.env;
         req.stream = stream_out;
         req.stream_ud = &st;
         char *cwd_abs = NULL;
@@ -199,36 +201,32 @@ int cli_cmd_exec(int argc, char **argv, struct cli_common *c)
                 }
                 req.cwd = cwd_abs;
         }
-        struct warder_exec_result res = {0};
+        struct warder_session_result res;
         struct warder_error err = WARDER_ERROR_INIT;
-        rc = warder_backend_execute(s.guard, &req, &res, &err);
+        rc = cli_session_run(&s, &req, &res, &err);
         warder_free(cwd_abs);
         if (rc) {
-                rc = cli_report_failure(&s, "exec", a.command, rc, &err);
+                rc = cli_report_failure(&s, "exec", a.command, rc, &err, &res);
                 warder_error_clear(&err);
+                warder_session_result_free(&res);
                 goto out;
         }
+        const struct warder_exec_result *r = &res.exec;
+        if (a.landlock == WARDER_LANDLOCK_BEST_EFFORT && !r->landlock_applied)
+                fprintf(stderr, "warder exec: note: Landlock is not available here; the command "
+                                "ran without it\n");
         if (c->json) {
-                fputs("{\"op\":\"exec\"", stdout);
-                cli_json_field(stdout, "target", a.command);
-                cli_json_field(stdout, "status", "ok");
-                fprintf(stdout, ",\"exit_status\":%d,\"signal\":%d,\"timed_out\":%s",
-                        res.exit_status, res.signal, res.timed_out ? "true" : "false");
-                fputs(",\"stdout\":", stdout);
-                cli_write_json_string(stdout, res.out.data ? res.out.data : "", res.out.len);
-                fputs(",\"stderr\":", stdout);
-                cli_write_json_string(stdout, res.err.data ? res.err.data : "", res.err.len);
-                fprintf(stdout,
-                        ",\"stdout_truncated\":%s,\"stderr_truncated\":%s,\"landlock_applied\":%s,"
-                        "\"masked\":%s}\n",
-                        res.out.truncated ? "true" : "false", res.err.truncated ? "true" : "false",
-                        res.landlock_applied ? "true" : "false", res.masked ? "true" : "false");
+                /* The command ran: warder's own status is 0, the fields say how it ended. */
+                json_t *o = cli_json_ok("exec", a.command);
+                if (o && warder_json_put_exec(o, r)) {
+                        json_decref(o);
+                        o = NULL;
+                }
+                rc = cli_json_print(o);
+        } else {
+                rc = r->timed_out ? 124 : r->signal ? 128 + r->signal : r->exit_status;
         }
-        if (a.landlock == WARDER_LANDLOCK_BEST_EFFORT && !res.landlock_applied)
-                cli_error("exec",
-                          "note: Landlock is not available here; the command ran without it");
-        rc = res.timed_out ? 124 : res.signal ? 128 + res.signal : res.exit_status;
-        warder_exec_result_free(&res);
+        warder_session_result_free(&res);
 out:
         cli_session_close(&s);
         free(home_var);

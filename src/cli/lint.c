@@ -195,8 +195,7 @@ static bool has_match(const struct warder_explanation *ex, size_t index)
 struct lint_state {
         const char *file;
         size_t warnings;
-        bool json;
-        size_t *json_count; /* warnings written to the JSON array so far, over all files */
+        json_t *json; /* the warnings array with --json, else NULL */
 };
 
 static void warn(struct lint_state *st, const struct warder_rule_info *r, const char *fmt, ...)
@@ -212,13 +211,11 @@ static void warn(struct lint_state *st, const struct warder_rule_info *r, const 
         if (n < 0)
                 return;
         if (st->json) {
-                fputs((*st->json_count)++ ? ",{\"file\":" : "{\"file\":", stdout);
-                cli_write_json_string(stdout, r->file, strlen(r->file));
-                printf(",\"line\":%u,\"column\":%u", r->line, r->column);
-                cli_json_field(stdout, "op", warder_op_name(r->op));
-                cli_json_field(stdout, "rule", r->id);
-                cli_json_field(stdout, "message", msg);
-                fputc('}', stdout);
+                json_array_append_new(
+                    st->json,
+                    json_pack("{s:o,s:i,s:i,s:s,s:o,s:o}", "file", warder_json_str(r->file), "line",
+                              (int)r->line, "column", (int)r->column, "op", warder_op_name(r->op),
+                              "rule", warder_json_str(r->id), "message", warder_json_str(msg)));
         } else {
                 cli_write_safe(stdout, r->file, strlen(r->file));
                 printf(":%u:%u: warning: %s\n", r->line, r->column, msg);
@@ -397,13 +394,31 @@ static void lint_broad_execute(struct lint_state *st, const warder_ruleset *rs)
                              "execute allow rule %s ('%s') also matches the chained command "
                              "'%s'. warder decides each simple command of a line on its own "
                              "and the line as a whole only against deny and ask rules "
-                             "(semantics §5.2), so this rule cannot allow it here; a checker "
-                             "that takes the first matching rule for the whole line would",
+                             "(docs/semantics.md §5.2), so this rule cannot allow it here; "
+                             "a checker that takes the first matching rule for the whole line "
+                             "would",
                              r.id, r.pattern, best);
                 free(best);
                 free_samples(&s);
                 warder_glob_free(g);
         }
+}
+
+/* Above this many, the rules every check runs are worth a warning (each costs a comparison or
+ * a pattern match on every target). */
+#define LINT_ALWAYS 32
+
+static void lint_index(struct lint_state *st, const warder_ruleset *rs, enum warder_op op)
+{
+        struct warder_ruleset_index_stats s;
+        struct warder_rule_info r;
+        if (warder_ruleset_index_stats(rs, op, &s, NULL) || s.always < LINT_ALWAYS ||
+            warder_ruleset_rule(rs, op, s.first_always, &r))
+                return;
+        warn(st, &r,
+             "%s: every check runs %zu of the %zu rules, which name no literal the index can "
+             "key on (no fixed directory, basename, extension or text); this is the first",
+             warder_op_name(op), s.always, s.rules);
 }
 
 static void lint_help(void)
@@ -417,7 +432,9 @@ static void lint_help(void)
                "  - a duplicate rule;\n"
                "  - under first-match, an allow rule before a deny or ask rule that it partly\n"
                "    shadows (with an example path);\n"
-               "  - an execute allow rule broad enough to match a chained command line.\n"
+               "  - an execute allow rule broad enough to match a chained command line;\n"
+               "  - more than 32 rules of one operation that every check must run, because\n"
+               "    they name nothing the index can key on (with their count).\n"
                "\n"
                "Exit status: 0 (warnings too, unless --strict, then 1), 2 a file did not load.\n");
 }
@@ -458,9 +475,8 @@ int cli_cmd_lint(int argc, char **argv, struct cli_common *c)
                 return rc;
         }
         bool load_error = false;
-        size_t warnings = 0, json_count = 0;
-        if (c->json)
-                fputs("{\"warnings\":[", stdout);
+        size_t warnings = 0;
+        json_t *list = c->json ? json_array() : NULL;
         for (size_t i = 0; i < nfiles; i++) {
                 struct cli_common one = *c;
                 one.rules = files[i];
@@ -470,8 +486,7 @@ int cli_cmd_lint(int argc, char **argv, struct cli_common *c)
                         load_error = true;
                         continue;
                 }
-                struct lint_state st = {
-                    .file = files[i], .json = c->json, .json_count = &json_count};
+                struct lint_state st = {.file = files[i], .json = list};
                 for (int op = 0; op < WARDER_OP_COUNT; op++) {
                         size_t n = warder_ruleset_rule_count(rs, (enum warder_op)op);
                         bool *quiet = calloc(n + 1, sizeof(*quiet));
@@ -480,17 +495,19 @@ int cli_cmd_lint(int argc, char **argv, struct cli_common *c)
                         lint_duplicates(&st, rs, (enum warder_op)op, quiet);
                         lint_shadowed(&st, rs, (enum warder_op)op, quiet);
                         lint_allow_before_deny(&st, rs, (enum warder_op)op, quiet);
+                        lint_index(&st, rs, (enum warder_op)op);
                         free(quiet);
                 }
                 lint_broad_execute(&st, rs);
                 warnings += st.warnings;
                 warder_ruleset_free(rs);
         }
-        if (c->json)
-                printf("],\"load_errors\":%s}\n", load_error ? "true" : "false");
         free(files);
         free(root);
         free(home);
+        if (c->json && (rc = cli_json_print(
+                            json_pack("{s:o,s:b}", "warnings", list, "load_errors", load_error))))
+                return rc;
         if (load_error)
                 return CLI_USAGE;
         return strict && warnings ? CLI_DENY : CLI_OK;

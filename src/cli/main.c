@@ -25,6 +25,7 @@ static const struct subcommand subcommands[] = {
     {"glob", cli_cmd_op, "find paths matching a pattern through the guard"},
     {"grep", cli_cmd_op, "search file contents through the guard"},
     {"exec", cli_cmd_exec, "inspect and run a shell command through the guard"},
+    {"serve", cli_cmd_serve, "serve one guarded session over JSON-RPC on stdio"},
 };
 
 static void usage(FILE *f)
@@ -47,14 +48,18 @@ static void usage(FILE *f)
                    "  --json           machine-readable output\n"
                    "  --audit FILE     append one JSON line per decision to FILE\n"
                    "  --interactive    ask on the terminal when a rule says ask\n"
+                   "  --approve-token T  approve the one request an earlier ask issued T for\n"
                    "  -h, --help       show help (for a command: warder COMMAND --help)\n"
                    "  --version        show the version\n"
                    "\n"
                    "Exit status: 0 allowed/ok, 1 denied (or no match), 2 usage or ruleset error,\n"
-                   "3 approval required, 4 other errors.\n");
+                   "3 approval required, 4 other errors.\n"
+                   "\n"
+                   "Decisions follow warder's semantics, docs/semantics.md (installed in\n"
+                   "share/doc/warder/); help texts cite its sections by number, such as §3.2.\n");
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
         struct cli_common common = {0};
         int first = 1;
@@ -81,6 +86,8 @@ int main(int argc, char **argv)
                 int rc = cli_command_args(argc - first, argv + first, &common, &nargs, &args);
                 if (rc)
                         return rc;
+                /* What the parse found decides (a `--json` among the operands is one). */
+                cli_json_mode = common.json;
                 rc = subcommands[i].run(nargs, args, &common);
                 free(args);
                 return rc;
@@ -88,4 +95,15 @@ int main(int argc, char **argv)
         if (name[0] == '-')
                 return cli_usage("", "unknown option '%s'", name);
         return cli_usage("", "unknown command '%s'", name);
+}
+
+int main(int argc, char **argv)
+{
+        /* --json anywhere before `--`: every exit path answers in JSON, usage errors too */
+        for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+                if (strcmp(argv[i], "--json") == 0)
+                        cli_json_mode = true;
+        int rc = run(argc, argv);
+        cli_json_fail(rc);
+        return rc;
 }

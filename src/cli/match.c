@@ -25,7 +25,8 @@ static void help(void)
                "Prints `match: PATH` or `no match: PATH` for each PATH.\n"
                "Exit status: 0 when every PATH matches, 1 when one does not, 2 on a usage\n"
                "error or a malformed pattern (shown with a caret under the offending byte),\n"
-               "4 when the matching engine failed.\n");
+               "4 when the matching engine failed.\n"
+               "\n" CLI_SECTIONS_NOTE);
 }
 
 /* Columns that cli_write_safe() uses for s[0..len). */
@@ -121,17 +122,12 @@ int cli_cmd_match(int argc, char **argv, struct cli_common *c)
                 return CLI_USAGE;
         }
         int status = CLI_OK;
-        if (c->json) {
-                fputs("{\"pattern\":", stdout);
-                cli_write_json_string(stdout, pattern, plen);
-                fputs(",\"results\":[", stdout);
-        }
+        json_t *results = c->json ? json_array() : NULL;
         for (int k = i; k < argc; k++) {
                 size_t len = strlen(argv[k]);
                 int m = warder_glob_match(g, argv[k], len);
                 if (m < 0) {
-                        if (c->json)
-                                fputs("]}\n", stdout);
+                        json_decref(results);
                         cli_error("match", "matching '%s' failed: %s", argv[k], warder_strerror(m));
                         warder_glob_free(g);
                         return CLI_ERROR;
@@ -139,19 +135,21 @@ int cli_cmd_match(int argc, char **argv, struct cli_common *c)
                 if (!m)
                         status = CLI_DENY;
                 if (c->json) {
-                        if (k > i)
-                                fputc(',', stdout);
-                        fputs("{\"path\":", stdout);
-                        cli_write_json_string(stdout, argv[k], len);
-                        fputs(m ? ",\"match\":true}" : ",\"match\":false}", stdout);
+                        json_array_append_new(results, json_pack("{s:o,s:b}", "path",
+                                                                 warder_json_bytes(argv[k], len),
+                                                                 "match", m > 0));
                 } else {
                         fputs(m ? "match: " : "no match: ", stdout);
                         cli_write_safe(stdout, argv[k], len);
                         fputc('\n', stdout);
                 }
         }
-        if (c->json)
-                fputs("]}\n", stdout);
         warder_glob_free(g);
+        if (c->json) {
+                int prc = cli_json_print(json_pack(
+                    "{s:o,s:o}", "pattern", warder_json_bytes(pattern, plen), "results", results));
+                if (prc)
+                        return prc;
+        }
         return status;
 }

@@ -19,7 +19,8 @@ static void help(void)
                "  --cwd DIR    current directory for relative paths (default: the root)\n"
                "  --json       print a JSON array of strings\n"
                "\n"
-               "Exit status: 0 on success, 2 on a usage error or an invalid path.\n");
+               "Exit status: 0 on success, 2 on a usage error or an invalid path.\n"
+               "\n" CLI_SECTIONS_NOTE);
 }
 
 int cli_cmd_normalize(int argc, char **argv, struct cli_common *c)
@@ -60,8 +61,7 @@ int cli_cmd_normalize(int argc, char **argv, struct cli_common *c)
                 cli_error("normalize", "--cwd: %s", err.message);
                 rc = CLI_USAGE;
         }
-        if (!rc && c->json)
-                fputc('[', stdout);
+        json_t *list = c->json ? json_array() : NULL;
         for (int k = i; !rc && k < argc; k++) {
                 char *out = NULL;
                 size_t len = 0;
@@ -72,9 +72,7 @@ int cli_cmd_normalize(int argc, char **argv, struct cli_common *c)
                         break;
                 }
                 if (c->json) {
-                        if (k > i)
-                                fputc(',', stdout);
-                        cli_write_json_string(stdout, out, len);
+                        json_array_append_new(list, warder_json_bytes(out, len));
                 } else {
                         cli_write_safe(stdout, out, len);
                         fputc('\n', stdout);
@@ -82,7 +80,9 @@ int cli_cmd_normalize(int argc, char **argv, struct cli_common *c)
                 warder_free(out);
         }
         if (!rc && c->json)
-                fputs("]\n", stdout);
+                rc = cli_json_print(list);
+        else
+                json_decref(list);
         warder_error_clear(&err);
         warder_free(ncwd);
         free(root);

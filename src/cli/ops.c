@@ -13,9 +13,10 @@ struct op_args {
         enum warder_op op;
         const char *pos[2]; /* positional arguments */
         int npos;
-        unsigned long long offset, limit;
+        unsigned long long offset, limit, max_matches;
         const char *old_text, *new_text, *glob;
-        bool all;
+        const char *old_file, *new_file; /* edit: texts from files ("-": stdin) */
+        bool all, ignore_case;
 };
 
 static void op_help(const char *name)
@@ -26,20 +27,25 @@ static void op_help(const char *name)
             {"read", "[--offset N] [--limit N] [--] PATH",
              "Print the bytes of PATH (from byte --offset, at most --limit bytes)."},
             {"write", "[--] PATH", "Replace PATH (or create it) with the bytes read from stdin."},
-            {"edit", "--old TEXT --new TEXT [--all] [--] PATH",
-             "Replace TEXT in PATH; it must occur exactly once unless --all is given."},
+            {"edit",
+             "(--old TEXT | --old-file FILE) (--new TEXT | --new-file FILE) [--all] [--] PATH",
+             "Replace the old text in PATH by the new one; the old text must occur exactly\n"
+             "once unless --all is given. --old-file and --new-file read a text from FILE\n"
+             "(`-`: stdin, for one of them), byte for byte, for texts of any size."},
             {"ls", "[--] [PATH]", "List the entries of directory PATH (default: the root)."},
             {"glob", "[--] PATTERN [PATH]",
              "List the paths under PATH (default: the root) that match PATTERN."},
-            {"grep", "[--glob PATTERN] [--] REGEX [PATH]",
-             "Print `path:line:text` for lines matching the PCRE2 REGEX under PATH."},
+            {"grep", "[--glob PATTERN] [-i | --ignore-case] [--max-matches N] [--] REGEX [PATH]",
+             "Print `path:line:text` for lines matching the PCRE2 REGEX under PATH;\n"
+             "--ignore-case folds ASCII letters, --max-matches stops after N matches."},
         };
         for (size_t i = 0; i < sizeof(helps) / sizeof(helps[0]); i++) {
                 if (strcmp(helps[i].name, name) != 0)
                         continue;
                 printf(
                     "Usage: warder [--rules FILE | --preset NAME] [--root DIR] [--home DIR]\n"
-                    "              [--json] [--audit FILE] [--interactive] %s %s\n"
+                    "              [--json] [--audit FILE] [--interactive | --approve-token T]\n"
+                    "              %s %s\n"
                     "\n"
                     "%s\n"
                     "\n"
@@ -52,8 +58,10 @@ static void op_help(const char *name)
                     "go before the command's name. Put `--` before operands an agent supplies.\n"
                     "\n"
                     "Exit status: 0 done, 1 denied (the rule, its reason and source are shown),\n"
-                    "3 approval required (--interactive asks on the terminal), 2 usage or ruleset\n"
-                    "error, 4 other errors.\n",
+                    "3 approval required (--interactive asks on the terminal; the answer carries "
+                    "a\n"
+                    "token that --approve-token takes to approve this request once), 2 usage or\n"
+                    "ruleset error, 4 other errors.\n",
                     helps[i].name, helps[i].usage, helps[i].what);
         }
 }
@@ -86,10 +94,19 @@ static int parse(int argc, char **argv, struct op_args *a)
                                 value = &a->old_text;
                         else if (a->op == WARDER_OP_EDIT && IS("--new"))
                                 value = &a->new_text;
+                        else if (a->op == WARDER_OP_EDIT && IS("--old-file"))
+                                value = &a->old_file;
+                        else if (a->op == WARDER_OP_EDIT && IS("--new-file"))
+                                value = &a->new_file;
                         else if (a->op == WARDER_OP_EDIT && !eq && IS("--all"))
                                 a->all = true;
                         else if (a->op == WARDER_OP_GREP && IS("--glob"))
                                 value = &a->glob;
+                        else if (a->op == WARDER_OP_GREP && !eq &&
+                                 (IS("--ignore-case") || strcmp(arg, "-i") == 0))
+                                a->ignore_case = true;
+                        else if (a->op == WARDER_OP_GREP && IS("--max-matches"))
+                                number = &a->max_matches;
                         else if (a->op == WARDER_OP_READ && IS("--offset"))
                                 number = &a->offset;
                         else if (a->op == WARDER_OP_READ && IS("--limit"))
@@ -142,10 +159,17 @@ static int parse(int argc, char **argv, struct op_args *a)
                                                            : "PATH");
         if (a->npos > max)
                 return cli_usage(a->name, "too many arguments");
-        if (a->op == WARDER_OP_EDIT && (!a->old_text || !a->new_text))
-                return cli_usage(a->name, "--old and --new are required");
-        if (a->op == WARDER_OP_EDIT && a->old_text[0] == '\0')
-                return cli_usage(a->name, "--old must not be empty");
+        if (a->op == WARDER_OP_EDIT) {
+                if (!!a->old_text + !!a->old_file != 1)
+                        return cli_usage(a->name, "give the old text once: --old or --old-file");
+                if (!!a->new_text + !!a->new_file != 1)
+                        return cli_usage(a->name, "give the new text once: --new or --new-file");
+                if (a->old_file && a->new_file && strcmp(a->old_file, "-") == 0 &&
+                    strcmp(a->new_file, "-") == 0)
+                        return cli_usage(a->name, "only one text can come from stdin");
+                if (a->old_text && a->old_text[0] == '\0')
+                        return cli_usage(a->name, "--old must not be empty");
+        }
         return 0;
 }
 
@@ -167,138 +191,134 @@ static void put_name(const struct cli_session *s, const char *p, size_t len)
                 fwrite(p, 1, len, stdout);
 }
 
-static int read_stdin(struct warder_bytes *in)
+static int read_stream(FILE *f, struct warder_bytes *in)
 {
         size_t cap = 0;
         for (;;) {
                 if (in->len == cap) {
                         cap = cap ? cap * 2 : 65536;
-                        char *p = realloc(in->data, cap);
+                        char *p = realloc(in->data, cap + 1);
                         if (!p)
                                 return -1;
                         in->data = p;
                 }
-                size_t n = fread(in->data + in->len, 1, cap - in->len, stdin);
+                size_t n = fread(in->data + in->len, 1, cap - in->len, f);
                 in->len += n;
-                if (n == 0)
-                        return ferror(stdin) ? -1 : 0;
+                if (n == 0) {
+                        in->data[in->len] = '\0';
+                        return ferror(f) ? -1 : 0;
+                }
         }
 }
 
-static void json_entries(const struct warder_entries *e)
+/* An edit text: the option's value, or the bytes of a file ("-": stdin). The host's own
+ * file, read as the caller: it is an argument, not a target. */
+static int edit_text(const char *name, const char *text, const char *file, struct warder_bytes *out)
 {
-        static const char *const types[] = {"file", "dir", "symlink", "other"};
-        fputs(",\"entries\":[", stdout);
-        for (size_t i = 0; i < e->count; i++) {
-                const struct warder_entry *it = &e->items[i];
-                fputs(i ? ",{\"name\":" : "{\"name\":", stdout);
-                cli_write_json_string(stdout, it->name, strlen(it->name));
-                cli_json_field(stdout, "path", it->path);
-                cli_json_field(stdout, "type",
-                               types[it->type <= WARDER_ENTRY_OTHER ? it->type : 3]);
-                fprintf(stdout, ",\"size\":%llu,\"mtime\":%lld}", (unsigned long long)it->size,
-                        (long long)it->mtime);
+        if (text) {
+                out->data = strdup(text);
+                out->len = strlen(text);
+                return out->data ? 0 : CLI_ERROR;
         }
-        fprintf(stdout, "],\"hidden\":%zu", e->hidden);
+        bool in = strcmp(file, "-") == 0;
+        FILE *f = in ? stdin : fopen(file, "rbe");
+        if (!f) {
+                cli_error(name, "cannot open '%s': %s", file, strerror(errno));
+                return CLI_ERROR;
+        }
+        int rc = read_stream(f, out);
+        int e = errno;
+        if (!in)
+                fclose(f);
+        if (rc) {
+                cli_error(name, "cannot read '%s': %s", file, strerror(e));
+                return CLI_ERROR;
+        }
+        return 0;
 }
 
 static int run(struct cli_session *s, const struct op_args *a)
 {
         struct warder_error err = WARDER_ERROR_INIT;
         const char *target = a->npos ? a->pos[a->npos - 1] : ".";
-        const char *path = target;
+        struct warder_session_request req = {.op = a->op, .target = target};
+        struct warder_session_result res = {0};
+        struct warder_bytes in = {0}, old = {0}, fresh = {0};
         int rc = 0;
-        struct warder_bytes bytes = {0};
-        struct warder_entries entries = {0};
-        struct warder_grep_result grep = {0};
-        size_t count = 0;
         switch (a->op) {
         case WARDER_OP_READ:
-                rc = warder_backend_read(s->guard, path, strlen(path), a->offset, a->limit, 0,
-                                         &bytes, &err);
-                break;
-        case WARDER_OP_WRITE: {
-                struct warder_bytes in = {0};
-                if (read_stdin(&in)) {
-                        free(in.data);
-                        cli_error(a->name, "cannot read stdin: %s", strerror(errno));
-                        return CLI_ERROR;
-                }
-                rc = warder_backend_write(s->guard, path, strlen(path), in.data, in.len, 0, &err);
-                count = in.len;
-                free(in.data);
-                break;
-        }
-        case WARDER_OP_EDIT:
-                rc = warder_backend_edit(s->guard, path, strlen(path), a->old_text,
-                                         strlen(a->old_text), a->new_text, strlen(a->new_text),
-                                         a->all ? WARDER_EDIT_ALL : 0, &count, &err);
-                break;
-        case WARDER_OP_LS:
-                rc = warder_backend_ls(s->guard, path, strlen(path), 0, &entries, &err);
-                break;
-        case WARDER_OP_GLOB:
-                path = a->npos > 1 ? a->pos[1] : ".";
-                target = a->pos[0];
-                rc =
-                    warder_backend_glob(s->guard, a->pos[0], path, strlen(path), 0, &entries, &err);
-                break;
-        case WARDER_OP_GREP: {
-                path = a->npos > 1 ? a->pos[1] : ".";
-                target = path;
-                struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
-                req.pattern = a->pos[0];
-                req.path = path;
-                req.path_len = strlen(path);
-                req.glob = a->glob;
-                rc = warder_backend_grep(s->guard, &req, &grep, &err);
-                break;
-        }
-        case WARDER_OP_EXECUTE:
-                rc = WARDER_ENOTSUP;
-                break;
-        }
-        if (rc) {
-                int code = cli_report_failure(s, a->name, target, rc, &err);
-                warder_error_clear(&err);
-                return code;
-        }
-        if (s->c->json) {
-                fputs("{\"op\":", stdout);
-                cli_write_json_string(stdout, a->name, strlen(a->name));
-                cli_json_field(stdout, "target", target);
-                cli_json_field(stdout, "status", "ok");
-        }
-        switch (a->op) {
-        case WARDER_OP_READ:
-                if (s->c->json) {
-                        fputs(",\"content\":", stdout);
-                        cli_write_json_string(stdout, bytes.data, bytes.len);
-                        fprintf(stdout, ",\"bytes\":%zu", bytes.len);
-                } else if (s->tty) {
-                        cli_write_safe(stdout, bytes.data, bytes.len);
-                } else {
-                        fwrite(bytes.data, 1, bytes.len, stdout);
-                }
+                req.offset = a->offset;
+                req.limit = a->limit;
                 break;
         case WARDER_OP_WRITE:
-                if (s->c->json)
-                        fprintf(stdout, ",\"bytes\":%zu", count);
+                if (read_stream(stdin, &in)) {
+                        cli_error(a->name, "cannot read stdin: %s", strerror(errno));
+                        rc = CLI_ERROR;
+                }
+                req.text = in.data;
+                req.text_len = in.len;
                 break;
         case WARDER_OP_EDIT:
-                if (s->c->json)
-                        fprintf(stdout, ",\"replacements\":%zu", count);
+                rc = edit_text(a->name, a->old_text, a->old_file, &old);
+                if (!rc)
+                        rc = edit_text(a->name, a->new_text, a->new_file, &fresh);
+                if (!rc && old.len == 0)
+                        rc = cli_usage(a->name, "the old text must not be empty");
+                req.text = old.data;
+                req.text_len = old.len;
+                req.text2 = fresh.data;
+                req.text2_len = fresh.len;
+                req.flags = a->all ? WARDER_EDIT_ALL : 0;
+                break;
+        case WARDER_OP_LS:
+                break;
+        case WARDER_OP_GLOB:
+        case WARDER_OP_GREP:
+                req.pattern = a->pos[0];
+                target = req.target = a->npos > 1 ? a->pos[1] : ".";
+                if (a->op == WARDER_OP_GLOB)
+                        target = a->pos[0];
+                req.include = a->glob;
+                req.flags = a->ignore_case ? WARDER_GREP_CASELESS : 0;
+                req.max_matches = (size_t)a->max_matches;
+                break;
+        case WARDER_OP_EXECUTE:
+                rc = CLI_ERROR;
+                break;
+        }
+        if (rc)
+                goto out;
+        req.target_len = strlen(req.target);
+        int st = cli_session_run(s, &req, &res, &err);
+        if (st) {
+                rc = cli_report_failure(s, a->name, target, st, &err, &res);
+                goto out;
+        }
+        if (s->c->json) {
+                json_t *o = cli_json_ok(a->name, target);
+                if (o && warder_json_put_result(o, a->op, &res)) {
+                        json_decref(o);
+                        o = NULL;
+                }
+                rc = cli_json_print(o);
+                goto out;
+        }
+        switch (a->op) {
+        case WARDER_OP_READ:
+                if (s->tty)
+                        cli_write_safe(stdout, res.bytes.data, res.bytes.len);
                 else
-                        fprintf(stderr, "%zu replacement%s\n", count, count == 1 ? "" : "s");
+                        fwrite(res.bytes.data, 1, res.bytes.len, stdout);
+                break;
+        case WARDER_OP_WRITE:
+                break;
+        case WARDER_OP_EDIT:
+                fprintf(stderr, "%zu replacement%s\n", res.count, res.count == 1 ? "" : "s");
                 break;
         case WARDER_OP_LS:
         case WARDER_OP_GLOB:
-                if (s->c->json) {
-                        json_entries(&entries);
-                        break;
-                }
-                for (size_t i = 0; i < entries.count; i++) {
-                        const struct warder_entry *e = &entries.items[i];
+                for (size_t i = 0; i < res.entries.count; i++) {
+                        const struct warder_entry *e = &res.entries.items[i];
                         const char *shown =
                             a->op == WARDER_OP_LS ? e->name : shown_path(s, e->path);
                         put_name(s, shown, strlen(shown));
@@ -309,28 +329,13 @@ static int run(struct cli_session *s, const struct op_args *a)
                         fputc('\n', stdout);
                 }
                 fflush(stdout);
-                if (entries.hidden)
-                        fprintf(stderr, "(%zu entr%s hidden by the rules)\n", entries.hidden,
-                                entries.hidden == 1 ? "y" : "ies");
+                if (res.entries.hidden)
+                        fprintf(stderr, "(%zu entr%s hidden by the rules)\n", res.entries.hidden,
+                                res.entries.hidden == 1 ? "y" : "ies");
                 break;
         case WARDER_OP_GREP:
-                if (s->c->json) {
-                        fputs(",\"matches\":[", stdout);
-                        for (size_t i = 0; i < grep.count; i++) {
-                                const struct warder_grep_match *m = &grep.items[i];
-                                fputs(i ? ",{\"path\":" : "{\"path\":", stdout);
-                                cli_write_json_string(stdout, m->path, strlen(m->path));
-                                fprintf(stdout,
-                                        ",\"line\":%llu,\"text\":", (unsigned long long)m->line);
-                                cli_write_json_string(stdout, m->text, m->text_len);
-                                fputc('}', stdout);
-                        }
-                        fprintf(stdout, "],\"hidden_files\":%zu,\"truncated\":%s",
-                                grep.hidden_files, grep.truncated ? "true" : "false");
-                        break;
-                }
-                for (size_t i = 0; i < grep.count; i++) {
-                        const struct warder_grep_match *m = &grep.items[i];
+                for (size_t i = 0; i < res.grep.count; i++) {
+                        const struct warder_grep_match *m = &res.grep.items[i];
                         const char *shown = shown_path(s, m->path);
                         put_name(s, shown, strlen(shown));
                         fprintf(stdout, ":%llu:", (unsigned long long)m->line);
@@ -338,21 +343,22 @@ static int run(struct cli_session *s, const struct op_args *a)
                         fputc('\n', stdout);
                 }
                 fflush(stdout);
-                if (grep.hidden_files)
+                if (res.grep.hidden_files)
                         fprintf(stderr, "(%zu file%s not searched: hidden by the rules)\n",
-                                grep.hidden_files, grep.hidden_files == 1 ? "" : "s");
-                if (grep.truncated)
+                                res.grep.hidden_files, res.grep.hidden_files == 1 ? "" : "s");
+                if (res.grep.truncated)
                         fputs("(output truncated at the match limit)\n", stderr);
                 break;
         case WARDER_OP_EXECUTE:
                 break;
         }
-        if (s->c->json)
-                fputs("}\n", stdout);
-        warder_bytes_free(&bytes);
-        warder_entries_free(&entries);
-        warder_grep_result_free(&grep);
-        return CLI_OK;
+out:
+        warder_error_clear(&err);
+        warder_session_result_free(&res);
+        free(in.data);
+        free(old.data);
+        free(fresh.data);
+        return rc;
 }
 
 int cli_cmd_op(int argc, char **argv, struct cli_common *c)
@@ -362,7 +368,7 @@ int cli_cmd_op(int argc, char **argv, struct cli_common *c)
         if (rc)
                 return rc < 0 ? CLI_OK : rc;
         struct cli_session s = {.c = c};
-        rc = cli_session_open(&s, a.name, NULL, false);
+        rc = cli_session_open(&s, a.name, NULL, false, NULL);
         if (!rc)
                 rc = run(&s, &a);
         cli_session_close(&s);

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* A guarded session over the local backend, shared by the operation subcommands. */
+/* The guarded operations' session (src/session), shared by the operation subcommands. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -24,69 +23,40 @@ static bool approve_on_tty(void *ud, const struct warder_guard_request *req,
         return yes;
 }
 
-void cli_json_field(FILE *f, const char *key, const char *value)
-{
-        fprintf(f, ",\"%s\":", key);
-        if (value)
-                cli_write_json_string(f, value, strlen(value));
-        else
-                fputs("null", f);
-}
-
-static void audit_line(void *ud, const struct warder_audit_event *ev)
-{
-        FILE *f = ud;
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        fprintf(f, "{\"time\":%lld.%03ld", (long long)ts.tv_sec, ts.tv_nsec / 1000000);
-        cli_json_field(f, "op", warder_op_name(ev->request->op));
-        cli_json_field(f, "target", ev->request->target);
-        cli_json_field(f, "literal", ev->request->literal);
-        cli_json_field(f, "real", ev->request->real);
-        cli_json_field(f, "action", warder_action_name(ev->decision->action));
-        cli_json_field(f, "final_action", warder_action_name(ev->final_action));
-        fprintf(f, ",\"approval_asked\":%s,\"approved\":%s,\"filtered\":%s,\"decision\":",
-                ev->approval_asked ? "true" : "false", ev->approved ? "true" : "false",
-                ev->filtered ? "true" : "false");
-        cli_json_decision(f, ev->decision);
-        fputs("}\n", f);
-        fflush(f);
-}
-
 int cli_session_open(struct cli_session *s, const char *name,
-                     const struct warder_local_options *local_opts, bool mask_denied)
+                     const struct warder_local_options *local_opts, bool mask_denied,
+                     const char *const *env)
 {
         int rc = s->root ? 0 : cli_common_dirs(s->c, &s->root, &s->home);
         if (rc)
                 return rc;
-        if ((rc = cli_load_ruleset(s->c, s->root, s->home, &s->rs)))
+        if (s->c->interactive && s->c->approve_token)
+                return cli_usage(name, "--interactive and --approve-token cannot be combined");
+        warder_ruleset *rs = NULL;
+        if ((rc = cli_load_ruleset(s->c, s->root, s->home, &rs)))
                 return rc;
         if (s->c->audit && !(s->audit = fopen(s->c->audit, "ae"))) {
+                warder_ruleset_free(rs);
                 cli_error(name, "cannot open audit file '%s': %s", s->c->audit, strerror(errno));
                 return CLI_ERROR;
         }
+        struct warder_session_config cfg = {
+            .source = {.kind = s->c->rules ? WARDER_SESSION_FILE : WARDER_SESSION_PRESET,
+                       .value = s->c->rules ? s->c->rules : s->c->preset},
+            .ruleset = rs,
+            .root = s->root,
+            .home = s->home,
+            .local = local_opts,
+            .mask_denied = mask_denied,
+            .env = env,
+            .audit = s->audit,
+            /* Each call is its own process: a token spells out what it approves. */
+            .stateless_approvals = true,
+            .approve = s->c->interactive ? approve_on_tty : NULL,
+        };
         struct warder_error err = WARDER_ERROR_INIT;
-        warder_backend *local = NULL;
-        struct warder_local_options lopts = WARDER_LOCAL_OPTIONS_INIT;
-        if (local_opts)
-                lopts = *local_opts;
-        if (mask_denied)
-                lopts.mask_denied = true; /* the guard says what to mask, per command */
-        rc = warder_local_new(&local, s->root, &lopts, &err);
-        if (!rc) {
-                struct warder_guard_options gopts = WARDER_GUARD_OPTIONS_INIT;
-                gopts.root = s->root;
-                gopts.home = s->home;
-                if (s->c->interactive)
-                        gopts.approve = approve_on_tty;
-                if (s->audit) {
-                        gopts.audit = audit_line;
-                        gopts.audit_ud = s->audit;
-                }
-                rc = warder_guard_new(&s->guard, local, s->rs, &gopts, &err);
-                if (rc)
-                        warder_backend_free(local);
-        }
+        rc = warder_session_new(&s->session, &cfg, &err);
+        warder_ruleset_free(rs);
         if (rc) {
                 cli_error(name, "%s", err.message[0] ? err.message : warder_strerror(rc));
                 warder_error_clear(&err);
@@ -98,43 +68,56 @@ int cli_session_open(struct cli_session *s, const char *name,
 
 void cli_session_close(struct cli_session *s)
 {
-        warder_backend_free(s->guard);
-        warder_ruleset_free(s->rs);
+        warder_session_free(s->session);
         if (s->audit)
                 fclose(s->audit);
         free(s->root);
         free(s->home);
 }
 
+int cli_session_run(struct cli_session *s, struct warder_session_request *req,
+                    struct warder_session_result *res, struct warder_error *err)
+{
+        req->token = s->c->approve_token;
+        return warder_session_run(s->session, req, res, err);
+}
+
+json_t *cli_json_ok(const char *name, const char *target)
+{
+        return json_pack("{s:s,s:o,s:s}", "op", name, "target", warder_json_str(target), "status",
+                         "ok");
+}
+
 /* Prints a failed operation; returns the exit code. */
 int cli_report_failure(const struct cli_session *s, const char *name, const char *target, int rc,
-                       const struct warder_error *err)
+                       const struct warder_error *err, const struct warder_session_result *res)
 {
         const char *msg = err->message[0] ? err->message : warder_strerror(rc);
         int code = rc == WARDER_EDENIED ? CLI_DENY : rc == WARDER_EASK ? CLI_ASK : CLI_ERROR;
         if (s->c->json) {
-                fputs("{\"op\":", stdout);
-                cli_write_json_string(stdout, name, strlen(name));
-                cli_json_field(stdout, "target", target);
-                cli_json_field(stdout, "status",
-                               code == CLI_DENY  ? "denied"
-                               : code == CLI_ASK ? "ask"
-                                                 : "error");
-                fputs(",\"error\":{", stdout);
-                fprintf(stdout, "\"code\":\"%s\"", warder_status_name(rc));
-                cli_json_field(stdout, "message", msg);
-                fputs("},\"decision\":", stdout);
-                if (err->decision)
-                        cli_json_decision(stdout, err->decision);
-                else
-                        fputs("null", stdout);
-                fputs("}\n", stdout);
-                return code;
+                json_t *o = json_pack("{s:s,s:o,s:s,s:o}", "op", name, "target",
+                                      warder_json_str(target), "status",
+                                      code == CLI_DENY  ? "denied"
+                                      : code == CLI_ASK ? "ask"
+                                                        : "error",
+                                      "error", warder_json_error(rc, msg));
+                if (o && warder_json_put_failure(o, rc, err, res)) {
+                        json_decref(o);
+                        o = NULL;
+                }
+                int prc = cli_json_print(o);
+                return prc ? prc : code;
         }
         if (err->decision && (rc == WARDER_EDENIED || rc == WARDER_EASK)) {
                 fprintf(stderr, "warder %s: %s\n", name,
                         rc == WARDER_EDENIED ? "denied by policy" : "approval required");
                 cli_print_decision(stderr, target, err->decision);
+                if (res && res->token_refused)
+                        fprintf(stderr, "  --approve-token refused: %s\n", res->token_refused);
+                if (res && res->token)
+                        fprintf(stderr,
+                                "  to approve this request once: warder --approve-token %s …\n",
+                                res->token);
         } else {
                 fprintf(stderr, "warder %s: ", name);
                 cli_write_safe(stderr, target, strlen(target));

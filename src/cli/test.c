@@ -21,31 +21,24 @@ static void test_help(void)
 struct run {
         struct cli_common *c;
         const char *file;
-        bool first_json;
+        json_t *cases; /* with --json */
 };
 
 static void on_case(void *ud, const struct warder_test_result *r)
 {
         struct run *run = ud;
-        if (run->c->json) {
-                fputs(run->first_json ? "" : ",", stdout);
-                run->first_json = false;
-                fputs("{\"file\":", stdout);
-                cli_write_json_string(stdout, r->file ? r->file : run->file,
-                                      strlen(r->file ? r->file : run->file));
-                fprintf(stdout, ",\"line\":%u,\"column\":%u,\"index\":%zu", r->line, r->column,
-                        r->index);
-                cli_json_field(stdout, "op", warder_op_name(r->op));
-                cli_json_field(stdout, "target", r->target);
-                cli_json_field(stdout, "real", r->real);
-                cli_json_field(stdout, "expect", warder_action_name(r->expect));
-                fprintf(stdout, ",\"passed\":%s,\"decision\":", r->passed ? "true" : "false");
-                if (r->decision)
-                        cli_json_decision(stdout, r->decision);
-                else
-                        fputs("null", stdout);
-                cli_json_field(stdout, "error", r->message);
-                fputc('}', stdout);
+        if (run->cases) {
+                const char *file = r->file ? r->file : run->file;
+                json_array_append_new(
+                    run->cases,
+                    json_pack("{s:o,s:i,s:i,s:I,s:s,s:o,s:o,s:s,s:b,s:o,s:o}", "file",
+                              warder_json_str(file), "line", (int)r->line, "column", (int)r->column,
+                              "index", (json_int_t)r->index, "op", warder_op_name(r->op), "target",
+                              warder_json_str(r->target), "real", warder_json_str(r->real),
+                              "expect", warder_action_name(r->expect), "passed", r->passed,
+                              "decision",
+                              r->decision ? warder_json_decision(r->decision) : json_null(),
+                              "error", warder_json_str(r->message)));
                 return;
         }
         if (r->passed)
@@ -94,9 +87,7 @@ int cli_cmd_test(int argc, char **argv, struct cli_common *c)
                 return rc;
         size_t passed = 0, failed = 0;
         bool load_error = false;
-        if (c->json)
-                fputs("{\"cases\":[", stdout);
-        struct run run = {.c = c, .first_json = true};
+        struct run run = {.c = c, .cases = c->json ? json_array() : NULL};
         for (int i = first; i < argc; i++) {
                 struct cli_common one = *c;
                 one.rules = argv[i];
@@ -123,12 +114,16 @@ int cli_cmd_test(int argc, char **argv, struct cli_common *c)
                 failed += f;
                 warder_ruleset_free(rs);
         }
-        if (c->json)
-                fprintf(stdout, "],\"passed\":%zu,\"failed\":%zu,\"load_errors\":%s}\n", passed,
-                        failed, load_error ? "true" : "false");
-        else
-                printf("%zu passed, %zu failed\n", passed, failed);
         free(root);
         free(home);
+        if (c->json) {
+                rc = cli_json_print(json_pack("{s:o,s:I,s:I,s:b}", "cases", run.cases, "passed",
+                                              (json_int_t)passed, "failed", (json_int_t)failed,
+                                              "load_errors", load_error));
+                if (rc)
+                        return rc;
+        } else {
+                printf("%zu passed, %zu failed\n", passed, failed);
+        }
         return load_error ? CLI_USAGE : failed ? CLI_DENY : CLI_OK;
 }

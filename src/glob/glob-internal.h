@@ -23,6 +23,13 @@ int warder__glob_expand(const char *pattern, size_t len, unsigned flags, char **
                         struct warder_error *err);
 void warder__glob_strv_free(char **v, size_t count);
 
+/* Internal flag: JIT-compile only after a few matches (rule globs, see glob.c). */
+#define WARDER__GLOB_LAZY_JIT (1u << 30)
+
+/* warder_glob_compile() that also takes WARDER__GLOB_LAZY_JIT. */
+int warder__glob_compile(warder_glob **out, const char *pattern, size_t len, unsigned flags,
+                         struct warder_error *err);
+
 /* Compiles the union of `n` (>= 1) alternatives, each as with WARDER_GLOB_NO_BRACES | flags.
  * `display` is what warder_glob_pattern() reports; warder_glob_flags() reports `flags`.
  * Errors inside an alternative carry err->offset relative to that alternative. */

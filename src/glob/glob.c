@@ -13,6 +13,7 @@
  * combinatorially, so `*a*a*a…` or chains of globstars cost at most pattern × subject steps.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,9 +23,18 @@
 #include "glob-impl.h"
 #include "glob-internal.h"
 
+/* Rule globs are compiled by the JIT only once they have been matched a few times: a
+ * ruleset of 10,000 rules mostly holds rules that a given process never tries, and a one-shot
+ * `warder check` matches each of a handful once. The JIT works on a copy published through
+ * `jre`, so threads matching with the interpreter meanwhile read an unchanged `re`. */
+#define LAZY_JIT_AFTER 4u
+
 struct glob_code {
         pcre2_code *re;
-        bool jit;
+        bool jit;                  /* `re` itself is JIT-compiled (eager) */
+        bool lazy;                 /* compile a JIT copy after LAZY_JIT_AFTER matches */
+        _Atomic(pcre2_code *) jre; /* the JIT-compiled copy, once there is one */
+        atomic_uint uses;          /* interpreted matches so far (lazy only) */
 };
 
 struct warder_glob {
@@ -371,7 +381,9 @@ static int translate(struct warder__buf *re, const char *p, size_t len, unsigned
         return 0;
 }
 
-#define KNOWN_FLAGS (WARDER_GLOB_FOLD_CASE | WARDER_GLOB_COMMAND | WARDER_GLOB_NO_BRACES)
+#define KNOWN_FLAGS                                                                                \
+        (WARDER_GLOB_FOLD_CASE | WARDER_GLOB_COMMAND | WARDER_GLOB_NO_BRACES |                     \
+         WARDER__GLOB_LAZY_JIT)
 
 /* Compiles "\A" + bodies[a..b) as one alternation; NULL with *ec set on failure. */
 static pcre2_code *compile_bodies(const struct warder__buf *bodies, size_t a, size_t b,
@@ -404,8 +416,10 @@ static pcre2_code *compile_bodies(const struct warder__buf *bodies, size_t a, si
 
 static void glob_release(struct warder_glob *g)
 {
-        for (size_t i = 0; i < g->ncodes; i++)
+        for (size_t i = 0; i < g->ncodes; i++) {
                 pcre2_code_free(g->codes[i].re);
+                pcre2_code_free(atomic_load(&g->codes[i].jre));
+        }
         free(g->codes);
         free(g->pattern);
         free(g);
@@ -460,8 +474,16 @@ int warder__glob_compile_union(warder_glob **out, const char *const *alts, const
                 }
                 goto out;
         }
-        for (size_t i = 0; i < g->ncodes; i++)
-                g->codes[i].jit = pcre2_jit_compile(g->codes[i].re, PCRE2_JIT_COMPLETE) == 0;
+        for (size_t i = 0; i < g->ncodes; i++) {
+                atomic_init(&g->codes[i].jre, NULL);
+                atomic_init(&g->codes[i].uses, 0);
+                if (flags & WARDER__GLOB_LAZY_JIT)
+                        g->codes[i].lazy = true;
+                else
+                        g->codes[i].jit =
+                            pcre2_jit_compile(g->codes[i].re, PCRE2_JIT_COMPLETE) == 0;
+        }
+        flags &= ~(unsigned)WARDER__GLOB_LAZY_JIT;
         if (display_len)
                 memcpy(g->pattern, display, display_len);
         g->pattern[display_len] = '\0';
@@ -480,6 +502,14 @@ out:
 
 WARDER_API int warder_glob_compile(warder_glob **out, const char *pattern, size_t len,
                                    unsigned flags, struct warder_error *err)
+{
+        if (flags & WARDER__GLOB_LAZY_JIT) /* internal */
+                return warder__glob_fail(err, WARDER_EINVAL, 0, "invalid argument");
+        return warder__glob_compile(out, pattern, len, flags, err);
+}
+
+int warder__glob_compile(warder_glob **out, const char *pattern, size_t len, unsigned flags,
+                         struct warder_error *err)
 {
         if (!out || (!pattern && len) || (flags & ~KNOWN_FLAGS))
                 return warder__glob_fail(err, WARDER_EINVAL, 0, "invalid argument");
@@ -567,6 +597,19 @@ static struct scratch *scratch_get(void)
         return s;
 }
 
+/* Counts an interpreted match; the one that reaches LAZY_JIT_AFTER compiles and publishes
+ * the JIT copy (a copy that cannot be JIT-compiled leaves the interpreter in charge). */
+static void lazy_jit(struct glob_code *c)
+{
+        if (atomic_fetch_add_explicit(&c->uses, 1, memory_order_relaxed) + 1 != LAZY_JIT_AFTER)
+                return;
+        pcre2_code *copy = pcre2_code_copy(c->re);
+        if (copy && pcre2_jit_compile(copy, PCRE2_JIT_COMPLETE) == 0)
+                atomic_store_explicit(&c->jre, copy, memory_order_release);
+        else
+                pcre2_code_free(copy);
+}
+
 static int match_impl(const warder_glob *glob, const char *subject, size_t len, bool use_jit)
 {
         if (!glob || (!subject && len))
@@ -577,10 +620,17 @@ static int match_impl(const warder_glob *glob, const char *subject, size_t len, 
         PCRE2_SPTR subj = (PCRE2_SPTR)(subject ? subject : "");
         int failed = 0;
         for (size_t i = 0; i < glob->ncodes; i++) {
-                const struct glob_code *c = &glob->codes[i];
-                int rc = c->jit && use_jit ? pcre2_jit_match(c->re, subj, len, 0, 0, s->md, s->mc)
-                                           : pcre2_match(c->re, subj, len, 0,
-                                                         use_jit ? 0 : PCRE2_NO_JIT, s->md, s->mc);
+                struct glob_code *c = &glob->codes[i];
+                const pcre2_code *jre =
+                    c->jit ? c->re : atomic_load_explicit(&c->jre, memory_order_acquire);
+                int rc;
+                if (jre && use_jit) {
+                        rc = pcre2_jit_match(jre, subj, len, 0, 0, s->md, s->mc);
+                } else {
+                        if (c->lazy && use_jit)
+                                lazy_jit(c);
+                        rc = pcre2_match(c->re, subj, len, 0, PCRE2_NO_JIT, s->md, s->mc);
+                }
                 if (rc >= 0)
                         return 1;
                 if (rc != PCRE2_ERROR_NOMATCH && !failed)

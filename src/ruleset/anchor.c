@@ -424,7 +424,7 @@ done:
 
 /* A literal directory prefix that is the root or one of its ancestors would collect every
  * root-relative rule under one key; such prefixes are not used as keys when another fits. */
-static bool prefix_eligible(const char *p, size_t plen, size_t comps, const char *root)
+bool warder__prefix_eligible(const char *p, size_t plen, size_t comps, const char *root)
 {
         if (comps == 0)
                 return false;
@@ -462,26 +462,76 @@ static bool literal_tail(const struct comp *c, struct warder__buf *out)
         return unescape(out, c->s + lse, c->n - lse) == 0 && warder__buf_reserve(out, 0) == 0;
 }
 
-static int set_hint(struct warder__hint *h, enum warder__key_kind key, const char *s, size_t n)
+struct hints {
+        struct warder__rule *rule;
+        uint32_t group;
+};
+
+static int add_hint(struct hints *hs, enum warder__key_kind key, bool weak, const char *s, size_t n)
 {
+        struct warder__rule *r = hs->rule;
+        struct warder__hint *v = realloc(r->hints, (r->nhints + 1) * sizeof(*v));
+        if (!v)
+                return WARDER_ENOMEM;
+        r->hints = v;
+        struct warder__hint *h = &v[r->nhints];
         h->key = (uint8_t)key;
+        h->weak = weak;
+        h->group = hs->group;
         h->len = (uint32_t)n;
         h->text = malloc(n + 1);
         if (!h->text)
                 return WARDER_ENOMEM;
         memcpy(h->text, s, n);
         h->text[n] = '\0';
+        r->nhints++;
         return 0;
 }
 
-/* Chooses the key under which a matcher alternative is a candidate. */
-static int hint_for(const char *a, size_t n, const char *root, struct warder__hint *h)
+/* Adds a BSUB/PSUB candidate for every run of literal bytes in component `c` (unescaped). */
+static int add_literal_runs(struct hints *hs, enum warder__key_kind key, const struct comp *c,
+                            struct warder__buf *run)
+{
+        int rc = 0;
+        warder__buf_truncate(run, 0);
+        for (size_t i = 0; i <= c->n && !rc; i++) {
+                char ch = i < c->n ? c->s[i] : '*';
+                size_t skip = 0;
+                if (ch == '\\' && i + 1 < c->n) {
+                        rc = warder__buf_putc(run, c->s[++i]);
+                        continue;
+                }
+                if (ch == '[') {
+                        size_t e = class_end(c->s, i, c->n);
+                        if (!e)
+                                return 0; /* not a class we understand: no candidates */
+                        skip = e - 1 - i;
+                } else if (ch != '*' && ch != '?') {
+                        rc = warder__buf_putc(run, ch);
+                        continue;
+                }
+                if (run->len)
+                        rc = add_hint(hs, key, false, run->data, run->len);
+                warder__buf_truncate(run, 0);
+                i += skip;
+        }
+        return rc;
+}
+
+/*
+ * Adds the index key candidates of a matcher alternative: its literal directory prefix, a
+ * literal basename, an extension, every literal directory component, and every literal run
+ * the basename or a directory component must contain. Each is a necessary condition of a
+ * match, so the index may file the alternative under any one of them; with none it is run
+ * on every check.
+ */
+static int hints_for(const char *a, size_t n, const char *root, struct hints *hs)
 {
         struct comp comps[64];
         bool abs = a[0] == '/';
         long k = abs ? split(a + 1, n - 1, comps, 64) : split(a, n, comps, 64);
         if (k <= 0)
-                return set_hint(h, WARDER__K_COUNT, "", 0);
+                return 0;
         size_t lead = 0;
         if (abs)
                 while (lead < (size_t)k && comps[lead].literal)
@@ -493,46 +543,35 @@ static int hint_for(const char *a, size_t n, const char *root, struct warder__hi
                 if (!rc)
                         rc = unescape(&p, comps[i].s, comps[i].n);
         }
-        if (rc)
-                goto done;
+        if (!rc && lead)
+                rc = add_hint(hs, WARDER__K_PREFIX,
+                              !warder__prefix_eligible(p.data, p.len, lead, root), p.data, p.len);
         const struct comp *last = &comps[k - 1];
         size_t off;
-        if (prefix_eligible(p.data, p.len, lead, root)) {
-                rc = set_hint(h, WARDER__K_PREFIX, p.data, p.len);
-                goto done;
-        }
-        if ((size_t)k > lead && last->literal && !last->starstar) {
+        if (!rc && (size_t)k > lead && last->literal && !last->starstar) {
                 warder__buf_truncate(&p, 0);
                 rc = unescape(&p, last->s, last->n);
                 if (!rc)
-                        rc = warder__buf_reserve(&p, 0);
+                        rc = add_hint(hs, WARDER__K_BASE, false, p.data, p.len);
+        }
+        if (!rc && (size_t)k > lead && !last->starstar && !last->literal) {
+                if (literal_tail(last, &p) && ext_of(p.data, p.len, &off))
+                        rc = add_hint(hs, WARDER__K_EXT, false, p.data + off, p.len - off);
                 if (!rc)
-                        rc = set_hint(h, WARDER__K_BASE, p.data, p.len);
-                goto done;
+                        rc = add_literal_runs(hs, WARDER__K_BSUB, last, &p);
         }
-        struct warder__buf tail = WARDER__BUF_INIT;
-        if (!last->starstar && literal_tail(last, &tail) && ext_of(tail.data, tail.len, &off)) {
-                rc = set_hint(h, WARDER__K_EXT, tail.data + off, tail.len - off);
-                warder__buf_free(&tail);
-                goto done;
-        }
-        warder__buf_free(&tail);
-        for (size_t i = lead; i + 1 < (size_t)k; i++) {
-                if (comps[i].literal && !comps[i].starstar) {
+        for (size_t i = lead; i + 1 < (size_t)k && !rc; i++) {
+                if (comps[i].starstar)
+                        continue;
+                if (comps[i].literal) {
                         warder__buf_truncate(&p, 0);
                         rc = unescape(&p, comps[i].s, comps[i].n);
                         if (!rc)
-                                rc = warder__buf_reserve(&p, 0);
-                        if (!rc)
-                                rc = set_hint(h, WARDER__K_COMP, p.data, p.len);
-                        goto done;
+                                rc = add_hint(hs, WARDER__K_COMP, false, p.data, p.len);
+                } else {
+                        rc = add_literal_runs(hs, WARDER__K_PSUB, &comps[i], &p);
                 }
         }
-        if (lead)
-                rc = set_hint(h, WARDER__K_PREFIX, p.data, p.len);
-        else
-                rc = set_hint(h, WARDER__K_COUNT, "", 0);
-done:
         warder__buf_free(&p);
         return rc;
 }
@@ -616,7 +655,7 @@ static int classify(const char *a, size_t n, const char *root, struct warder__al
         size_t off;
         if (kind == WARDER__ALT_EXACT)
                 out->key = WARDER__K_EXACT;
-        else if (prefix_eligible(out->prefix, out->prefix_len, lead, root))
+        else if (warder__prefix_eligible(out->prefix, out->prefix_len, lead, root))
                 out->key = WARDER__K_PREFIX;
         else if (kind == WARDER__ALT_BASE)
                 out->key = WARDER__K_BASE;
@@ -634,8 +673,8 @@ static int compile_union(struct warder__rule *rule, const char *const *alts, con
                          size_t n, unsigned flags, warder_glob **out, struct warder_error *err)
 {
         struct warder_error e = WARDER_ERROR_INIT;
-        int rc = warder__glob_compile_union(out, alts, lens, n, flags, rule->pattern,
-                                            strlen(rule->pattern), &e);
+        int rc = warder__glob_compile_union(out, alts, lens, n, flags | WARDER__GLOB_LAZY_JIT,
+                                            rule->pattern, strlen(rule->pattern), &e);
         if (rc == 0)
                 return 0;
         /* Locate the fault in the pattern as written, if the pattern alone shows it. */
@@ -791,16 +830,8 @@ int warder__rule_compile_path(struct warder__rule *rule, const char *root, const
                 glob_alts[nglob] = a;
                 glob_lens[nglob++] = an;
                 if (!full) {
-                        struct warder__hint *h =
-                            realloc(rule->hints, (rule->nhints + 1) * sizeof(*h));
-                        if (!h) {
-                                rc = WARDER_ENOMEM;
-                                break;
-                        }
-                        rule->hints = h;
-                        rc = hint_for(a, an, root, &rule->hints[rule->nhints]);
-                        if (!rc)
-                                rule->nhints++;
+                        struct hints hs = {rule, rule->ngroups++};
+                        rc = hints_for(a, an, root, &hs);
                 }
         }
         rule->fold = fold_case && rule->action != WARDER_ALLOW;
@@ -840,10 +871,12 @@ int warder__rule_compile_command(struct warder__rule *rule, bool fold_case, size
         const char *alt[1] = {pat};
         size_t len[1] = {n};
         struct warder_error e = WARDER_ERROR_INIT;
-        int rc = warder_glob_compile(&rule->glob, pat, n, WARDER_GLOB_COMMAND, &e);
+        int rc = warder__glob_compile(&rule->glob, pat, n,
+                                      WARDER_GLOB_COMMAND | WARDER__GLOB_LAZY_JIT, &e);
         if (!rc && rule->fold)
-                rc = warder_glob_compile(&rule->glob_fold, pat, n,
-                                         WARDER_GLOB_COMMAND | WARDER_GLOB_FOLD_CASE, &e);
+                rc = warder__glob_compile(
+                    &rule->glob_fold, pat, n,
+                    WARDER_GLOB_COMMAND | WARDER_GLOB_FOLD_CASE | WARDER__GLOB_LAZY_JIT, &e);
         (void)alt;
         (void)len;
         if (rc) {

@@ -1,16 +1,59 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Set matching: each operation's rules are filed under cheap exact keys (exact path,
- * literal directory prefix, basename, extension, directory component) in hash tables. A
+ * Set matching: each operation's rules are filed under cheap exact keys in hash tables. A
  * check looks up the target's keys, evaluates only the postings found there (string
  * comparisons, or the rule's matcher for the rest) and the residual rules that fit no key.
+ *
+ * Keys: the exact path, a literal directory prefix, the basename, the extension, a directory
+ * component, and a 1-4 byte gram of a literal that the basename (BSUB) or a directory
+ * component (PSUB) must contain. Every alternative of a rule offers each key it requires
+ * (a rule for `.tmp` files below any `cache7` directory offers the component `cache7` and the
+ * extension `tmp`); the index learns from the ruleset itself how many alternatives share each
+ * key and files every alternative under its rarest one, so a family of a thousand rules that
+ * share `.tmp` but not their directory is filed a thousand ways. Grams are used only when many
+ * alternatives would otherwise be residual: a short residual list is cheaper than sliding over the
+ * target.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <uthash.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "ruleset-internal.h"
+
+/* A fast hash for uthash and the key filters (keys come from the ruleset; a target can only
+ * make a filter bit or a bucket collide, never a list longer). */
+static inline uint32_t key_hash(const void *p, size_t n)
+{
+        const unsigned char *s = p;
+        uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)n;
+        while (n >= 8) {
+                uint64_t v;
+                memcpy(&v, s, 8);
+                h = (h ^ v) * 0xff51afd7ed558ccdull;
+                h ^= h >> 32;
+                s += 8;
+                n -= 8;
+        }
+        uint64_t v = 0;
+        if (n >= 4) {
+                uint32_t a, b;
+                memcpy(&a, s, 4);
+                memcpy(&b, s + n - 4, 4);
+                v = (uint64_t)a << 32 | b;
+        } else if (n) {
+                v = (uint64_t)s[0] << 16 | (uint64_t)s[n >> 1] << 8 | s[n - 1];
+        }
+        h = (h ^ v) * 0xc4ceb9fe1a85ec53ull;
+        h ^= h >> 29;
+        return (uint32_t)h;
+}
+
+#define HASH_FUNCTION(keyptr, keylen, hashv) ((hashv) = key_hash((keyptr), (keylen)))
+#include <uthash.h>
 
 struct warder__key_entry {
         UT_hash_handle hh;
@@ -19,16 +62,28 @@ struct warder__key_entry {
         char key[];
 };
 
+/* Makes room for one more element in the array *v of *cap elements (n in use). */
+static int grow(void *v, size_t *cap, size_t n, size_t size, size_t first)
+{
+        if (n < *cap)
+                return 0;
+        size_t c = *cap ? *cap * 2 : first;
+        void *p = realloc(*(void **)v, c * size);
+        if (!p)
+                return WARDER_ENOMEM;
+        *(void **)v = p;
+        *cap = c;
+        return 0;
+}
+
 static int plist_add(struct warder__plist *l, uint32_t rule, uint32_t alt, uint8_t action)
 {
-        if (l->n == l->cap) {
-                size_t cap = l->cap ? l->cap * 2 : 2;
-                struct warder__posting *p = realloc(l->p, cap * sizeof(*p));
-                if (!p)
-                        return WARDER_ENOMEM;
-                l->p = p;
-                l->cap = cap;
-        }
+        /* one rule's matcher alternatives may choose the same key: one posting is enough */
+        if (alt == WARDER__CONFIRM && l->n && l->p[l->n - 1].rule == rule &&
+            l->p[l->n - 1].alt == WARDER__CONFIRM)
+                return 0;
+        if (grow(&l->p, &l->cap, l->n, sizeof(*l->p), 2))
+                return WARDER_ENOMEM;
         l->p[l->n++] = (struct warder__posting){rule, alt, action};
         return 0;
 }
@@ -45,6 +100,7 @@ static int add(struct warder__index *idx, enum warder__key_kind kind, const char
                bool fold, uint32_t rule, uint32_t alt, uint8_t action, uint32_t prefix_comps)
 {
         idx->empty = false;
+        idx->postings++;
         if (kind == WARDER__K_COUNT)
                 return plist_add(&idx->residual, rule, alt, action);
         struct warder__key_entry *e = NULL;
@@ -75,6 +131,10 @@ static int add(struct warder__index *idx, enum warder__key_kind kind, const char
                         idx->prefix_min = prefix_comps;
                 if (prefix_comps > idx->prefix_max)
                         idx->prefix_max = prefix_comps;
+        } else if (kind == WARDER__K_COMP) {
+                idx->comp_lens |= 1ull << (len < 63 ? len : 63);
+        } else if (kind == WARDER__K_BSUB || kind == WARDER__K_PSUB) {
+                idx->gram_lens[kind - WARDER__K_BSUB] |= (uint8_t)(1u << len);
         }
         return plist_add(&e->list, rule, alt, action);
 }
@@ -85,35 +145,6 @@ static uint32_t comps_of(const char *s, size_t n)
         for (size_t i = 0; i < n; i++)
                 c += s[i] == '/';
         return c;
-}
-
-static int file_alt(struct warder__index *idx, const struct warder__alt *a, bool fold,
-                    uint32_t rule, uint32_t alt, uint8_t action)
-{
-        const char *key = "";
-        size_t len = 0;
-        switch ((enum warder__key_kind)a->key) {
-        case WARDER__K_EXACT:
-        case WARDER__K_PREFIX:
-                key = a->prefix;
-                len = a->prefix_len;
-                break;
-        case WARDER__K_BASE:
-        case WARDER__K_COMP:
-                key = a->lit;
-                len = a->lit_len;
-                break;
-        case WARDER__K_EXT: {
-                const char *dot = memrchr(a->lit, '.', a->lit_len);
-                key = dot + 1;
-                len = a->lit_len - (size_t)(dot + 1 - a->lit);
-                break;
-        }
-        case WARDER__K_COUNT:
-                break;
-        }
-        return add(idx, (enum warder__key_kind)a->key, key, len, fold, rule, alt, action,
-                   a->prefix_comps);
 }
 
 static void index_init(struct warder__index *idx)
@@ -146,33 +177,276 @@ static int build_filters(struct warder__index *idx)
         return 0;
 }
 
+/* ---- choosing keys ------------------------------------------------------------------------ */
+
+#define GRAM_MAX 4
+/* Up to this many residual alternatives run on every check before grams are worth sliding. */
+#define RESIDUAL_CHEAP 16
+/* Below this many alternatives keys are not counted. */
+#define SMALL_SET 64
+
+/* An index key an alternative offers. */
+struct cand {
+        const char *text;
+        uint32_t len;
+        uint8_t kind;
+        bool weak;
+        uint32_t pcomps;
+};
+
+/* One alternative of a rule: an exact one (alt < nalts) or a matcher group (CONFIRM). */
+struct unit {
+        uint32_t rule, alt;
+        size_t first, n; /* its candidates */
+        struct cand chosen;
+};
+
+struct counter {
+        UT_hash_handle hh;
+        size_t count;
+        size_t len;
+        char key[]; /* kind byte + text */
+};
+
+struct chooser {
+        struct cand *c;
+        size_t nc, capc;
+        struct unit *u;
+        size_t nu, capu;
+        struct counter *counts;
+        struct warder__buf scratch;
+};
+
+static int push_cand(struct chooser *ch, enum warder__key_kind kind, const char *text, size_t len,
+                     bool weak, uint32_t pcomps)
+{
+        if (grow(&ch->c, &ch->capc, ch->nc, sizeof(*ch->c), 256))
+                return WARDER_ENOMEM;
+        ch->c[ch->nc++] = (struct cand){text, (uint32_t)len, (uint8_t)kind, weak, pcomps};
+        ch->u[ch->nu - 1].n++;
+        return 0;
+}
+
+static int push_unit(struct chooser *ch, uint32_t rule, uint32_t alt)
+{
+        if (grow(&ch->u, &ch->capu, ch->nu, sizeof(*ch->u), 256))
+                return WARDER_ENOMEM;
+        ch->u[ch->nu++] = (struct unit){rule, alt, ch->nc, 0, {"", 0, WARDER__K_COUNT, false, 0}};
+        return 0;
+}
+
+/* The candidates of an exact alternative, from its kind, prefix and literal. */
+static int exact_cands(struct chooser *ch, const struct warder__alt *a, const char *root)
+{
+        if (a->kind == WARDER__ALT_EXACT)
+                return push_cand(ch, WARDER__K_EXACT, a->prefix, a->prefix_len, false, 0);
+        int rc = 0;
+        if (a->prefix_comps)
+                rc = push_cand(
+                    ch, WARDER__K_PREFIX, a->prefix, a->prefix_len,
+                    !warder__prefix_eligible(a->prefix, a->prefix_len, a->prefix_comps, root),
+                    a->prefix_comps);
+        const char *dot;
+        switch ((enum warder__alt_kind)a->kind) {
+        case WARDER__ALT_BASE:
+                return rc ? rc : push_cand(ch, WARDER__K_BASE, a->lit, a->lit_len, false, 0);
+        case WARDER__ALT_COMP:
+                return rc ? rc : push_cand(ch, WARDER__K_COMP, a->lit, a->lit_len, false, 0);
+        case WARDER__ALT_SUFFIX:
+                dot = a->lit_len ? memrchr(a->lit, '.', a->lit_len) : NULL;
+                if (!rc && dot && dot + 1 < a->lit + a->lit_len)
+                        rc = push_cand(ch, WARDER__K_EXT, dot + 1,
+                                       a->lit_len - (size_t)(dot + 1 - a->lit), false, 0);
+                return rc ? rc : push_cand(ch, WARDER__K_BSUB, a->lit, a->lit_len, false, 0);
+        case WARDER__ALT_BSTART:
+        case WARDER__ALT_BHAS:
+                return rc ? rc : push_cand(ch, WARDER__K_BSUB, a->lit, a->lit_len, false, 0);
+        case WARDER__ALT_EXACT:
+        case WARDER__ALT_UNDER:
+                break;
+        }
+        return rc;
+}
+
+static bool is_sub(uint8_t kind)
+{
+        return kind == WARDER__K_BSUB || kind == WARDER__K_PSUB;
+}
+
+/* Counts under (kind, text); `delta` 0 only reads. */
+static int count_key(struct chooser *ch, uint8_t kind, const char *text, size_t len, size_t delta,
+                     size_t *out)
+{
+        warder__buf_truncate(&ch->scratch, 0);
+        if (warder__buf_putc(&ch->scratch, (char)kind) ||
+            warder__buf_append(&ch->scratch, text, len))
+                return WARDER_ENOMEM;
+        struct counter *c = NULL;
+        HASH_FIND(hh, ch->counts, ch->scratch.data, ch->scratch.len, c);
+        if (!c && delta) {
+                c = calloc(1, sizeof(*c) + ch->scratch.len);
+                if (!c)
+                        return WARDER_ENOMEM;
+                c->len = ch->scratch.len;
+                memcpy(c->key, ch->scratch.data, c->len);
+                HASH_ADD(hh, ch->counts, key[0], c->len, c);
+        }
+        if (c)
+                c->count += delta;
+        if (out)
+                *out = c ? c->count : 0;
+        return 0;
+}
+
+/* Calls fn on every gram of a literal: the literal itself when short, else each 4-byte run. */
+#define FOR_GRAMS(text, len, g, glen)                                                              \
+        for (size_t g##_i = 0, glen = (len) < GRAM_MAX ? (len) : GRAM_MAX;                         \
+             g##_i + glen <= (len) && glen; g##_i++)                                               \
+                for (const char *g = (text) + g##_i; g; g = NULL)
+
+static int count_all(struct chooser *ch)
+{
+        for (size_t u = 0; u < ch->nu; u++) {
+                const struct unit *un = &ch->u[u];
+                for (size_t i = un->first; i < un->first + un->n; i++) {
+                        const struct cand *c = &ch->c[i];
+                        int rc = 0;
+                        if (!is_sub(c->kind)) {
+                                rc = count_key(ch, c->kind, c->text, c->len, 1, NULL);
+                        } else {
+                                FOR_GRAMS(c->text, c->len, g, glen)
+                                {
+                                        if (!rc)
+                                                rc =
+                                                    count_key(ch, WARDER__K_BSUB, g, glen, 1, NULL);
+                                }
+                        }
+                        if (rc)
+                                return rc;
+                }
+        }
+        return 0;
+}
+
+/* Chooses each unit's key: its rarest strong key; else, when many units are left without
+ * one, its rarest gram; else a weak prefix; else none (residual). */
+static int choose(struct chooser *ch)
+{
+        size_t weakless = 0;
+        for (size_t u = 0; u < ch->nu; u++) {
+                struct unit *un = &ch->u[u];
+                size_t best = SIZE_MAX;
+                for (size_t i = un->first; i < un->first + un->n; i++) {
+                        const struct cand *c = &ch->c[i];
+                        if (is_sub(c->kind) || c->weak)
+                                continue;
+                        size_t n = 0;
+                        if (count_key(ch, c->kind, c->text, c->len, 0, &n))
+                                return WARDER_ENOMEM;
+                        /* ties: the key that is cheaper to look up (enum order) */
+                        if (n < best || (n == best && c->kind < un->chosen.kind)) {
+                                best = n;
+                                un->chosen = *c;
+                        }
+                }
+                if (best == SIZE_MAX)
+                        weakless++;
+        }
+        bool grams = weakless > RESIDUAL_CHEAP;
+        for (size_t u = 0; u < ch->nu; u++) {
+                struct unit *un = &ch->u[u];
+                if (un->chosen.kind != WARDER__K_COUNT)
+                        continue;
+                size_t best = SIZE_MAX;
+                for (size_t i = un->first; grams && i < un->first + un->n; i++) {
+                        const struct cand *c = &ch->c[i];
+                        if (!is_sub(c->kind))
+                                continue;
+                        FOR_GRAMS(c->text, c->len, g, glen)
+                        {
+                                size_t n = 0;
+                                if (count_key(ch, WARDER__K_BSUB, g, glen, 0, &n))
+                                        return WARDER_ENOMEM;
+                                if (n < best || (n == best && (glen > un->chosen.len ||
+                                                               (glen == un->chosen.len &&
+                                                                c->kind < un->chosen.kind)))) {
+                                        best = n;
+                                        un->chosen =
+                                            (struct cand){g, (uint32_t)glen, c->kind, false, 0};
+                                }
+                        }
+                }
+                for (size_t i = un->first; best == SIZE_MAX && i < un->first + un->n; i++)
+                        if (ch->c[i].weak)
+                                un->chosen = ch->c[i];
+        }
+        return 0;
+}
+
+static void chooser_free(struct chooser *ch)
+{
+        struct counter *c, *tmp;
+        HASH_ITER(hh, ch->counts, c, tmp)
+        {
+                HASH_DEL(ch->counts, c);
+                free(c);
+        }
+        free(ch->c);
+        free(ch->u);
+        warder__buf_free(&ch->scratch);
+}
+
+static int file_unit(struct warder__index *idx, const struct unit *un, bool fold, uint8_t action)
+{
+        const struct cand *c = &un->chosen;
+        uint32_t pc = c->kind == WARDER__K_PREFIX ? comps_of(c->text, c->len) : 0;
+        return add(idx, (enum warder__key_kind)c->kind, c->text, c->len, fold, un->rule, un->alt,
+                   action, pc);
+}
+
 int warder__index_build(struct warder__opset *set, const char *root, bool fold_case)
 {
-        (void)root;
         (void)fold_case;
         index_init(&set->idx);
         index_init(&set->fidx);
+        struct chooser ch;
+        memset(&ch, 0, sizeof(ch));
         int rc = 0;
         for (size_t i = 0; i < set->n && !rc; i++) {
-                struct warder__rule *r = &set->rules[i];
-                uint8_t action = (uint8_t)r->action;
+                const struct warder__rule *r = &set->rules[i];
                 for (uint32_t j = 0; j < r->nalts && !rc; j++) {
-                        rc = file_alt(&set->idx, &r->alts[j], false, (uint32_t)i, j, action);
-                        if (!rc && r->fold)
-                                rc =
-                                    file_alt(&set->fidx, &r->alts[j], true, (uint32_t)i, j, action);
+                        rc = push_unit(&ch, (uint32_t)i, j);
+                        if (!rc)
+                                rc = exact_cands(&ch, &r->alts[j], root);
                 }
-                for (uint32_t j = 0; j < r->nhints && !rc; j++) {
-                        struct warder__hint *h = &r->hints[j];
-                        uint32_t pc = h->key == WARDER__K_PREFIX ? comps_of(h->text, h->len) : 0;
-                        rc = add(&set->idx, (enum warder__key_kind)h->key, h->text, h->len, false,
-                                 (uint32_t)i, WARDER__CONFIRM, action, pc);
-                        if (!rc && r->fold)
-                                rc = add(&set->fidx, (enum warder__key_kind)h->key, h->text, h->len,
-                                         true, (uint32_t)i, WARDER__CONFIRM, action, pc);
+                for (uint32_t g = 0; g < r->ngroups && !rc; g++) {
+                        rc = push_unit(&ch, (uint32_t)i, WARDER__CONFIRM);
+                        for (uint32_t j = 0; j < r->nhints && !rc; j++) {
+                                const struct warder__hint *h = &r->hints[j];
+                                if (h->group == g)
+                                        rc = push_cand(&ch, (enum warder__key_kind)h->key, h->text,
+                                                       h->len, h->weak, 0);
+                        }
                 }
-                if (rc)
-                        break;
+        }
+        /* a small set has few keys to share: counting costs more than it saves (a preset
+         * loads in microseconds) and the order of kinds decides */
+        if (!rc && ch.nu > SMALL_SET)
+                rc = count_all(&ch);
+        if (!rc)
+                rc = choose(&ch);
+        for (size_t u = 0; u < ch.nu && !rc; u++) {
+                const struct warder__rule *r = &set->rules[ch.u[u].rule];
+                if (ch.u[u].chosen.weak &&
+                    (u == 0 || ch.u[u - 1].rule != ch.u[u].rule || !ch.u[u - 1].chosen.weak))
+                        set->idx.weak_rules++;
+                rc = file_unit(&set->idx, &ch.u[u], false, (uint8_t)r->action);
+                if (!rc && r->fold)
+                        rc = file_unit(&set->fidx, &ch.u[u], true, (uint8_t)r->action);
+        }
+        chooser_free(&ch);
+        for (size_t i = 0; i < set->n; i++) {
+                struct warder__rule *r = &set->rules[i];
                 for (uint32_t j = 0; j < r->nhints; j++)
                         free(r->hints[j].text);
                 free(r->hints);
@@ -201,6 +475,24 @@ void warder__index_free(struct warder__index *idx)
                 free(idx->filter[k]);
         free(idx->residual.p);
         memset(idx, 0, sizeof(*idx));
+}
+
+void warder__index_stats(const struct warder__index *idx, size_t *residual_rules,
+                         size_t *largest_list)
+{
+        size_t largest = 0, res = 0;
+        for (size_t i = 0; i < idx->residual.n; i++)
+                res += i == 0 || idx->residual.p[i].rule != idx->residual.p[i - 1].rule;
+        for (int k = 0; k < WARDER__K_COUNT; k++) {
+                struct warder__key_entry *e, *tmp;
+                HASH_ITER(hh, idx->tab[k], e, tmp)
+                {
+                        if (e->list.n > largest)
+                                largest = e->list.n;
+                }
+        }
+        *residual_rules = res + idx->weak_rules;
+        *largest_list = largest;
 }
 
 /* ---- per-thread scratch ------------------------------------------------------------------ */
@@ -243,24 +535,50 @@ static struct scratch *scratch_get(void)
         return s;
 }
 
+/* Makes room for `need` separator offsets. */
+static int slash_reserve(struct scratch *sc, size_t need)
+{
+        if (need <= sc->cap)
+                return 0;
+        size_t cap = sc->cap ? sc->cap : 64;
+        while (cap < need)
+                cap *= 2;
+        uint32_t *p = realloc(sc->slash, cap * sizeof(*p));
+        if (!p)
+                return WARDER_ENOMEM;
+        sc->slash = p;
+        sc->cap = cap;
+        return 0;
+}
+
 int warder__target_split(const char *s, size_t len, struct warder__target *t,
                          struct warder__target *folded)
 {
         struct scratch *sc = scratch_get();
-        if (!sc)
+        if (!sc || slash_reserve(sc, 64))
                 return WARDER_ENOMEM;
-        size_t n = 0;
-        for (size_t i = 0; i < len; i++) {
+        size_t n = 0, i = 0;
+#if defined(__SSE2__)
+        /* sixteen bytes at a time: a deep path is mostly bytes that are not separators */
+        const __m128i sep = _mm_set1_epi8('/');
+        for (; i + 16 <= len; i += 16) {
+                __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+                unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, sep));
+                if (!m)
+                        continue;
+                if (slash_reserve(sc, n + 16))
+                        return WARDER_ENOMEM;
+                while (m) {
+                        sc->slash[n++] = (uint32_t)(i + (size_t)__builtin_ctz(m));
+                        m &= m - 1;
+                }
+        }
+#endif
+        for (; i < len; i++) {
                 if (s[i] != '/')
                         continue;
-                if (n == sc->cap) {
-                        size_t cap = sc->cap ? sc->cap * 2 : 64;
-                        uint32_t *p = realloc(sc->slash, cap * sizeof(*p));
-                        if (!p)
-                                return WARDER_ENOMEM;
-                        sc->slash = p;
-                        sc->cap = cap;
-                }
+                if (slash_reserve(sc, n + 1))
+                        return WARDER_ENOMEM;
                 sc->slash[n++] = (uint32_t)i;
         }
         if (len == 1) /* "/" has no component */
@@ -336,18 +654,52 @@ static void run(const struct probe *pr, const struct warder__plist *l, bool fold
         }
 }
 
-static void lookup(const struct probe *pr, const struct warder__index *idx,
-                   enum warder__key_kind kind, const char *key, size_t len, bool folded)
+/* The posting list under a key, or NULL. */
+static const struct warder__plist *find(const struct warder__index *idx, enum warder__key_kind kind,
+                                        const char *key, size_t len)
 {
         struct warder__key_entry *e = NULL;
         unsigned hv;
         HASH_VALUE(key, len, hv);
         uint32_t b = hv & idx->fmask[kind];
         if (!(idx->filter[kind][b >> 6] >> (b & 63) & 1))
-                return;
+                return NULL;
         HASH_FIND_BYHASHVALUE(hh, idx->tab[kind], key, len, hv, e);
-        if (e)
-                run(pr, &e->list, folded);
+        return e ? &e->list : NULL;
+}
+
+static void lookup(const struct probe *pr, const struct warder__index *idx,
+                   enum warder__key_kind kind, const char *key, size_t len, bool folded)
+{
+        const struct warder__plist *l = find(idx, kind, key, len);
+        if (l)
+                run(pr, l, folded);
+}
+
+/* Every gram of s[0..n) that is a key: each distinct list runs once. */
+static void slide(const struct probe *pr, const struct warder__index *idx,
+                  enum warder__key_kind kind, const char *s, size_t n, bool folded)
+{
+        const struct warder__plist *seen[16];
+        size_t nseen = 0;
+        unsigned lens = idx->gram_lens[kind - WARDER__K_BSUB];
+        for (size_t g = 1; g <= GRAM_MAX; g++) {
+                if (!(lens >> g & 1))
+                        continue;
+                for (size_t i = 0; i + g <= n; i++) {
+                        const struct warder__plist *l = find(idx, kind, s + i, g);
+                        if (!l)
+                                continue;
+                        bool dup = false;
+                        for (size_t k = 0; k < nseen && !dup; k++)
+                                dup = seen[k] == l;
+                        if (dup)
+                                continue;
+                        if (nseen < WARDER__ARRAY_SIZE(seen))
+                                seen[nseen++] = l;
+                        run(pr, l, folded);
+                }
+        }
 }
 
 static void decide_index(const struct probe *pr, const struct warder__index *idx, bool folded)
@@ -373,12 +725,18 @@ static void decide_index(const struct probe *pr, const struct warder__index *idx
                                        t->base_len - (size_t)(dot + 1 - t->base), folded);
                 }
                 if (idx->tab[WARDER__K_COMP]) {
+                        uint64_t lens = idx->comp_lens;
                         for (size_t i = 0; i + 1 < t->n; i++) {
                                 size_t start = t->slash[i] + 1;
-                                lookup(pr, idx, WARDER__K_COMP, t->s + start,
-                                       t->slash[i + 1] - start, folded);
+                                size_t len = t->slash[i + 1] - start;
+                                if (lens >> (len < 63 ? len : 63) & 1)
+                                        lookup(pr, idx, WARDER__K_COMP, t->s + start, len, folded);
                         }
                 }
+                if (idx->tab[WARDER__K_BSUB])
+                        slide(pr, idx, WARDER__K_BSUB, t->base, t->base_len, folded);
+                if (idx->tab[WARDER__K_PSUB])
+                        slide(pr, idx, WARDER__K_PSUB, t->s, (size_t)(t->base - t->s), folded);
         }
         run(pr, &idx->residual, folded);
 }

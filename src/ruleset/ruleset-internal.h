@@ -65,7 +65,9 @@ enum warder__key_kind {
         WARDER__K_BASE,
         WARDER__K_EXT,
         WARDER__K_COMP,
-        WARDER__K_COUNT,
+        WARDER__K_BSUB,  /* a gram (1-4 bytes) of a literal the basename must contain */
+        WARDER__K_PSUB,  /* a gram of a literal a directory component must contain */
+        WARDER__K_COUNT, /* as a key: residual (no key, run on every check) */
 };
 
 enum warder__alt_kind {
@@ -87,11 +89,15 @@ struct warder__alt {
         char *lit;    /* unescaped, NULL for EXACT/UNDER */
 };
 
-/* A key under which a rule with a matcher is a candidate (the matcher confirms). */
+/* A key under which one matcher alternative of a rule is a candidate (the matcher confirms).
+ * An alternative has several (one per literal it requires); the index files it under the
+ * rarest in the ruleset (index.c). */
 struct warder__hint {
-        uint8_t key; /* enum warder__key_kind, K_COUNT: residual */
+        uint8_t key;    /* enum warder__key_kind */
+        bool weak;      /* a prefix at or above the root: a last resort */
+        uint32_t group; /* which matcher alternative of the rule */
         uint32_t len;
-        char *text;
+        char *text; /* unescaped; for BSUB/PSUB the whole literal */
 };
 
 struct warder__rule {
@@ -109,9 +115,9 @@ struct warder__rule {
         bool fold;                  /* fold_case applies (deny/ask with fold_case: true) */
         warder_glob *glob;          /* the other alternatives as one matcher, or NULL */
         warder_glob *glob_fold;     /* the same with case folding, for fold rules */
-        struct warder__hint *hints; /* index keys of the matcher's alternatives (freed once
-                                     * the index is built) */
-        uint32_t nhints;
+        struct warder__hint *hints; /* index key candidates of the matcher's alternatives
+                                     * (freed once the index is built) */
+        uint32_t nhints, ngroups;
 };
 
 /* A posting: a rule reachable through a key; `alt` names an exact alternative, or is
@@ -137,6 +143,11 @@ struct warder__index {
         uint32_t fmask[WARDER__K_COUNT];
         struct warder__plist residual;
         uint32_t prefix_min, prefix_max; /* component counts of prefix keys */
+        uint64_t comp_lens;              /* bit min(len, 63) for every COMP key */
+        uint8_t gram_lens[2];            /* bit n for every n-byte BSUB / PSUB gram */
+        size_t postings;                 /* filed postings, residual included */
+        size_t weak_rules; /* rules filed only under the root or an ancestor (run on almost
+                            * every check) */
         bool empty;
 };
 
@@ -196,7 +207,7 @@ struct warder_ruleset {
         struct warder__opset ops[WARDER_OP_COUNT];
         char **files; /* interned source names */
         size_t nfiles;
-        /* inline tests of the top file (§ tests), and how to reload it with their root/home */
+        /* inline tests of the top file (`tests:`), and how to reload it with their root/home */
         bool has_tests;
         char *tests_root, *tests_home;
         const char *tests_file;
@@ -208,6 +219,7 @@ struct warder_ruleset {
         char *origin_name; /* string name or preset name */
         bool origin_preset;
         struct warder_ruleset_options opts; /* limits as given (strings not kept) */
+        _Atomic(char *) digest;             /* warder_ruleset_digest(), made on first use */
 };
 
 /* ---- Rule layer (anchor.c) -------------------------------------------------------------- */
@@ -243,6 +255,10 @@ struct warder__target {
         size_t base_len;
 };
 
+/* Whether a literal directory prefix (`comps` components) is a useful index key: not the root
+ * or one of its ancestors, which would collect every root-relative rule under one key. */
+bool warder__prefix_eligible(const char *p, size_t plen, size_t comps, const char *root);
+
 bool warder__alt_match(const struct warder__alt *alt, const struct warder__target *t, bool fold);
 /* Whether the rule matches; engine errors fail closed (§2.10). `folded` is the target in
  * lower case (used when the rule folds). */
@@ -253,6 +269,10 @@ bool warder__rule_match(const struct warder__rule *rule, const struct warder__ta
 
 int warder__index_build(struct warder__opset *set, const char *root, bool fold_case);
 void warder__index_free(struct warder__index *idx);
+/* Rules filed under no key or only under the root or an ancestor (every check runs them), and
+ * the longest posting list. */
+void warder__index_stats(const struct warder__index *idx, size_t *residual_rules,
+                         size_t *largest_list);
 
 /* Decides one normalised target. Returns the rule index or -1 when no rule matched. */
 long warder__index_decide(const warder_ruleset *rs, enum warder_op op, const char *target,
@@ -283,6 +303,41 @@ struct warder__preset {
         const char *text;
         size_t len;
 };
+/* What the loader read from each preset, generated at build time (gen-preset-table.c), so an
+ * embedded preset loads without the YAML parser. Rules in operation order. */
+struct warder__preset_rule {
+        uint8_t op, action;
+        const char *pattern, *reason, *id;
+        unsigned line, column, pline, pcolumn, pcontent_column;
+};
+
+struct warder__preset_case {
+        uint8_t op, expect;
+        const char *target, *real;
+        unsigned line, column;
+};
+
+struct warder__preset_table {
+        const char *name;
+        size_t text_len;
+        bool has_default;
+        uint8_t def;
+        bool has_prec;
+        uint8_t prec;
+        bool has_fold, fold, has_tests;
+        struct {
+                bool present, has_default;
+                uint8_t def;
+                size_t n;
+        } ops[WARDER_OP_COUNT];
+        const struct warder__preset_rule *rules;
+        size_t nrules;
+        const char *troot, *thome;
+        const struct warder__preset_case *cases;
+        size_t ncases;
+};
+extern const struct warder__preset_table *const warder__preset_tables[]; /* NULL-terminated */
+
 extern const struct warder__preset warder__presets[];
 extern const size_t warder__npresets;
 extern const char *const warder__preset_name_list[];

@@ -10,6 +10,7 @@
 
 #include "command/command.h"
 #include "load.h"
+#include "sha256.h"
 #include "warder/path.h"
 #include "warder/sys/backend.h"
 
@@ -52,6 +53,7 @@ static void ruleset_destroy(warder_ruleset *rs)
         free(rs->root);
         free(rs->home);
         free(rs->base_dir);
+        free(atomic_load(&rs->digest));
         free(rs);
 }
 
@@ -151,6 +153,98 @@ enum origin {
         ORIGIN_PRESET,
 };
 
+/* The generated table of preset `name`, when the limits in force cannot refuse it: then it
+ * loads exactly as its text would (test-presets), without the YAML parser. */
+static const struct warder__preset_table *preset_table(const char *name, const struct loader *L)
+{
+        for (size_t i = 0; warder__preset_tables[i]; i++) {
+                const struct warder__preset_table *t = warder__preset_tables[i];
+                if (strcmp(t->name, name) != 0)
+                        continue;
+                bool fits = t->text_len <= L->max_file_size && t->nrules <= L->max_rules &&
+                            L->max_depth >= 64 && L->max_nodes >= 1000000;
+                return fits ? t : NULL;
+        }
+        return NULL;
+}
+
+static char *dup_or_null(const char *s, int *rc)
+{
+        char *d = s ? strdup(s) : NULL;
+        if (s && !d)
+                *rc = WARDER_ENOMEM;
+        return d;
+}
+
+/* Fills `raw` from a preset's table, as warder__load_source() would from its text. */
+static int preset_raw(struct loader *L, const struct warder__preset_table *t, const char *display,
+                      struct raw *raw)
+{
+        int rc = 0;
+        if (!(raw->file = warder__intern(L, display)))
+                return warder_error_set(L->err, WARDER_ENOMEM, "out of memory");
+        raw->has_default = t->has_default;
+        raw->def = (enum warder_action)t->def;
+        raw->has_prec = t->has_prec;
+        raw->prec = (enum warder_precedence)t->prec;
+        raw->has_fold = t->has_fold;
+        raw->fold = t->fold;
+        const struct warder__preset_rule *pr = t->rules;
+        for (size_t op = 0; op < WARDER_OP_COUNT && !rc; op++) {
+                struct raw_op *o = &raw->ops[op];
+                o->present = t->ops[op].present;
+                o->has_default = t->ops[op].has_default;
+                o->def = (enum warder_action)t->ops[op].def;
+                if (!t->ops[op].n)
+                        continue;
+                if (!(o->rules = calloc(t->ops[op].n, sizeof(*o->rules))))
+                        rc = WARDER_ENOMEM;
+                o->cap = t->ops[op].n;
+                for (; !rc && o->n < t->ops[op].n; o->n++, pr++) {
+                        struct raw_rule *r = &o->rules[o->n];
+                        r->action = (enum warder_action)pr->action;
+                        r->file = raw->file;
+                        r->line = pr->line;
+                        r->column = pr->column;
+                        r->pline = pr->pline;
+                        r->pcolumn = pr->pcolumn;
+                        r->pcontent_column = pr->pcontent_column;
+                        /* The pattern budget counts a preset's rules as their text would. */
+                        size_t plen = strlen(pr->pattern);
+                        if (plen > L->max_pattern_bytes - L->pattern_bytes)
+                                return warder__error_set_at(
+                                    L->err, WARDER_ETOOBIG, raw->file, pr->line, pr->column,
+                                    "the patterns of the ruleset total more than %zu bytes (an "
+                                    "alias counts every time it is used; the host can raise "
+                                    "max_pattern_bytes)",
+                                    L->max_pattern_bytes);
+                        L->pattern_bytes += plen;
+                        r->pattern = dup_or_null(pr->pattern, &rc);
+                        r->reason = dup_or_null(pr->reason, &rc);
+                        r->id = dup_or_null(pr->id, &rc);
+                        L->total_rules++;
+                }
+        }
+        if (!rc && t->has_tests) {
+                raw->has_tests = true;
+                raw->troot = dup_or_null(t->troot, &rc);
+                raw->thome = dup_or_null(t->thome, &rc);
+                if (!rc && !(raw->cases = calloc(t->ncases ? t->ncases : 1, sizeof(*raw->cases))))
+                        rc = WARDER_ENOMEM;
+                for (; !rc && raw->ncases < t->ncases; raw->ncases++) {
+                        const struct warder__preset_case *c = &t->cases[raw->ncases];
+                        struct warder__test_case *tc = &raw->cases[raw->ncases];
+                        tc->op = (enum warder_op)c->op;
+                        tc->expect = (enum warder_action)c->expect;
+                        tc->line = c->line;
+                        tc->column = c->column;
+                        tc->target = dup_or_null(c->target, &rc);
+                        tc->real = dup_or_null(c->real, &rc);
+                }
+        }
+        return rc ? warder_error_set(L->err, rc, "out of memory") : 0;
+}
+
 static int load(warder_ruleset **out, enum origin origin, const char *text, size_t len,
                 const char *display, const char *identity, const char *dir, const char *keep,
                 const struct warder_ruleset_options *opts, struct warder_error *err)
@@ -209,7 +303,12 @@ static int load(warder_ruleset **out, enum origin origin, const char *text, size
         L.chain[L.depth++] = identity;
         struct raw raw;
         memset(&raw, 0, sizeof(raw));
-        rc = warder__load_source(&L, text, len, display, identity, dir, 0, &raw);
+        const struct warder__preset_table *table =
+            origin == ORIGIN_PRESET ? preset_table(keep, &L) : NULL;
+        if (table)
+                rc = preset_raw(&L, table, display, &raw);
+        else
+                rc = warder__load_source(&L, text, len, display, identity, dir, 0, &raw);
         if (!rc)
                 rc = build(rs, &raw,
                            o.max_compiled_bytes ? o.max_compiled_bytes : DEFAULT_MAX_COMPILED_BYTES,
@@ -343,6 +442,83 @@ WARDER_API void warder_ruleset_free(warder_ruleset *rs)
                 return;
         if (atomic_fetch_sub_explicit(&rs->refs, 1, memory_order_acq_rel) == 1)
                 ruleset_destroy(rs);
+}
+
+/* ---- digest ----------------------------------------------------------------------------- */
+
+/* Feeds a length-prefixed field (NULL and "" differ), so that no two rulesets share a stream. */
+static void digest_field(struct warder__sha256 *c, const char *s, size_t len)
+{
+        unsigned char tag[9];
+        uint64_t n = s ? (uint64_t)len + 1 : 0;
+        for (int i = 0; i < 8; i++)
+                tag[i] = (unsigned char)(n >> (8 * i));
+        tag[8] = 0xff;
+        warder__sha256_update(c, tag, sizeof(tag));
+        if (s)
+                warder__sha256_update(c, s, len);
+}
+
+static void digest_str(struct warder__sha256 *c, const char *s)
+{
+        digest_field(c, s, s ? strlen(s) : 0);
+}
+
+static void digest_num(struct warder__sha256 *c, uint64_t v)
+{
+        char buf[24];
+        int n = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+        digest_field(c, buf, (size_t)n);
+}
+
+WARDER_API const char *warder_ruleset_digest(const warder_ruleset *rs)
+{
+        if (!rs)
+                return NULL;
+        warder_ruleset *m = (warder_ruleset *)rs; /* the cache is not part of the value */
+        char *have = atomic_load_explicit(&m->digest, memory_order_acquire);
+        if (have)
+                return have;
+        struct warder__sha256 c;
+        warder__sha256_init(&c);
+        digest_str(&c, "warder-ruleset-digest-1");
+        digest_str(&c, rs->root);
+        digest_str(&c, rs->home);
+        digest_num(&c, rs->def);
+        digest_num(&c, rs->prec);
+        digest_num(&c, rs->fold);
+        for (size_t op = 0; op < WARDER_OP_COUNT; op++) {
+                const struct warder__opset *o = &rs->ops[op];
+                digest_num(&c, op);
+                digest_num(&c, o->has_default);
+                digest_num(&c, o->def);
+                digest_num(&c, o->n);
+                for (size_t i = 0; i < o->n; i++) {
+                        const struct warder__rule *r = &o->rules[i];
+                        digest_num(&c, r->action);
+                        digest_str(&c, r->id);
+                        digest_str(&c, r->pattern);
+                        digest_str(&c, r->reason);
+                        digest_str(&c, r->file);
+                        digest_num(&c, r->line);
+                        digest_num(&c, r->column);
+                }
+        }
+        unsigned char sum[32];
+        warder__sha256_final(&c, sum);
+        char *text = malloc(7 + 64 + 1);
+        if (!text)
+                return NULL;
+        memcpy(text, "sha256:", 7);
+        for (int i = 0; i < 32; i++)
+                snprintf(text + 7 + 2 * i, 3, "%02x", sum[i]);
+        char *expected = NULL;
+        if (!atomic_compare_exchange_strong_explicit(&m->digest, &expected, text,
+                                                     memory_order_acq_rel, memory_order_acquire)) {
+                free(text); /* another thread made the same string first */
+                return expected;
+        }
+        return text;
 }
 
 /* ---- presets --------------------------------------------------------------------------- */
@@ -787,5 +963,29 @@ WARDER_API int warder_ruleset_run_tests(const warder_ruleset *rs, warder_test_fn
                 *passed = ok;
         if (failed)
                 *failed = bad;
+        return 0;
+}
+
+/* ---- index statistics ------------------------------------------------------------------- */
+
+WARDER_API int warder_ruleset_index_stats(const warder_ruleset *rs, enum warder_op op,
+                                          struct warder_ruleset_index_stats *out,
+                                          struct warder_error *err)
+{
+        if (!rs || !out || (unsigned)op >= WARDER_OP_COUNT)
+                return warder_error_set(err, WARDER_EINVAL, "invalid argument");
+        const struct warder__opset *o = &rs->ops[op];
+        struct warder_ruleset_index_stats st = {o->n, 0, SIZE_MAX, 0};
+        if (op == WARDER_OP_EXECUTE) {
+                st.always = o->xidx.nresidual;
+                for (size_t i = 0; i < o->xidx.nresidual; i++)
+                        if (o->xidx.residual[i].rule < st.first_always)
+                                st.first_always = o->xidx.residual[i].rule;
+        } else {
+                warder__index_stats(&o->idx, &st.always, &st.largest_key);
+                if (o->idx.residual.n)
+                        st.first_always = o->idx.residual.p[0].rule;
+        }
+        *out = st;
         return 0;
 }

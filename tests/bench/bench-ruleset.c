@@ -13,22 +13,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "ruleset/ruleset-internal.h"
 #include "warder/ruleset.h"
+#include "workload.h"
 
-#define ROOT "/work/project"
-#define HOME "/home/user"
+extern char **environ;
 
-static unsigned long long rng = 42;
-
-static unsigned rnd(unsigned n)
-{
-        rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
-        return (unsigned)((rng >> 33) % n);
-}
+#define ROOT WL_ROOT
+#define HOME WL_HOME
 
 /* CPU time of this thread: the machine is shared, wall time would count other work. */
 static double now(void)
@@ -38,113 +36,21 @@ static double now(void)
         return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static const char *const secrets[] = {
-    "**/.env",     "**/.env.*",   "**/*.pem",      "**/*.key",   "**/*.crt",   "**/credentials*",
-    "**/secrets*", "**/*secret*", "**/*password*", "**/.aws/**", "**/.ssh/**", "**/.gnupg/**"};
-static const char *const actions[] = {"deny", "deny", "ask", "allow"};
-
-/* Builds an N-rule `read` block; fills fnm[] with fnmatch(3) equivalents (absolute, braces
- * expanded to the first alternative: a cost baseline, not a semantic one). */
-static char *make_yaml(size_t n, char ***fnm_out)
+/* fnmatch(3) equivalents of the rules (their first anchored alternative, `**` read as `*`):
+ * a cost baseline, not a semantic one. */
+static char **fnmatch_patterns(const warder_ruleset *rs, size_t n)
 {
-        struct warder__buf b = WARDER__BUF_INIT;
         char **fnm = calloc(n, sizeof(*fnm));
-        warder__buf_puts(&b, "warder: 1\ndefault: allow\nread:\n  default: allow\n  rules:\n");
-        size_t npre = n / 2 < 12 ? n / 2 : 12;
-        for (size_t i = 0; i < npre; i++) {
-                warder__buf_printf(&b, "    - deny: '%s'\n      reason: Protect sensitive files\n",
-                                   secrets[i]);
-                char *f = NULL;
-                if (asprintf(&f, "*/%s", secrets[i] + 3) < 0)
-                        abort();
-                fnm[i] = f;
-        }
-        for (size_t i = npre; i < n; i++) {
-                unsigned k = (unsigned)(i % 8);
-                unsigned id = (unsigned)(i * 7 % 20000);
-                char pat[128], fp[160];
-                switch (k) {
-                case 0:
-                        snprintf(pat, sizeof(pat), "/var/lib/svc%u/*/data/**", id);
-                        snprintf(fp, sizeof(fp), "/var/lib/svc%u/*/data/*", id);
-                        break;
-                case 1:
-                        snprintf(pat, sizeof(pat), "dir%u/**/*.{c,h}", id);
-                        snprintf(fp, sizeof(fp), ROOT "/dir%u/*.c", id);
-                        break;
-                case 2:
-                        snprintf(pat, sizeof(pat), "**/file%u.txt", id);
-                        snprintf(fp, sizeof(fp), "*/file%u.txt", id);
-                        break;
-                case 3:
-                        snprintf(pat, sizeof(pat), "**/*.ext%u", id);
-                        snprintf(fp, sizeof(fp), "*.ext%u", id);
-                        break;
-                case 4:
-                        snprintf(pat, sizeof(pat), "/opt/pkg%u/**", id);
-                        snprintf(fp, sizeof(fp), "/opt/pkg%u/*", id);
-                        break;
-                case 5:
-                        snprintf(pat, sizeof(pat), "**/cache%u/**", id);
-                        snprintf(fp, sizeof(fp), "*/cache%u/*", id);
-                        break;
-                case 6:
-                        snprintf(pat, sizeof(pat), "/srv/site%u/index.html", id);
-                        snprintf(fp, sizeof(fp), "/srv/site%u/index.html", id);
-                        break;
-                default:
-                        snprintf(pat, sizeof(pat), "~/proj%u/**/*.log", id);
-                        snprintf(fp, sizeof(fp), HOME "/proj%u/*.log", id);
-                        break;
-                }
-                warder__buf_printf(&b, "    - %s: '%s'\n", actions[rnd(4)], pat);
-                fnm[i] = strdup(fp);
-        }
-        *fnm_out = fnm;
-        return warder__buf_steal(&b);
-}
-
-static char **make_paths(size_t n)
-{
-        char **p = calloc(n, sizeof(*p));
         for (size_t i = 0; i < n; i++) {
-                unsigned id = rnd(20000);
-                char b[256];
-                switch (rnd(10)) {
-                case 0:
-                        snprintf(b, sizeof(b), ROOT "/src/mod%u/file%u.c", id % 50, id);
-                        break;
-                case 1:
-                        snprintf(b, sizeof(b), ROOT "/dir%u/sub/x%u.h", id, id % 7);
-                        break;
-                case 2:
-                        snprintf(b, sizeof(b), "/var/lib/svc%u/inst/data/db%u", id, id % 3);
-                        break;
-                case 3:
-                        snprintf(b, sizeof(b), HOME "/%s", rnd(2) ? ".ssh/id_ed25519" : ".bashrc");
-                        break;
-                case 4:
-                        snprintf(b, sizeof(b), HOME "/proj%u/logs/run%u.log", id, id % 9);
-                        break;
-                case 5:
-                        snprintf(b, sizeof(b), "/opt/pkg%u/bin/tool", id);
-                        break;
-                case 6:
-                        snprintf(b, sizeof(b), ROOT "/node_modules/cache%u/pkg/index.js", id);
-                        break;
-                case 7:
-                        snprintf(b, sizeof(b), ROOT "/%s", rnd(2) ? ".env" : "README.md");
-                        break;
-                case 8:
-                        snprintf(b, sizeof(b), "/srv/site%u/index.html", id);
-                        break;
-                default:
-                        snprintf(b, sizeof(b), ROOT "/docs/file%u.txt", id);
-                        break;
-                }
-                p[i] = strdup(b);
+                char **alts = NULL;
+                size_t nalts = 0;
+                if (warder_ruleset_rule_alternatives(rs, WARDER_OP_READ, i, &alts, &nalts, NULL) ||
+                    !nalts)
+                        abort();
+                fnm[i] = strdup(alts[0]);
+                warder_ruleset_strv_free(alts, nalts);
         }
-        return p;
+        return fnm;
 }
 
 /* A field of /proc/self/status in KiB, or -1. */
@@ -190,20 +96,85 @@ static void peak_load(const char *path, const struct warder_ruleset_options *o, 
                 printf("peak memory growth while loading: not measurable here\n");
 }
 
+/* CPU time (user + system) of the children so far. */
+static double children_cpu(void)
+{
+        struct rusage ru;
+        getrusage(RUSAGE_CHILDREN, &ru);
+        return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+               (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+static double spawn_cpu(char *const argv[], int runs)
+{
+        double t0 = children_cpu();
+        for (int r = 0; r < runs; r++) {
+                pid_t pid;
+                posix_spawn_file_actions_t fa;
+                posix_spawn_file_actions_init(&fa);
+                posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+                if (posix_spawn(&pid, argv[0], &fa, NULL, argv, environ) == 0)
+                        waitpid(pid, NULL, 0);
+                posix_spawn_file_actions_destroy(&fa);
+        }
+        return (children_cpu() - t0) / runs;
+}
+
+/* What loading the embedded default preset adds to a `warder check` (a fresh process each
+ * time): the CPU time of `warder check read` minus that of `warder --version`, interleaved;
+ * and a load of the preset in a process that has loaded it before. */
+static void preset_load(void)
+{
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        o.root = ROOT;
+        o.home = HOME;
+        double best = 1e9;
+        for (int k = 0; k < 200; k++) {
+                warder_ruleset *rs = NULL;
+                double t0 = now();
+                if (warder_ruleset_load_preset(&rs, "default", &o, NULL))
+                        abort();
+                double t = now() - t0;
+                best = t < best ? t : best;
+                warder_ruleset_free(rs);
+        }
+        printf("preset 'default' load in-process: %.1f us CPU (best of 200)\n", best * 1e6);
+        const char *cli = getenv("WARDER_CLI");
+        if (!cli || access(cli, X_OK) != 0) {
+                printf("warder check start: skipped (WARDER_CLI not set)\n");
+                return;
+        }
+        char *version[] = {(char *)cli, (char *)"--version", NULL};
+        char *check[] = {(char *)cli,
+                         (char *)"check",
+                         (char *)"--root",
+                         (char *)"/tmp",
+                         (char *)"read",
+                         (char *)"/tmp/x.c",
+                         NULL};
+        double v = 0, c = 0;
+        for (int round = 0; round < 5; round++) {
+                v += spawn_cpu(version, 40);
+                c += spawn_cpu(check, 40);
+        }
+        printf("warder --version %.0f us CPU, warder check read (default preset) %.0f us: "
+               "+%.0f us (200 runs each, interleaved)\n",
+               v / 5 * 1e6, c / 5 * 1e6, (c - v) / 5 * 1e6);
+}
+
 #define NPATHS 4096
 
 int main(void)
 {
         static const size_t sizes[] = {10, 100, 1000, 10000};
-        char **paths = make_paths(NPATHS);
+        char **paths = wl_paths(NPATHS);
         double base10 = 0;
         printf("ruleset benchmark: %d paths, single-form read checks, first-match\n", NPATHS);
         printf("%7s %10s %10s %10s %14s %10s %12s %9s\n", "rules", "ns/check", "strictest",
                "ns/decide", "loop ns/check", "x vs loop", "fnmatch ns", "x vs fnm");
         for (size_t si = 0; si < WARDER__ARRAY_SIZE(sizes); si++) {
                 size_t n = sizes[si];
-                char **fnm;
-                char *yaml = make_yaml(n, &fnm);
+                char *yaml = wl_yaml(n);
                 struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
                 o.root = ROOT;
                 o.home = HOME;
@@ -214,6 +185,7 @@ int main(void)
                                 err.message);
                         return 1;
                 }
+                char **fnm = fnmatch_patterns(rs, n);
                 /* indexed, through the public API (normalisation included) */
                 size_t reps = 200, denies = 0;
                 double t0 = now();
@@ -268,6 +240,10 @@ int main(void)
                                 return 1;
                         }
                 }
+                /* past the lazy JIT: every matcher compiled, as a loop that ran a while has */
+                for (size_t i = 0; i < n; i++)
+                        for (int k = 0; k < 4; k++)
+                                sink += warder_glob_match(ref[i].glob, "/", 1);
                 size_t lchecks = n >= 10000 ? 1024 : n >= 1000 ? 4096 : 4 * NPATHS;
                 t0 = now();
                 for (size_t c = 0; c < lchecks; c++) {
@@ -355,6 +331,7 @@ int main(void)
                         warder_ruleset_check(rs, WARDER_OP_READ, paths[i], NULL, &d, NULL);
                 }
         printf("preset 'default' read check: %.1f ns\n", (now() - t0) * 1e9 / (200.0 * NPATHS));
+        preset_load();
         warder_ruleset_free(rs);
         for (size_t i = 0; i < NPATHS; i++)
                 free(paths[i]);
