@@ -748,6 +748,11 @@ static int cover(const struct child_plan *p, int standin_fd, int fd, bool dir, u
  * tells its current name (a rename since the walk is followed, not obeyed), and the file
  * opened there must be the same one. Returns a descriptor, -2 when the file has no name left
  * (nothing can reach it), or -1 when it keeps moving.
+ *
+ * Whether the file is gone is asked of the inode (no link left), never read from the path:
+ * the kernel marks an unlinked file's path with " (deleted)", which a file may also be named,
+ * and it reads that mark outside its rename lock, so a rename in progress can show it for a
+ * file that keeps its name.
  */
 static int locate(const struct mask_entry *e)
 {
@@ -757,16 +762,16 @@ static int locate(const struct mask_entry *e)
                 if (n <= 0)
                         return -1;
                 where[n] = '\0';
-                static const char deleted[] = " (deleted)";
-                size_t dl = sizeof(deleted) - 1;
-                if ((size_t)n > dl && memcmp(where + n - dl, deleted, dl) == 0)
-                        return -2;
                 int fd = open(where, O_PATH | O_NOFOLLOW | O_CLOEXEC);
                 struct stat st;
                 if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == e->dev && st.st_ino == e->ino)
                         return fd;
                 if (fd >= 0)
                         close(fd);
+                if (fstat(e->fd, &st) != 0)
+                        return -1;
+                if (st.st_nlink == 0)
+                        return -2;
         }
         return -1;
 }
