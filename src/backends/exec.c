@@ -992,6 +992,35 @@ static __attribute__((noreturn)) void child_exec(const struct child_plan *p)
         child_fail(p, STAGE_EXEC, -1);
 }
 
+/*
+ * Sanitizer builds copy the memory instead of sharing it (no CLONE_VM), and the copy goes on
+ * on the stack it was made from, as fork() does: the sanitizer's shadow memory would be
+ * shared with a child that shares the memory, and it knows no stack of ours (it warns, on the
+ * command's standard error, at each call that does not return).
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define WARDER__EXEC_USE_FORK 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define WARDER__EXEC_USE_FORK 1
+#endif
+#endif
+
+/* clone(fn, stack, flags, arg), or its sanitizer-build form above. */
+static pid_t start_child(int (*fn)(void *), char *stack, int flags, void *arg)
+{
+#ifndef WARDER__EXEC_USE_FORK
+        return clone(fn, stack, flags, arg);
+#else
+        (void)stack;
+        /* CLONE_VFORK stays: the caller still waits for the exec. */
+        long pid = syscall(SYS_clone, (unsigned long)(flags & ~CLONE_VM), NULL, NULL, NULL, 0UL);
+        if (pid == 0)
+                _exit(fn(arg));
+        return (pid_t)pid;
+#endif
+}
+
 static int exec_entry(void *arg)
 {
         child_exec(arg);
@@ -1007,7 +1036,7 @@ static int exec_entry(void *arg)
  */
 static __attribute__((noreturn)) void child_init(const struct child_plan *p)
 {
-        pid_t cmd = clone(exec_entry, p->stack2, CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)p);
+        pid_t cmd = start_child(exec_entry, p->stack2, CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)p);
         if (cmd < 0)
                 child_fail(p, STAGE_SPAWN, -1);
         /* The command has exec'd (or failed and said why): the set-up is over. */
@@ -1061,8 +1090,7 @@ static __attribute__((noreturn)) void child_main(const struct child_plan *p)
  * of its own while the parent waits for its execve (CLONE_VM | CLONE_VFORK), so the cost does
  * not grow with the host's heap the way fork()'s page-table copy does. The child only makes
  * system calls and writes to its own stack; all signals are blocked around the clone so no
- * host handler can run on that stack. Sanitizer builds copy the memory instead (no
- * CLONE_VM): the sanitizer's shadow memory would be shared with the child.
+ * host handler can run on that stack (sanitizer builds: see start_child()).
  *
  * §6.4: the child is the first process of a PID namespace of its own (with a user namespace
  * of its own when the host is not root, which an unprivileged PID namespace needs), so that
@@ -1071,14 +1099,6 @@ static __attribute__((noreturn)) void child_main(const struct child_plan *p)
  * them and plan->pidns says so; masking for a host that is not root needs the user
  * namespace and then fails closed.
  */
-#if defined(__SANITIZE_ADDRESS__)
-#define WARDER__EXEC_USE_FORK 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define WARDER__EXEC_USE_FORK 1
-#endif
-#endif
-
 static int child_entry(void *arg)
 {
         child_main(arg);
@@ -1115,7 +1135,7 @@ static pid_t spawn_child(struct child_plan *plan, char *stack, int *why)
                 else
                         flags |= vm ? CLONE_VFORK : 0;
                 pthread_sigmask(SIG_BLOCK, &all, &old);
-                pid = clone(child_entry, stack + WARDER__EXEC_STACK, flags, (void *)plan);
+                pid = start_child(child_entry, stack + WARDER__EXEC_STACK, flags, (void *)plan);
                 int e = errno;
                 pthread_sigmask(SIG_SETMASK, &old, NULL);
                 errno = e;
