@@ -1534,7 +1534,7 @@ START_TEST(test_mask_follows_ruleset_swap)
         ck_assert_int_eq(warder_backend_read(g, path, strlen(path), 0, 0, 0, &bytes, NULL),
                          WARDER_EDENIED);
         /* ...and the next command finds it masked (the line names it, so: approved ask). */
-        req.command = "grep -rl KEY . ; cat $(printf secret).txt";
+        req.command = "find . -type f -exec grep -l KEY {} + ; cat $(printf secret).txt";
         req.command_len = strlen(req.command);
         req.flags = WARDER_APPROVED;
         ck_assert_msg(warder_backend_execute(g, &req, &r, &err) == 0, "%s", err.message);

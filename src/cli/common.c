@@ -137,24 +137,55 @@ static const struct {
         const char *name;
         const char *values[6];
         bool guarded;
+        /* `hook` and `import` name what they answer with a word of their own (`hook
+         * claude-code`, `hook install gemini-cli`): up to this many leading words are part of
+         * the command, not operands. */
+        unsigned words;
+        /* `mcp` serves several directories: a `--root` after its name is one more of them. */
+        bool roots;
 } commands[] = {
-    {"match", {NULL}, false},
-    {"normalize", {"--cwd", NULL}, false},
-    {"check", {"--real", NULL}, false},
-    {"explain", {"--real", NULL}, false},
-    {"lint", {NULL}, false},
-    {"test", {NULL}, false},
-    {"read", {"--offset", "--limit", NULL}, true},
-    {"write", {NULL}, true},
-    {"edit", {"--old", "--new", "--old-file", "--new-file", NULL}, true},
-    {"ls", {NULL}, true},
-    {"glob", {NULL}, true},
-    {"grep", {"--glob", "--max-matches", NULL}, true},
-    {"exec", {"--timeout", "--cwd", "--landlock", "--env", "--pass-env", NULL}, true},
-    {"serve",
-     {"--timeout", "--landlock", "--approval-ttl", "--max-line", "--max-pending", NULL},
-     false},
+    {.name = "match", .values = {NULL}, .guarded = false},
+    {.name = "normalize", .values = {"--cwd", NULL}, .guarded = false},
+    {.name = "check", .values = {"--real", NULL}, .guarded = false},
+    {.name = "explain", .values = {"--real", NULL}, .guarded = false},
+    {.name = "lint", .values = {NULL}, .guarded = false},
+    {.name = "test", .values = {NULL}, .guarded = false},
+    {.name = "read", .values = {"--offset", "--limit", NULL}, .guarded = true},
+    {.name = "write", .values = {NULL}, .guarded = true},
+    {.name = "edit",
+     .values = {"--old", "--new", "--old-file", "--new-file", NULL},
+     .guarded = true},
+    {.name = "ls", .values = {NULL}, .guarded = true},
+    {.name = "glob", .values = {NULL}, .guarded = true},
+    {.name = "grep", .values = {"--glob", "--max-matches", NULL}, .guarded = true},
+    {.name = "exec",
+     .values = {"--timeout", "--cwd", "--landlock", "--env", "--pass-env", NULL},
+     .guarded = true},
+    {.name = "serve",
+     .values = {"--timeout", "--landlock", "--approval-ttl", "--max-line", "--max-pending", NULL},
+     .guarded = false},
+    {.name = "mcp",
+     .values = {"--timeout", "--landlock", "--elicitation-timeout", "--max-line", "--max-pending",
+                NULL},
+     .guarded = false,
+     .roots = true},
+    {.name = "hook",
+     .values = {"--unknown", "--max-scan", "--settings", "--command", NULL},
+     .guarded = false,
+     .words = 2},
+    {.name = "import", .values = {"--anchor", NULL}, .guarded = false, .words = 1},
 };
+
+/* How many words after command `which`, from argv[i], name a part of it (`hook install
+ * claude-code`: two; `hook claude-code`: one). */
+static unsigned command_words(size_t which, int argc, char **argv, int i)
+{
+        if (which >= ARRAY_SIZE(commands) || !commands[which].words || i >= argc)
+                return 0;
+        if (strcmp(commands[which].name, "hook") == 0 && strcmp(argv[i], "install") != 0)
+                return 1;
+        return commands[which].words;
+}
 
 /* The common option `arg` names (with its value after '=' in *value), or -1. */
 static int common_option(const char *arg, const char **value)
@@ -225,8 +256,14 @@ int cli_command_args(int argc, char **argv, struct cli_common *c, int *out_argc,
         }
         int n = 0, i = 1;
         v[n++] = argv[0];
+        unsigned words = 0;
         for (; i < argc; i++) {
                 const char *arg = argv[i];
+                if (arg[0] != '-' && words < command_words(which, argc, argv, 1)) {
+                        v[n++] = argv[i]; /* a word of the command's name */
+                        words++;
+                        continue;
+                }
                 if (strcmp(arg, "--") == 0 || arg[0] != '-' || arg[1] == '\0') {
                         /* The first operand (or `--`): everything from here is an operand. */
                         if (strcmp(arg, "--") != 0)
@@ -235,6 +272,15 @@ int cli_command_args(int argc, char **argv, struct cli_common *c, int *out_argc,
                 }
                 const char *value;
                 int k = common_option(arg, &value);
+                if (k >= 0 && which < ARRAY_SIZE(commands) && commands[which].roots &&
+                    common_options[k].offset == offsetof(struct cli_common, root)) {
+                        v[n++] = (char *)"--root"; /* one more directory: the command's own */
+                        if (value)
+                                v[n++] = (char *)value;
+                        else if (i + 1 < argc)
+                                v[n++] = argv[++i];
+                        continue;
+                }
                 if (k >= 0) {
                         if (which < ARRAY_SIZE(commands) && commands[which].guarded &&
                             common_options[k].policy) {
