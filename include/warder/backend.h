@@ -76,33 +76,48 @@ struct warder_grep_match {
 struct warder_grep_result {
         struct warder_grep_match *items;
         size_t count;
-        size_t hidden_files; /* files whose matches a guard dropped (§4.7) */
-        bool truncated;      /* stopped at max_matches or a byte cap */
+        /* Files in scope that were skipped unsearched because the request's may_search refused
+         * them (§4.7): a guard refuses every file that is deny or ask for grep or read. The
+         * count depends on names only (never on what the files contain). */
+        size_t hidden_files;
+        bool truncated; /* stopped at max_matches or a byte cap (searched files only) */
 };
 
 /* A length that says "up to the first NUL byte" (strlen), where a struct allows it. */
 #define WARDER_NUL_TERMINATED ((size_t)-1)
 
+/*
+ * Asked by grep before it opens a file in scope (§4.7): true to search it, false to skip it
+ * unopened and count it in hidden_files. `path` is the file's absolute path in the backend's
+ * namespace, NUL-terminated, as a match in that file would carry it (`path_len` bytes).
+ * Called on the calling thread, during the grep.
+ */
+typedef bool (*warder_grep_filter_fn)(void *ud, const char *path, size_t path_len);
+
 struct warder_grep_request {
         unsigned version;
-        const char *pattern; /* PCRE2 pattern (`pattern_len` bytes from version 2) */
+        const char *pattern; /* PCRE2 pattern (`pattern_len` bytes from version 3) */
         const char *path;    /* base path (file or directory) */
         size_t path_len;
         const char *glob; /* optional filter on file paths (core glob, relative to base), or NULL */
         unsigned flags;   /* WARDER_GREP_CASELESS, WARDER_APPROVED */
         size_t max_matches; /* 0: no limit */
-        /* Version 2: the lengths of `pattern` and `glob`, so that an embedded NUL is
+        /* Version 2. Which files may be searched; NULL: every file. A guard sets it (and keeps
+         * the caller's own: a file must pass both). */
+        warder_grep_filter_fn may_search;
+        void *may_search_ud;
+        /* Version 3: the lengths of `pattern` and `glob`, so that an embedded NUL is
          * WARDER_EINVAL rather than a shorter pattern. WARDER_NUL_TERMINATED (the default of
-         * the initialisers) measures the string with strlen, as version 1 does. */
+         * the initialisers) measures the string with strlen, as versions 1 and 2 do. */
         size_t pattern_len;
         size_t glob_len;
 };
 
-#define WARDER_GREP_REQUEST_VERSION 2
+#define WARDER_GREP_REQUEST_VERSION 3
 #define WARDER_GREP_REQUEST_INIT                                                                   \
         {                                                                                          \
-                WARDER_GREP_REQUEST_VERSION, NULL, NULL, 0, NULL, 0, 0, WARDER_NUL_TERMINATED,     \
-                    WARDER_NUL_TERMINATED                                                          \
+                WARDER_GREP_REQUEST_VERSION, NULL, NULL, 0, NULL, 0, 0, NULL, NULL,                \
+                    WARDER_NUL_TERMINATED, WARDER_NUL_TERMINATED                                   \
         }
 
 /* Initialises `req` as WARDER_GREP_REQUEST_INIT does, for a caller built against `version`
@@ -128,6 +143,20 @@ WARDER_API void warder_cancel_free(warder_cancel *c);
 /* Called with output as it is produced; stream 1 = stdout, 2 = stderr. */
 typedef void (*warder_exec_stream_fn)(void *ud, int stream, const char *data, size_t len);
 
+/* How a backend that masks (§6.5) covers a file or directory its walk meets. */
+enum warder_mask_flags {
+        WARDER_MASK_HIDE = 1u << 0,     /* denied for read: an empty, unreadable stand-in */
+        WARDER_MASK_READONLY = 1u << 1, /* denied for write: bound read-only */
+};
+
+/*
+ * Decides how to mask `literal` (absolute in the backend's namespace, NUL-terminated); `real`
+ * is the file a symbolic link at `literal` leads to, else NULL. Returns WARDER_MASK_* flags
+ * (0: leave it). A predicate that cannot decide returns WARDER_MASK_HIDE (fail closed).
+ * Called on the calling thread, before the command starts.
+ */
+typedef unsigned (*warder_exec_mask_fn)(void *ud, const char *literal, const char *real);
+
 struct warder_exec_request {
         unsigned version;
         const char *command; /* the shell command line */
@@ -142,12 +171,19 @@ struct warder_exec_request {
         /* Version 2: raised while the command runs, its process group is killed and the
          * result says `cancelled`. NULL: not cancellable. Borrowed for the call. */
         warder_cancel *cancel;
+        /* Version 3. What to mask (§6.5), for a backend whose masking is enabled: a guard sets
+         * it from its ruleset at the time of the request (keeping a predicate the caller gave:
+         * the union of both is masked). A backend with masking enabled refuses a request
+         * without one. */
+        warder_exec_mask_fn mask;
+        void *mask_ud;
 };
 
-#define WARDER_EXEC_REQUEST_VERSION 2
+#define WARDER_EXEC_REQUEST_VERSION 3
 #define WARDER_EXEC_REQUEST_INIT                                                                   \
         {                                                                                          \
-                WARDER_EXEC_REQUEST_VERSION, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, 0, NULL        \
+                WARDER_EXEC_REQUEST_VERSION, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, 0, NULL, NULL, \
+                    NULL                                                                           \
         }
 
 /* Initialises `req` as WARDER_EXEC_REQUEST_INIT does, for a caller built against `version`. */
@@ -160,8 +196,11 @@ struct warder_exec_result {
         struct warder_bytes out;
         struct warder_bytes err;
         bool landlock_applied;
-        bool masked;    /* denied files were masked in the child's mount namespace */
+        bool masked; /* denied files were masked in the child's mount namespace */
+        /* Filled for requests of version 2 and later (an older caller's struct ends above). */
         bool cancelled; /* the request's cancel flag was raised and the group was killed */
+        /* Filled for requests of version 3 and later. */
+        bool pid_namespace; /* the command ran in a PID namespace of its own (§6.4) */
 };
 
 /* Dispatch: what every caller uses. Outputs are untouched on failure. */
