@@ -58,7 +58,7 @@ run read notes.txt
 say "Neither does spelling the path differently (it is normalised first):"
 run read ./src/../.env/
 
-say "grep searches everything, but a hit inside a protected file is dropped and counted:"
+say "grep searches everything but the protected files, which it never opens (only counts):"
 run grep API_KEY
 
 say "Listing still shows names (a name is a weaker claim than contents):"
@@ -74,8 +74,13 @@ run check execute 'sudo mkfs.ext4 /dev/sda1'
 say "Inspection is a guard rail, not a boundary: grep opens files by itself, so a command the
 # rules allow still reaches .env (here under the permissive preset, which allows commands):"
 run --preset permissive exec -- 'grep -rl API_KEY . | sort'
-say "With --mask-denied, every file the rules deny for read is an empty stand-in for the command:"
-run --preset permissive exec --mask-denied -- 'grep -rl API_KEY . | sort'
+say "With --mask-denied, every file the rules deny for read is an empty stand-in for the command
+# (as root together with Landlock, which keeps a root command off the disk device):"
+if [ "$(id -u)" = 0 ]; then
+  run --preset permissive exec --mask-denied --landlock required -- 'grep -rl API_KEY . | sort'
+else
+  run --preset permissive exec --mask-denied -- 'grep -rl API_KEY . | sort'
+fi
 
 say "And every decision can be explained rule by rule:"
 run explain read notes.txt

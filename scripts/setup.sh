@@ -74,6 +74,9 @@ check_all() {
   # the MCP suite (tests/mcp): Node 18 or later and npm; a node already on PATH is used
   need "node 18 or later (tests/mcp)" nodejs node_recent
   need "npm (tests/mcp)" npm command -v npm
+  need "the pkg-config module fuse3 (the tests' case-insensitive file system)" libfuse3-dev \
+    pkg-config --exists fuse3
+  need "fusermount3 (FUSE mounts for the tests)" fuse3 command -v fusermount3
 }
 
 node_recent() {

@@ -8,6 +8,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 
 #include <malloc.h>
+#include <stddef.h>
 #include <pcre2.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -752,6 +753,16 @@ static int grep_file(struct grep_ctx *g, warder_backend *b, const char *path, un
         return rc;
 }
 
+/* §4.7: the request's may_search is asked before a file is opened; a refused file is counted
+ * (by name: whatever it holds) and never read. */
+static bool grep_may_search(struct grep_ctx *g, const char *path, size_t len)
+{
+        if (!g->req->may_search || g->req->may_search(g->req->may_search_ud, path, len))
+                return true;
+        g->out->hidden_files++;
+        return false;
+}
+
 static int grep_visit(struct walk *w, const struct warder_entry *e, struct warder_error *err)
 {
         struct grep_ctx *g = w->ud;
@@ -760,8 +771,8 @@ static int grep_visit(struct walk *w, const struct warder_entry *e, struct warde
         size_t rel_len;
         const char *rel = walk_rel(w, &rel_len);
         int m = grep_filter(g, w->path.data, w->path.len, rel, rel_len, e->name, err);
-        if (m <= 0)
-                return m;
+        if (m <= 0 || !grep_may_search(g, w->path.data, w->path.len))
+                return m < 0 ? m : 0;
         return grep_file(g, w->b, w->path.data, w->flags, false, err);
 }
 
@@ -820,8 +831,10 @@ static int grep_fallback(warder_backend *b, const struct warder_grep_request *re
                         const char *name = slash ? slash + 1 : w.path.data;
                         rc =
                             grep_filter(&g, w.path.data, w.path.len, name, strlen(name), name, err);
-                        if (rc > 0)
+                        if (rc > 0 && grep_may_search(&g, w.path.data, w.path.len))
                                 rc = grep_file(&g, b, w.path.data, w.flags, true, err);
+                        else if (rc > 0)
+                                rc = 0;
                 } else if (rc) {
                         error_move(err, &probe);
                 } else {
@@ -1048,10 +1061,13 @@ WARDER_API int warder_backend_execute(struct warder_exec_result *out, warder_bac
                 cstr_free(&c);
                 return rc;
         }
-        /* A version 1 request ends before `cancel`. */
+        /* The backend always sees the newest request: an older caller's struct is shorter
+         * (version 1 ends before `cancel`, version 2 before `mask`). */
         struct warder_exec_request copy = WARDER_EXEC_REQUEST_INIT;
         memcpy(&copy, req,
-               req->version >= 2 ? sizeof(copy) : offsetof(struct warder_exec_request, cancel));
+               req->version >= 3   ? sizeof(copy)
+               : req->version == 2 ? offsetof(struct warder_exec_request, mask)
+                                   : offsetof(struct warder_exec_request, cancel));
         copy.version = WARDER_EXEC_REQUEST_VERSION;
         copy.command = c.p;
         struct warder_exec_result tmp = WARDER_EXEC_RESULT_INIT;
@@ -1065,7 +1081,11 @@ WARDER_API int warder_backend_execute(struct warder_exec_result *out, warder_bac
                 warder_exec_result_free(&tmp);
                 return rc;
         }
-        *out = tmp;
+        /* An older caller's result ends before the fields its request version did not know. */
+        memcpy(out, &tmp,
+               req->version >= 3   ? sizeof(tmp)
+               : req->version == 2 ? offsetof(struct warder_exec_result, pid_namespace)
+                                   : offsetof(struct warder_exec_result, cancelled));
         return 0;
 }
 

@@ -15,12 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* uthash reports allocation failures through this flag instead of exiting. */
-static _Thread_local bool hash_oom;
-#define HASH_NONFATAL_OOM        1
-#define uthash_nonfatal_oom(obj) (hash_oom = true)
-#include <uthash.h>
-
 #include "util.h"
 #include "warder/guard.h"
 #include "warder/sys/backend.h"
@@ -240,6 +234,29 @@ static int real_form(struct request *r, const char *lit, size_t lit_len, char **
 }
 
 /*
+ * §4.5: an edit is also decided on the read rules (its answer says whether a text is in the
+ * file); the stricter decision wins, and a read decision that is stricter names the read rule.
+ */
+static int also_read(struct request *r, const char *lit, const char *real,
+                     struct warder_decision *d, struct warder_error *err)
+{
+        struct warder_decision rd = WARDER_DECISION_INIT;
+        int rc = warder_ruleset_check(&rd, r->rs, WARDER_OP_READ, lit, strlen(lit), real,
+                                      (real ? strlen(real) : 0), err);
+        if (rc) {
+                warder_decision_clear(d);
+                return rc;
+        }
+        if (rd.action > d->action) {
+                warder_decision_clear(d);
+                *d = rd;
+        } else {
+                warder_decision_clear(&rd);
+        }
+        return 0;
+}
+
+/*
  * Normalises `target`, computes its real form and decides `op` on both (§3.3). On success the
  * literal form is in `lit`, the real form (or NULL) in *real, the decision in *d (strings
  * borrowed from r->rs). When the real form cannot be computed the literal form alone is
@@ -262,6 +279,8 @@ static int decide_path(struct request *r, enum warder_op op, const char *target,
         }
         rc = warder_ruleset_check(d, r->rs, op, lit->data, lit->len, *real,
                                   (*real ? strlen(*real) : 0), err);
+        if (!rc && op == WARDER_OP_EDIT)
+                rc = also_read(r, lit->data, *real, d, err);
         if (rc) {
                 if (real_rc)
                         warder_error_clear(&rerr);
@@ -646,63 +665,62 @@ static int guard_glob(warder_backend *b, const char *pattern, const char *base, 
         return listing(b, WARDER_OP_GLOB, pattern, base ? base : ".", flags, out, err);
 }
 
-/* Files whose matches were dropped, to count each once (§4.7) whatever order the matches
- * come in. */
-struct hidden_file {
-        UT_hash_handle hh;
-        char path[];
+/*
+ * §4.7: which files a grep may search. A guard hands this predicate down with the request, so
+ * a backend that honours it (WARDER_BACKEND_CAP_GREP_FILTER, the library fallback, another
+ * guard) never opens a file that is deny or ask for grep or read, in either form or under the
+ * caller's spelling of the base, and counts it by name. A predicate the caller passed in is
+ * asked first: a file must pass both.
+ */
+struct grep_gate {
+        struct request *r;
+        const char *base_lit, *base_real;
+        bool resolve; /* result paths need realpath (no REAL_RESULTS promise) */
+        struct warder__buf lit, alt;
+        warder_grep_filter_fn outer;
+        void *outer_ud;
 };
 
-struct hidden_set {
-        struct hidden_file *head;
-};
-
-static int hidden_note(struct hidden_set *s, const char *path, bool *fresh)
+static bool grep_gate(void *ud, const char *path, size_t len)
 {
-        *fresh = false;
-        size_t n = strlen(path);
-        struct hidden_file *h = NULL;
-        HASH_FIND(hh, s->head, path, n, h);
-        if (h)
-                return 0;
-        if (!(h = malloc(sizeof(*h) + n + 1)))
-                return WARDER_ENOMEM;
-        memcpy(h->path, path, n + 1);
-        hash_oom = false;
-        HASH_ADD_KEYPTR(hh, s->head, h->path, n, h);
-        if (hash_oom) {
-                free(h);
-                return WARDER_ENOMEM;
-        }
-        *fresh = true;
-        return 0;
+        struct grep_gate *gg = ud;
+        if (!path || memchr(path, '\0', len) || path[len] != '\0')
+                return false;
+        if (gg->outer && !gg->outer(gg->outer_ud, path, len))
+                return false;
+        struct warder_decision d = WARDER_DECISION_INIT;
+        char *real = NULL;
+        int rc = decide_result(gg->r, WARDER_OP_GREP, WARDER_OP_READ, path, gg->resolve,
+                               gg->base_lit, gg->base_real, &gg->lit, &gg->alt, &d, &real);
+        if (rc)
+                return false; /* undecidable (or out of memory): skipped, fail closed */
+        bool ok = d.action == WARDER_ALLOW;
+        if (!ok)
+                audit_result(gg->r, WARDER_OP_GREP, path, &gg->lit, real, &d);
+        warder_decision_clear(&d);
+        free(real);
+        return ok;
 }
 
-static void hidden_free(struct hidden_set *s)
+/* Whether the inner backend's grep honours may_search (and counts what it skips). */
+static bool inner_grep_filters(const struct guard *g)
 {
-        struct hidden_file *h, *tmp;
-        HASH_ITER(hh, s->head, h, tmp)
-        {
-                HASH_DEL(s->head, h);
-                free(h);
-        }
+        const struct warder_backend_ops *ops = g->inner->ops;
+        return !ops->grep || (ops->caps & WARDER_BACKEND_CAP_GREP_FILTER) ||
+               warder_guard_is(g->inner);
 }
 
 /*
- * Drops every match whose file is deny or ask for grep OR read, in either form (§4.7), and
- * counts each such file once in `hidden_files`. The decision for a file is remembered while
- * consecutive matches share it. Compacted in place like filter_entries().
+ * Drops every match whose file the gate refuses and reports each kept file to the audit
+ * callback. From a backend that honours the gate nothing is dropped; from one that does not,
+ * this is the only filter, and nothing here is counted: a count of dropped files would say
+ * which skipped files matched (§4.7). The decision for a file is remembered while consecutive
+ * matches share it. Compacted in place like filter_entries().
  */
-static int filter_grep(struct request *r, const char *base_lit, const char *base_real,
-                       struct warder_grep_result *res)
+static int filter_grep(struct grep_gate *gg, struct warder_grep_result *res)
 {
-        struct warder__buf lit = WARDER__BUF_INIT, alt = WARDER__BUF_INIT;
+        struct request *r = gg->r;
         struct warder__buf prev = WARDER__BUF_INIT;
-        struct hidden_set hidden = {0};
-        /* The grep was forwarded with WARDER_NOFOLLOW (fwd_flags), so a backend that promises
-         * real results reports every hit by its real form: no realpath per file. */
-        bool can_real =
-            r->g->inner_realpath && !(r->g->inner->ops->caps & WARDER_BACKEND_CAP_REAL_RESULTS);
         bool have_prev = false, prev_keep = false;
         int rc = 0;
         size_t kept = 0;
@@ -712,13 +730,17 @@ static int filter_grep(struct request *r, const char *base_lit, const char *base
                 if (rc == 0 && (!have_prev || strcmp(prev.data, path) != 0)) {
                         struct warder_decision d = WARDER_DECISION_INIT;
                         char *real = NULL;
-                        rc = m->path
-                                 ? decide_result(r, WARDER_OP_GREP, WARDER_OP_READ, path, can_real,
-                                                 base_lit, base_real, &lit, &alt, &d, &real)
-                                 : 1;
                         prev_keep = false;
+                        if (m->path && gg->outer && !gg->outer(gg->outer_ud, path, strlen(path)))
+                                rc = 1;
+                        else
+                                rc = m->path
+                                         ? decide_result(r, WARDER_OP_GREP, WARDER_OP_READ, path,
+                                                         gg->resolve, gg->base_lit, gg->base_real,
+                                                         &gg->lit, &gg->alt, &d, &real)
+                                         : 1;
                         if (rc == 0) {
-                                audit_result(r, WARDER_OP_GREP, path, &lit, real, &d);
+                                audit_result(r, WARDER_OP_GREP, path, &gg->lit, real, &d);
                                 prev_keep = d.action == WARDER_ALLOW;
                                 warder_decision_clear(&d);
                                 free(real);
@@ -730,12 +752,6 @@ static int filter_grep(struct request *r, const char *base_lit, const char *base
                                 rc = warder__buf_puts(&prev, path);
                                 have_prev = rc == 0;
                         }
-                        if (rc == 0 && !prev_keep) {
-                                bool fresh;
-                                rc = hidden_note(&hidden, path, &fresh);
-                                if (!rc && fresh)
-                                        res->hidden_files++;
-                        }
                 }
                 if (rc == 0 && prev_keep) {
                         res->items[kept++] = *m;
@@ -745,10 +761,7 @@ static int filter_grep(struct request *r, const char *base_lit, const char *base
                 }
         }
         res->count = kept;
-        hidden_free(&hidden);
         warder__buf_free(&prev);
-        warder__buf_free(&lit);
-        warder__buf_free(&alt);
         return rc;
 }
 
@@ -760,16 +773,37 @@ static int guard_grep(warder_backend *b, const struct warder_grep_request *req,
         struct warder__buf lit = WARDER__BUF_INIT;
         char *real = NULL;
         struct warder_grep_result raw = WARDER_GREP_RESULT_INIT;
+        /* The grep is forwarded with WARDER_NOFOLLOW (fwd_flags), so a backend that promises
+         * real results reports every file by its real form: no realpath per file. */
+        struct grep_gate gg = {
+            .r = &r,
+            .resolve =
+                r.g->inner_realpath && !(r.g->inner->ops->caps & WARDER_BACKEND_CAP_REAL_RESULTS),
+            .lit = WARDER__BUF_INIT,
+            .alt = WARDER__BUF_INIT,
+            .outer = req->may_search,
+            .outer_ud = req->may_search_ud,
+        };
         int rc = admit_path(&r, WARDER_OP_GREP, req->path, req->flags, &lit, &real, err);
         if (!rc) {
+                gg.base_lit = lit.data;
+                gg.base_real = real;
                 struct warder_grep_request fr = *req;
                 fr.path = fwd(&lit, real);
                 fr.path_len = fwd_len(&lit, real);
                 fr.flags = fwd_flags(&r, fr.flags);
+                fr.may_search = grep_gate;
+                fr.may_search_ud = &gg;
                 rc = warder_backend_grep(&raw, r.g->inner, &fr, err);
         }
         if (!rc) {
-                rc = filter_grep(&r, lit.data, real, &raw);
+                /* A backend that honours the gate returns matches of admitted files only: they
+                 * are decided again only to be reported to the audit callback. */
+                bool trusted = inner_grep_filters(r.g);
+                if (!trusted || r.g->audit)
+                        rc = filter_grep(&gg, &raw);
+                if (!trusted)
+                        raw.hidden_files = 0; /* unknown: counting drops would leak (§4.7) */
                 if (rc)
                         warder_error_set(err, rc, "grep: %s", warder_strerror(rc));
                 else
@@ -779,6 +813,8 @@ static int guard_grep(warder_backend *b, const struct warder_grep_request *req,
                 warder_grep_result_free(&raw);
         free(real);
         warder__buf_free(&lit);
+        warder__buf_free(&gg.lit);
+        warder__buf_free(&gg.alt);
         request_end(&r);
         return rc;
 }
@@ -844,6 +880,44 @@ static int decide_command(struct request *r, const char *cmd, size_t len, const 
         return warder_ruleset_check_command(d, r->rs, cmd, len, &ctx, err);
 }
 
+/*
+ * §6.5: what the inner backend masks, decided from the ruleset of this request (a swap
+ * reaches the next command; the backend holds no ruleset). A file denied for read is hidden,
+ * one denied for write is bound read-only; only `deny` is masked (an `ask` cannot be asked
+ * from inside a running command). A predicate the caller passed is asked too: the union of
+ * both is masked. A decision that fails hides the file (fail closed).
+ */
+struct exec_mask {
+        struct request *r;
+        warder_exec_mask_fn outer;
+        void *outer_ud;
+};
+
+static unsigned mask_decide(const struct request *r, enum warder_op op, const char *literal,
+                            const char *real)
+{
+        struct warder_decision d = WARDER_DECISION_INIT;
+        int rc = warder_ruleset_check(&d, r->rs, op, literal, strlen(literal), real,
+                                      (real ? strlen(real) : 0), NULL);
+        bool deny = rc != 0 || d.action == WARDER_DENY;
+        warder_decision_clear(&d);
+        if (!deny)
+                return 0;
+        return rc != 0 || op == WARDER_OP_READ ? WARDER_MASK_HIDE : WARDER_MASK_READONLY;
+}
+
+static unsigned exec_mask(void *ud, const char *literal, const char *real)
+{
+        struct exec_mask *m = ud;
+        unsigned flags = m->outer ? m->outer(m->outer_ud, literal, real) : 0;
+        if (!literal || literal[0] != '/')
+                return WARDER_MASK_HIDE;
+        flags |= mask_decide(m->r, WARDER_OP_READ, literal, real);
+        if (!(flags & WARDER_MASK_HIDE))
+                flags |= mask_decide(m->r, WARDER_OP_WRITE, literal, real);
+        return flags;
+}
+
 static int guard_execute(warder_backend *b, const struct warder_exec_request *req,
                          struct warder_exec_result *out, struct warder_error *err)
 {
@@ -882,10 +956,13 @@ static int guard_execute(warder_backend *b, const struct warder_exec_request *re
                 rc = gate(r.g, &greq, &d, req->flags, err);
         }
         if (!rc) {
+                struct exec_mask mask = {&r, req->mask, req->mask_ud};
                 struct warder_exec_request fr = *req;
                 fr.cwd = cwd_real ? cwd_real : cwd.data;
                 if (!fr.env && r.g->env)
                         fr.env = (const char *const *)r.g->env;
+                fr.mask = exec_mask;
+                fr.mask_ud = &mask;
                 rc = warder_backend_execute(out, r.g->inner, &fr, err);
         }
         warder_decision_clear(&d);

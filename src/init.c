@@ -45,6 +45,7 @@ WARDER_API int warder_ruleset_options_init(struct warder_ruleset_options *opts, 
 {
         static const struct warder_ruleset_options tmpl = WARDER_RULESET_OPTIONS_INIT;
         INIT(opts, version, WARDER_RULESET_OPTIONS_VERSION, tmpl,
+             offsetof(struct warder_ruleset_options, max_pattern_bytes),
              sizeof(struct warder_ruleset_options));
 }
 
@@ -59,7 +60,9 @@ WARDER_API int warder_guard_options_init(struct warder_guard_options *opts, unsi
 WARDER_API int warder_local_options_init(struct warder_local_options *opts, unsigned version)
 {
         static const struct warder_local_options tmpl = WARDER_LOCAL_OPTIONS_INIT;
-        INIT(opts, version, WARDER_LOCAL_OPTIONS_VERSION, tmpl,
+        /* Version 1 held a ruleset where version 2 holds mask_denied: warder_local_new()
+         * refuses it, and so does this (size 0). */
+        INIT(opts, version, WARDER_LOCAL_OPTIONS_VERSION, tmpl, 0,
              sizeof(struct warder_local_options));
 }
 
@@ -67,6 +70,7 @@ WARDER_API int warder_grep_request_init(struct warder_grep_request *req, unsigne
 {
         static const struct warder_grep_request tmpl = WARDER_GREP_REQUEST_INIT;
         INIT(req, version, WARDER_GREP_REQUEST_VERSION, tmpl,
+             offsetof(struct warder_grep_request, may_search),
              offsetof(struct warder_grep_request, pattern_len), sizeof(struct warder_grep_request));
 }
 
@@ -74,7 +78,8 @@ WARDER_API int warder_exec_request_init(struct warder_exec_request *req, unsigne
 {
         static const struct warder_exec_request tmpl = WARDER_EXEC_REQUEST_INIT;
         INIT(req, version, WARDER_EXEC_REQUEST_VERSION, tmpl,
-             offsetof(struct warder_exec_request, cancel), sizeof(struct warder_exec_request));
+             offsetof(struct warder_exec_request, cancel),
+             offsetof(struct warder_exec_request, mask), sizeof(struct warder_exec_request));
 }
 
 WARDER_API int warder_command_context_init(struct warder_command_context *ctx, unsigned version)

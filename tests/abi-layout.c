@@ -63,6 +63,8 @@ int main(void)
         MEMBER(warder_ruleset_options, max_depth);
         MEMBER(warder_ruleset_options, max_nodes);
         MEMBER(warder_ruleset_options, max_rules);
+        MEMBER(warder_ruleset_options, max_pattern_bytes);
+        MEMBER(warder_ruleset_options, max_compiled_bytes);
         STRUCT(warder_rule_info);
         MEMBER(warder_rule_info, version);
         MEMBER(warder_rule_info, op);
@@ -148,6 +150,8 @@ int main(void)
         MEMBER(warder_grep_request, glob);
         MEMBER(warder_grep_request, flags);
         MEMBER(warder_grep_request, max_matches);
+        MEMBER(warder_grep_request, may_search);
+        MEMBER(warder_grep_request, may_search_ud);
         MEMBER(warder_grep_request, pattern_len);
         MEMBER(warder_grep_request, glob_len);
         STRUCT(warder_exec_request);
@@ -162,6 +166,8 @@ int main(void)
         MEMBER(warder_exec_request, stream_ud);
         MEMBER(warder_exec_request, flags);
         MEMBER(warder_exec_request, cancel);
+        MEMBER(warder_exec_request, mask);
+        MEMBER(warder_exec_request, mask_ud);
         STRUCT(warder_exec_result);
         MEMBER(warder_exec_result, version);
         MEMBER(warder_exec_result, exit_status);
@@ -172,6 +178,7 @@ int main(void)
         MEMBER(warder_exec_result, landlock_applied);
         MEMBER(warder_exec_result, masked);
         MEMBER(warder_exec_result, cancelled);
+        MEMBER(warder_exec_result, pid_namespace);
         STRUCT(warder_guard_request);
         MEMBER(warder_guard_request, version);
         MEMBER(warder_guard_request, op);
@@ -216,7 +223,7 @@ int main(void)
         MEMBER(warder_local_options, landlock);
         MEMBER(warder_local_options, landlock_read);
         MEMBER(warder_local_options, landlock_write);
-        MEMBER(warder_local_options, mask_ruleset);
+        MEMBER(warder_local_options, mask_denied);
         MEMBER(warder_local_options, mask_budget_ms);
         MEMBER(warder_local_options, mask_budget_entries);
         STRUCT(warder_backend_ops);
@@ -262,6 +269,9 @@ int main(void)
         CONST(WARDER_GLOB_NO_BRACES);
         CONST(WARDER_BACKEND_CAP_REAL_RESULTS);
         CONST(WARDER_BACKEND_CAP_STRICT_NOFOLLOW);
+        CONST(WARDER_BACKEND_CAP_GREP_FILTER);
+        CONST(WARDER_MASK_HIDE);
+        CONST(WARDER_MASK_READONLY);
         CONST(WARDER_APPROVAL_DECLINE);
         CONST(WARDER_APPROVAL_GRANT);
         CONST(WARDER_APPROVAL_DEFER);

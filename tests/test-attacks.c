@@ -30,12 +30,14 @@
 #include <unistd.h>
 
 #include "backends/local-internal.h"
+#include "cifold.h"
 #include "fs-fixture.h"
 #include "support.h"
 #include "warder/backend.h"
 #include "warder/glob.h"
 #include "warder/guard.h"
 #include "warder/local.h"
+#include "warder/memory.h"
 #include "warder/ruleset.h"
 
 #define ENV_SECRET  "ENV-SECRET-7f3a"
@@ -160,6 +162,238 @@ static void ck_refusal(int arm, int rc, int kernel_code)
 }
 
 /* A symlink to a denied file: read. */
+/*
+ * §4.7 (revised): nothing in a grep result depends on the contents of a file the rules hide.
+ * Two different .env contents give byte-identical results — matches, the count of hidden
+ * files, `truncated` — for every pattern, with and without a match limit, with a filter that
+ * selects the hidden file alone, through the local backend (openat2 and the fallback walk)
+ * and through the library's grep fallback (the memory backend). So no sequence of guesses
+ * (`^API_KEY=a`, `^API_KEY=b`, …) learns anything. Control arm: the same greps on the
+ * unguarded backend differ between the two contents.
+ */
+struct grep_log {
+        char buf[1 << 16];
+        size_t len;
+};
+
+static void log_add(struct grep_log *log, const char *s, size_t n)
+{
+        ck_assert(log->len + n < sizeof(log->buf));
+        memcpy(log->buf + log->len, s, n);
+        log->len += n;
+}
+
+static void grep_transcript(warder_backend *b, const char *base, struct grep_log *log)
+{
+        static const char *const patterns[] = {"API_KEY", "^API_KEY=a", "^API_KEY=z", "a",
+                                               "[0-9]",   ".",          "zzzz",       "^$"};
+        static const char *const globs[] = {NULL, ".env", "*"};
+        log->len = 0;
+        for (size_t p = 0; p < sizeof(patterns) / sizeof(patterns[0]); p++) {
+                for (size_t gi = 0; gi < 3; gi++) {
+                        for (size_t max = 0; max < 3; max++) {
+                                struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+                                req.pattern = patterns[p];
+                                req.pattern_len = strlen(req.pattern);
+                                req.path = base;
+                                req.path_len = strlen(base);
+                                req.glob = globs[gi];
+                                req.glob_len = req.glob ? strlen(req.glob) : 0;
+                                req.max_matches = max;
+                                struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
+                                struct warder_error e = WARDER_ERROR_INIT;
+                                int rc = warder_backend_grep(&r, b, &req, &e);
+                                char line[512];
+                                int n = snprintf(line, sizeof(line),
+                                                 "[%s|%s|%zu] rc=%d n=%zu "
+                                                 "hidden=%zu truncated=%d\n",
+                                                 patterns[p], globs[gi] ? globs[gi] : "-", max, rc,
+                                                 r.count, r.hidden_files, (int)r.truncated);
+                                log_add(log, line, (size_t)n);
+                                for (size_t i = 0; i < r.count; i++) {
+                                        n = snprintf(line, sizeof(line),
+                                                     "  %s:%llu:", r.items[i].path,
+                                                     (unsigned long long)r.items[i].line);
+                                        log_add(log, line, (size_t)n);
+                                        log_add(log, r.items[i].text, r.items[i].text_len);
+                                        log_add(log, "\n", 1);
+                                }
+                                warder_grep_result_free(&r);
+                                warder_error_clear(&e);
+                        }
+                }
+        }
+}
+
+static const char *const two_contents[] = {"API_KEY=aaaa1111\nline two\n",
+                                           "API_KEY=zzzz9999\n\nx\nmore\nlines\n"};
+
+START_TEST(test_grep_result_independent_of_hidden_contents)
+{
+        put(at(W, "src/a.txt"), "API_KEY is read from .env\nsome 1 digit\n");
+        put(at(W, "src/b.txt"), "nothing here\n");
+        static struct grep_log logs[2][2]; /* [guarded][content] */
+        for (int c = 0; c < 2; c++) {
+                put(at(W, ".env"), two_contents[c]);
+                for (int guarded = 0; guarded < 2; guarded++) {
+                        /* arm 0/1: the guard over local (openat2/fallback); 2/3: local alone */
+                        warder_backend *b = subject((_i & 1) | (guarded ? 0 : 2), NULL);
+                        grep_transcript(b, W, &logs[guarded][c]);
+                        warder_backend_free(b);
+                }
+        }
+        /* Control arm: unguarded, what grep says depends on the secret. */
+        ck_assert(logs[0][0].len != logs[0][1].len ||
+                  memcmp(logs[0][0].buf, logs[0][1].buf, logs[0][0].len) != 0);
+        ck_assert(memmem(logs[0][0].buf, logs[0][0].len, "aaaa1111", 8));
+        /* Guarded: byte for byte the same, and the hidden file is counted. */
+        ck_assert_msg(logs[1][0].len == logs[1][1].len &&
+                          memcmp(logs[1][0].buf, logs[1][1].buf, logs[1][0].len) == 0,
+                      "the results differ:\n%.*s\n----\n%.*s", (int)logs[1][0].len, logs[1][0].buf,
+                      (int)logs[1][1].len, logs[1][1].buf);
+        ck_assert(!memmem(logs[1][0].buf, logs[1][0].len, "aaaa", 4));
+        ck_assert(memmem(logs[1][0].buf, logs[1][0].len, "[API_KEY|-|0] rc=0 n=1 hidden=2", 31));
+}
+END_TEST
+
+/* The same through the library's grep fallback (a backend without grep of its own). */
+START_TEST(test_grep_fallback_independent_of_hidden_contents)
+{
+        static struct grep_log logs[2][2];
+        for (int c = 0; c < 2; c++) {
+                warder_backend *mem = NULL;
+                ck_assert_int_eq(warder_memory_new(&mem, NULL), 0);
+                const char *files[][2] = {{"/m/.env", two_contents[c]},
+                                          {"/m/.ssh/id_rsa", SSH_SECRET "\n"},
+                                          {"/m/src/a.txt", "API_KEY is read from .env\n1\n"},
+                                          {"/m/src/b.txt", "nothing here\n"}};
+                for (size_t i = 0; i < 4; i++)
+                        ck_assert_int_eq(warder_backend_write(mem, files[i][0], strlen(files[i][0]),
+                                                              files[i][1], strlen(files[i][1]), 0,
+                                                              NULL),
+                                         0);
+                grep_transcript(mem, "/m", &logs[0][c]);
+                struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+                ro.root = "/m";
+                warder_ruleset *rs = NULL;
+                const char *y = ruleset_yaml();
+                ck_assert_int_eq(warder_ruleset_load_string(&rs, y, strlen(y), "a", &ro, NULL), 0);
+                warder_backend *g = NULL;
+                ck_assert_int_eq(warder_guard_new(&g, mem, rs, NULL, NULL), 0);
+                warder_ruleset_free(rs);
+                grep_transcript(g, "/m", &logs[1][c]);
+                warder_backend_free(g);
+        }
+        ck_assert(logs[0][0].len != logs[0][1].len ||
+                  memcmp(logs[0][0].buf, logs[0][1].buf, logs[0][0].len) != 0);
+        ck_assert_msg(logs[1][0].len == logs[1][1].len &&
+                          memcmp(logs[1][0].buf, logs[1][1].buf, logs[1][0].len) == 0,
+                      "the results differ:\n%.*s\n----\n%.*s", (int)logs[1][0].len, logs[1][0].buf,
+                      (int)logs[1][1].len, logs[1][1].buf);
+        ck_assert(memmem(logs[1][0].buf, logs[1][0].len, "[API_KEY|-|0] rc=0 n=1 hidden=2", 31));
+}
+END_TEST
+
+/*
+ * §3.2 (revised): on a case-insensitive directory the real form spells every existing
+ * component as it is stored. Here a FUSE file system that folds case like vfat, NTFS or
+ * CIFS (Unicode included: the Kelvin sign is a `k`) serves a workspace; `.ENV` opens `.env`
+ * and `server.\u212Aey` opens `server.key`, so a rule on `.env` must still deny them, even with
+ * fold_case off. Control arm: plain open(2) of those spellings reads the secrets.
+ */
+#define KELVIN "\xE2\x84\xAA"
+
+START_TEST(test_case_insensitive_fs)
+{
+        char back[300], mnt[300];
+        snprintf(back, sizeof(back), "%s/back", O);
+        snprintf(mnt, sizeof(mnt), "%s/mnt", O);
+        mkd(back);
+        mkd(mnt);
+        put(at(back, ".env"), ENV_SECRET "\n");
+        put(at(back, "server.key"), SSH_SECRET "\n");
+        mkd(at(back, "src"));
+        put(at(back, "src/main.c"), "int main;\n");
+        struct cifold fs;
+        if (!cifold_mount(&fs, back, mnt))
+                return;
+        /* Control arm: the file system folds, ASCII and Unicode. */
+        ck_assert(leaks(plain_read(at(mnt, ".ENV")), strlen(ENV_SECRET)));
+        ck_assert(leaks(plain_read(at(mnt, "server." KELVIN "ey")), strlen(SSH_SECRET)));
+        ck_assert_ptr_nonnull(plain_read(at(mnt, "SRC/MAIN.C")));
+
+        /* The local backend's real form is the stored spelling. */
+        for (int fallback = 0; fallback < 2; fallback++) {
+                struct warder_local_options lo = WARDER_LOCAL_OPTIONS_INIT;
+                lo.force_fallback = fallback;
+                warder_backend *local = NULL;
+                ck_assert_int_eq(warder_local_new(&local, mnt, &lo, NULL), 0);
+                static const char *const cases[][2] = {
+                    {".ENV", ".env"},
+                    {"server." KELVIN "ey", "server.key"},
+                    {"SERVER.KEY", "server.key"},
+                    {"SRC/Main.C", "src/main.c"},
+                    {"Src/New.TXT", "src/New.TXT"}, /* a missing tail stays as written */
+                    {"src/main.c", "src/main.c"},
+                };
+                for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                        char *real = NULL;
+                        const char *p = at(mnt, cases[i][0]);
+                        struct warder_error e = WARDER_ERROR_INIT;
+                        ck_assert_msg(warder_backend_realpath(&real, local, p, strlen(p), &e) == 0,
+                                      "%s: %s", cases[i][0], e.message);
+                        ck_assert_str_eq(real, at(mnt, cases[i][1]));
+                        warder_free(real);
+                }
+                /* A read that follows nothing refuses a spelling that is not stored. */
+                struct warder_bytes out = WARDER_BYTES_INIT;
+                const char *p = at(mnt, ".ENV");
+                ck_assert_int_eq(
+                    warder_backend_read(&out, local, p, strlen(p), 0, 0, WARDER_NOFOLLOW, NULL),
+                    WARDER_ESYMLINK);
+                ck_assert_ptr_null(out.data);
+                warder_backend_free(local);
+        }
+
+        /* Through a guard under the default preset (fold_case off): denied on the real form. */
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = mnt;
+        ro.home = "/home/nobody";
+        warder_ruleset *rs = NULL;
+        ck_assert_int_eq(warder_ruleset_load_preset(&rs, "default", &ro, NULL), 0);
+        struct warder_local_options lo = WARDER_LOCAL_OPTIONS_INIT;
+        lo.exec = true;
+        warder_backend *local = NULL, *g = NULL;
+        ck_assert_int_eq(warder_local_new(&local, mnt, &lo, NULL), 0);
+        struct warder_guard_options go = WARDER_GUARD_OPTIONS_INIT;
+        go.root = mnt;
+        ck_assert_int_eq(warder_guard_new(&g, local, rs, &go, NULL), 0);
+        static const char *const denied[] = {".ENV", ".Env", "server." KELVIN "ey", "SERVER.KEY",
+                                             ".env"};
+        for (size_t i = 0; i < sizeof(denied) / sizeof(denied[0]); i++) {
+                struct warder_error e = WARDER_ERROR_INIT;
+                ck_assert_msg(refused_read(g, denied[i]) == WARDER_EDENIED, "%s", denied[i]);
+                struct warder_decision d = WARDER_DECISION_INIT;
+                ck_assert_int_eq(
+                    warder_guard_check(&d, g, WARDER_OP_READ, denied[i], strlen(denied[i]), &e), 0);
+                ck_assert_int_eq(d.action, WARDER_DENY);
+                warder_decision_clear(&d);
+        }
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        ck_assert_int_eq(warder_backend_read(&out, g, "SRC/MAIN.C", 10, 0, 0, 0, NULL), 0);
+        ck_assert_str_eq(out.data, "int main;\n");
+        warder_bytes_free(&out);
+        /* A command that names the file in another case is decided on the stored name. */
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert_int_eq(warder_guard_check(&d, g, WARDER_OP_EXECUTE, "cat .ENV", 8, NULL), 0);
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        warder_decision_clear(&d);
+        warder_backend_free(g);
+        warder_ruleset_free(rs);
+        cifold_unmount(&fs);
+}
+END_TEST
+
 START_TEST(test_symlink_read)
 {
         lnk(".env", at(W, "innocent.txt"));
@@ -827,6 +1061,9 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_slash_forms, 0, ARMS);
         tcase_add_loop_test(tc, test_hardlink, 0, ARMS);
         tcase_add_loop_test(tc, test_race, 0, ARMS);
+        tcase_add_loop_test(tc, test_grep_result_independent_of_hidden_contents, 0, 2);
+        tcase_add_test(tc, test_grep_fallback_independent_of_hidden_contents);
+        tcase_add_test(tc, test_case_insensitive_fs);
         tcase_add_loop_test(tc, test_swap_after_check, 0, 2);
         tcase_add_loop_test(tc, test_swap_during_approval, 0, 2);
         suite_add_tcase(s, tc);

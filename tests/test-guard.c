@@ -159,7 +159,20 @@ static int mock_glob(warder_backend *b, const char *pattern, const char *base, u
 /* Grep: every file under the base whose content contains the pattern (a plain substring);
  * symlinks under the base are followed, as a careless backend would. With
  * WARDER_GREP_CASELESS (which it otherwise ignores) it reports everything twice over, so a
- * file's matches are not consecutive. */
+ * file's matches are not consecutive. When its ops table promises
+ * WARDER_BACKEND_CAP_GREP_FILTER it asks req->may_search before looking into a file (and
+ * counts the refusals); otherwise it ignores it, as a backend written before it would. */
+static bool mock_may_search(struct mock *m, const struct warder_grep_request *req, const char *path,
+                            struct warder_grep_result *r, int pass)
+{
+        if (!(m->base.ops->caps & WARDER_BACKEND_CAP_GREP_FILTER) || !req->may_search ||
+            req->may_search(req->may_search_ud, path, strlen(path)))
+                return true;
+        if (pass == 0)
+                r->hidden_files++;
+        return false;
+}
+
 static int mock_grep(warder_backend *b, const struct warder_grep_request *req,
                      struct warder_grep_result *out, struct warder_error *err)
 {
@@ -172,13 +185,15 @@ static int mock_grep(warder_backend *b, const struct warder_grep_request *req,
         for (int pass = 0; pass < (req->flags & WARDER_GREP_CASELESS ? 2 : 1); pass++) {
                 for (const struct mock_file *f = m->files; !rc && f && f->path; f++)
                         if (f->data && strncmp(f->path, req->path, n) == 0 && f->path[n] == '/' &&
+                            mock_may_search(m, req, f->path, &r, pass) &&
                             strstr(f->data, req->pattern))
                                 rc = warder_grep_add(&r, f->path, strlen(f->path), 1, f->data,
                                                      strlen(f->data));
                 for (const struct mock_link *l = m->links; !rc && l && l->from; l++) {
                         const struct mock_file *f = mock_find(m, l->to);
                         if (f && f->data && strncmp(l->from, req->path, n) == 0 &&
-                            l->from[n] == '/' && strstr(f->data, req->pattern))
+                            l->from[n] == '/' && mock_may_search(m, req, l->from, &r, pass) &&
+                            strstr(f->data, req->pattern))
                                 rc = warder_grep_add(&r, l->from, strlen(l->from), 1, f->data,
                                                      strlen(f->data));
                 }
@@ -529,6 +544,73 @@ START_TEST(deny_message)
 }
 END_TEST
 
+/*
+ * §4.5 (revised): edit is decided on the edit rules AND the read rules, the stricter wins. An
+ * edit's answer ("1 replacement" or "old text not found") says whether a text is in the file,
+ * so an edit allowed on a read-denied file would be a content oracle.
+ */
+START_TEST(edit_is_decided_as_read)
+{
+        static const char yaml[] = "default: allow\n"
+                                   "read:\n"
+                                   "  rules:\n"
+                                   "    - deny: .env\n"
+                                   "      reason: secrets\n"
+                                   "    - ask: \"*.ask\"\n"
+                                   "edit:\n"
+                                   "  default: allow\n";
+        warder_backend *mem = NULL;
+        ck_assert_int_eq(warder_memory_new(&mem, NULL), 0);
+        ck_assert_int_eq(warder_backend_write(mem, "/w/.env", 7, "API_KEY=abc", 11, 0, NULL), 0);
+        ck_assert_int_eq(warder_backend_write(mem, "/w/q.ask", 8, "API_KEY=abc", 11, 0, NULL), 0);
+        /* Control arm: without the guard, edit answers whether a guess is in the file. */
+        size_t n = 0;
+        ck_assert_int_eq(
+            warder_backend_edit(&n, mem, "/w/.env", 7, "API_KEY=x", 9, "API_KEY=x", 9, 0, NULL),
+            WARDER_ENOMATCH);
+        ck_assert_int_eq(
+            warder_backend_edit(&n, mem, "/w/.env", 7, "API_KEY=a", 9, "API_KEY=a", 9, 0, NULL), 0);
+        ck_assert_uint_eq(n, 1);
+
+        warder_ruleset *rs = load(yaml, "/w");
+        warder_backend *g = guard_over(mem, rs, NULL);
+        const char *guesses[] = {"API_KEY=x", "API_KEY=a"};
+        for (size_t i = 0; i < 2; i++) {
+                struct warder_error err = WARDER_ERROR_INIT;
+                const char *t = guesses[i];
+                ck_assert_int_eq(
+                    warder_backend_edit(&n, g, ".env", 4, t, strlen(t), t, strlen(t), 0, &err),
+                    WARDER_EDENIED);
+                /* The read rule decided, and the explanation says so. */
+                ck_assert_ptr_nonnull(err.decision);
+                ck_assert_int_eq(err.decision->op, WARDER_OP_READ);
+                ck_assert_str_eq(err.decision->rule_id, "read:0");
+                ck_assert_msg(strstr(err.message, "read denied by rule read:0"), "%s", err.message);
+                warder_error_clear(&err);
+                err = (struct warder_error)WARDER_ERROR_INIT;
+                /* ask on read makes the edit ask */
+                ck_assert_int_eq(
+                    warder_backend_edit(&n, g, "q.ask", 5, t, strlen(t), t, strlen(t), 0, &err),
+                    WARDER_EASK);
+                ck_assert_int_eq(err.decision->op, WARDER_OP_READ);
+                warder_error_clear(&err);
+        }
+        /* An allowed edit still works, and the guard's own check agrees. */
+        ck_assert_int_eq(warder_backend_write(mem, "/w/ok.txt", 9, "v=1", 3, 0, NULL), 0);
+        ck_assert_int_eq(warder_backend_edit(&n, g, "ok.txt", 6, "v=1", 3, "v=2", 3, 0, NULL), 0);
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert_int_eq(warder_guard_check(&d, g, WARDER_OP_EDIT, ".env", 4, NULL), 0);
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        ck_assert_int_eq(d.op, WARDER_OP_READ);
+        warder_decision_clear(&d);
+        ck_assert_int_eq(warder_guard_check(&d, g, WARDER_OP_EDIT, "ok.txt", 6, NULL), 0);
+        ck_assert_int_eq(d.action, WARDER_ALLOW);
+        warder_decision_clear(&d);
+        warder_backend_free(g);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 /* ---- §3.1 bypass spellings, against the memory backend, each with a control arm -------- */
 
 static const char *const bypass[] = {"etc/passwd",   "/./etc/passwd", "//etc/passwd",
@@ -814,17 +896,47 @@ START_TEST(grep_real_form)
         ck_assert(!grep_has(&r, "hunter2"));
         ck_assert(!grep_has(&r, "question"));
         ck_assert(grep_has(&r, "fine") && grep_has(&r, "sub TOKEN"));
-        /* hidden: .env, q.ask, link-env, link-ask */
-        ck_assert_uint_eq(r.hidden_files, 4);
+        /* The mock does not honour may_search: the guard drops the hidden files' matches and,
+         * since a count of dropped files would say which of them matched (§4.7), counts none. */
+        ck_assert_uint_eq(r.hidden_files, 0);
         size_t kept = r.count;
         warder_grep_result_free(&r);
-        /* matches of one file that are not consecutive: each hidden file counts once */
+        /* matches of one file that are not consecutive */
         req.flags = WARDER_GREP_CASELESS;
         ck_assert_int_eq(warder_backend_grep(&r, g, &req, NULL), 0);
         ck_assert_uint_eq(r.count, 2 * kept);
         ck_assert(!grep_has(&r, "hunter2"));
-        ck_assert_uint_eq(r.hidden_files, 4);
         warder_grep_result_free(&r);
+        warder_backend_free(g);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* §4.7 with a backend that honours may_search: hidden files are skipped before they are
+ * looked into and counted by name, so the count is the same whatever the pattern finds. */
+START_TEST(grep_skips_before_searching)
+{
+        static struct warder_backend_ops filtering;
+        filtering = mock_ops;
+        filtering.caps = WARDER_BACKEND_CAP_GREP_FILTER;
+        struct mock *m = mock_new(false, NULL);
+        m->base.ops = &filtering;
+        warder_ruleset *rs = load(all_ops_yaml, "/w");
+        warder_backend *g = guard_over(&m->base, rs, NULL);
+        static const char *const patterns[] = {"TOKEN", "hunter2", "question", "no-such-text"};
+        for (size_t i = 0; i < 4; i++) {
+                struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+                req.pattern = patterns[i];
+                req.pattern_len = strlen(req.pattern);
+                req.path = "/w";
+                req.path_len = 2;
+                struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
+                ck_assert_int_eq(warder_backend_grep(&r, g, &req, NULL), 0);
+                ck_assert(!grep_has(&r, "hunter2") && !grep_has(&r, "question"));
+                /* .env, q.ask, link-env, link-ask: skipped whatever they contain */
+                ck_assert_uint_eq(r.hidden_files, 4);
+                warder_grep_result_free(&r);
+        }
         warder_backend_free(g);
         warder_ruleset_free(rs);
 }
@@ -1997,6 +2109,7 @@ static Suite *guard_suite(void)
         TCase *tc = tcase_create("core");
         tcase_add_loop_test(tc, op_table, 0, (int)(N_PATH_OPS * N_OP_CASES));
         tcase_add_test(tc, deny_message);
+        tcase_add_test(tc, edit_is_decided_as_read);
         tcase_add_loop_test(tc, bypass_spellings, 0, (int)(sizeof(bypass) / sizeof(bypass[0])));
         tcase_add_test(tc, bad_targets);
         tcase_add_test(tc, realpath_failure);
@@ -2004,6 +2117,7 @@ static Suite *guard_suite(void)
         tcase_add_test(tc, set_ruleset_takes_effect);
         tcase_add_test(tc, grep_filtering);
         tcase_add_test(tc, grep_real_form);
+        tcase_add_test(tc, grep_skips_before_searching);
         tcase_add_test(tc, ls_filtering);
         tcase_add_test(tc, glob_filtering);
         tcase_add_test(tc, ls_through_link);

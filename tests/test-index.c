@@ -215,8 +215,8 @@ static void run_round(unsigned long long seed, bool strictest, bool fold, size_t
                 ref[i].action = set->rules[i].action;
                 ref[i].pattern = strdup(set->rules[i].pattern);
                 ref[i].file = "gen";
-                ck_assert_int_eq(warder__rule_compile_path(&ref[i], "/r", "/h", fold, true, &err),
-                                 0);
+                ck_assert_int_eq(
+                    warder__rule_compile_path(&ref[i], "/r", "/h", fold, true, NULL, &err), 0);
                 ck_assert_ptr_nonnull(ref[i].glob);
                 ck_assert_uint_eq(ref[i].nalts, 0);
         }

@@ -166,21 +166,22 @@ START_TEST(test_new_errors)
 }
 END_TEST
 
-/* Options with pointers are copied (string arrays) or referenced (the mask ruleset): the host
- * may drop its own right after construction. The ASan build catches a missing copy or ref. */
+/* Options with pointers are copied (string arrays): the host may drop its own right after
+ * construction. The ASan build catches a missing copy. Options of an older version (1, when
+ * the backend still held a mask ruleset) are refused, not misread. */
 START_TEST(test_options_copied)
 {
-        warder_ruleset *rs = NULL;
-        ck_assert_int_eq(warder_ruleset_load_preset(&rs, "default", NULL, NULL), 0);
         char env0[] = "PATH=/usr/bin";
         const char *env[] = {env0, NULL};
         struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
         o.exec_env = env;
         o.landlock_write = env;
-        o.mask_ruleset = rs;
+        o.mask_denied = true;
         warder_backend *b = NULL;
+        o.version = 1;
+        ck_assert_int_eq(warder_local_new(&b, root, &o, NULL), WARDER_EINVAL);
+        o.version = WARDER_LOCAL_OPTIONS_VERSION;
         ck_assert_int_eq(warder_local_new(&b, root, &o, NULL), 0);
-        warder_ruleset_free(rs);
         memset(env0, 'X', sizeof(env0) - 1);
         struct warder_bytes out = WARDER_BYTES_INIT;
         ck_assert_int_eq(rd(b, P("a.txt"), 0, &out), 0);
@@ -520,6 +521,36 @@ START_TEST(test_write)
 
         b = backend(_i, false);
         ck_assert_int_eq(wr(b, P("to-main"), "no", 0), WARDER_ESYMLINK);
+        warder_backend_free(b);
+}
+END_TEST
+
+/*
+ * A write replaces the file, keeping its permission bits but never its set-user-ID and
+ * set-group-ID bits: the kernel clears them when an unprivileged process writes a file, and a
+ * replacement must not leave a set-ID program whose contents the writer chose. Edit writes the
+ * same way.
+ */
+START_TEST(test_write_clears_setid)
+{
+        warder_backend *b = backend(_i, true);
+        struct stat st;
+        put("tool", "#!/bin/sh\necho old\n");
+        ck_assert_int_eq(chmod(P("tool"), 06755), 0);
+        /* The fixture really carries the bits (control arm). */
+        ck_assert_int_eq(stat(P("tool"), &st), 0);
+        ck_assert_uint_eq(st.st_mode & 07777, 06755);
+        ck_assert_int_eq(wr(b, P("tool"), "#!/bin/sh\necho new\n", 0), 0);
+        ck_assert_int_eq(stat(P("tool"), &st), 0);
+        ck_assert_uint_eq(st.st_mode & 07777, 0755);
+
+        ck_assert_int_eq(chmod(P("tool"), 02770 | S_ISVTX), 0);
+        size_t n = 0;
+        ck_assert_int_eq(
+            warder_backend_edit(&n, b, P("tool"), strlen(P("tool")), "new", 3, "newer", 5, 0, NULL),
+            0);
+        ck_assert_int_eq(stat(P("tool"), &st), 0);
+        ck_assert_uint_eq(st.st_mode & 07777, 0770 | S_ISVTX);
         warder_backend_free(b);
 }
 END_TEST
@@ -1139,6 +1170,7 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_read_symlinks, 0, 2);
         tcase_add_loop_test(tc, test_realpath, 0, 2);
         tcase_add_loop_test(tc, test_write, 0, 2);
+        tcase_add_loop_test(tc, test_write_clears_setid, 0, 2);
         tcase_add_loop_test(tc, test_edit, 0, 2);
         tcase_add_loop_test(tc, test_ls, 0, 2);
         tcase_add_loop_test(tc, test_glob, 0, 2);

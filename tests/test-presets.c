@@ -126,6 +126,7 @@ struct expect {
 #define S  "Protect sensitive files"
 #define SS "Protect sensitive and system files"
 #define D  "Block dangerous commands"
+#define PM "Protect process memory and environment"
 
 static const struct expect table[] = {
     /* default: global ask; read allow + secrets; write/edit ask + secrets; execute ask +
@@ -191,6 +192,26 @@ static const struct expect table[] = {
     {"strict", WARDER_OP_GREP, "/p", WARDER_ASK, NULL},
     {"strict", WARDER_OP_EXECUTE, "git status", WARDER_ASK, NULL},
     {"strict", WARDER_OP_EXECUTE, "rm -rf /", WARDER_DENY, D},
+    /* Beyond the original lists: every preset denies reading another process's environment,
+     * memory and the files it holds open (--root / would otherwise reach the host's tokens). */
+    {"default", WARDER_OP_READ, "/proc/self/environ", WARDER_DENY, PM},
+    {"default", WARDER_OP_READ, "/proc/1/environ", WARDER_DENY, PM},
+    {"default", WARDER_OP_READ, "/proc/1/task/1/environ", WARDER_DENY, PM},
+    {"default", WARDER_OP_READ, "/proc/thread-self/mem", WARDER_DENY, PM},
+    {"default", WARDER_OP_READ, "/proc/42/root", WARDER_DENY, PM},
+    {"default", WARDER_OP_READ, "/proc/self/root/etc/shadow", WARDER_DENY, PM},
+    {"default", WARDER_OP_READ, "/proc/42/cwd/.bash_history", WARDER_DENY, PM},
+    {"default", WARDER_OP_READ, "/proc/self/fd/3", WARDER_DENY, PM},
+    {"default", WARDER_OP_READ, "/proc/self/map_files/400000-401000", WARDER_DENY, PM},
+    {"default", WARDER_OP_READ, "/proc/kcore", WARDER_DENY, PM},
+    {"default", WARDER_OP_READ, "/proc/cpuinfo", WARDER_ALLOW, NULL},
+    {"default", WARDER_OP_READ, "/proc/self/status", WARDER_ALLOW, NULL},
+    {"permissive", WARDER_OP_READ, "/proc/self/environ", WARDER_DENY, PM},
+    {"permissive", WARDER_OP_READ, "/proc/1/mem", WARDER_DENY, PM},
+    {"readonly", WARDER_OP_READ, "/proc/self/environ", WARDER_DENY, PM},
+    {"readonly", WARDER_OP_READ, "/proc/1/root/home", WARDER_DENY, PM},
+    {"strict", WARDER_OP_READ, "/proc/self/environ", WARDER_DENY, PM},
+    {"strict", WARDER_OP_READ, "/proc/1/fd/0", WARDER_DENY, PM},
 };
 
 START_TEST(test_preset_table)
@@ -235,8 +256,18 @@ START_TEST(test_preset_lists)
             "mkfs*",     "> /dev/sda", "chmod -R 777 /"};
         warder_ruleset *rs = NULL;
         ck_assert_int_eq(warder_ruleset_load_preset(&rs, "default", NULL, NULL), 0);
-        ck_assert_uint_eq(warder_ruleset_rule_count(rs, WARDER_OP_READ), 12);
+        ck_assert_uint_eq(warder_ruleset_rule_count(rs, WARDER_OP_READ), 12 + 7);
         ck_assert_uint_eq(warder_ruleset_rule_count(rs, WARDER_OP_EXECUTE), 7);
+        /* read: the secrets list, then the process list (beyond the original lists) */
+        static const char *const procs[] = {
+            "/proc/**/environ", "/proc/**/mem",          "/proc/**/root/**", "/proc/**/cwd/**",
+            "/proc/**/fd/**",   "/proc/**/map_files/**", "/proc/kcore"};
+        for (size_t i = 0; i < 19; i++) {
+                struct warder_rule_info r = WARDER_RULE_INFO_INIT;
+                ck_assert_int_eq(warder_ruleset_rule(&r, rs, WARDER_OP_READ, i), 0);
+                ck_assert_str_eq(r.pattern, i < 12 ? secrets[i] : procs[i - 12]);
+                ck_assert_int_eq(r.action, WARDER_DENY);
+        }
         for (size_t i = 0; i < 12; i++) {
                 struct warder_rule_info r = WARDER_RULE_INFO_INIT;
                 ck_assert_int_eq(warder_ruleset_rule(&r, rs, WARDER_OP_WRITE, i), 0);
@@ -251,7 +282,7 @@ START_TEST(test_preset_lists)
         warder_ruleset_free(rs);
         ck_assert_int_eq(warder_ruleset_load_preset(&rs, "permissive", NULL, NULL), 0);
         ck_assert_uint_eq(warder_ruleset_rule_count(rs, WARDER_OP_WRITE), 20);
-        ck_assert_uint_eq(warder_ruleset_rule_count(rs, WARDER_OP_READ), 12);
+        ck_assert_uint_eq(warder_ruleset_rule_count(rs, WARDER_OP_READ), 12 + 7);
         warder_ruleset_free(rs);
         ck_assert_int_eq(warder_ruleset_load_preset(&rs, "readonly", NULL, NULL), 0);
         ck_assert_uint_eq(warder_ruleset_rule_count(rs, WARDER_OP_WRITE), 0);

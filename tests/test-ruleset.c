@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "command/command.h"
@@ -693,6 +696,135 @@ START_TEST(test_fold_case)
 }
 END_TEST
 
+/*
+ * Pattern amplification: a file under 1 MiB whose rules, once aliases are counted and braces
+ * expanded, would take minutes and gigabytes to compile (one 4,096-byte pattern with 256
+ * alternatives aliased 66,000 times; 255 distinct such patterns; a 4,000-byte execute
+ * pattern aliased 66,000 times; a wildcard-dense pattern aliased 4,000 times). Each is refused
+ * with WARDER_ETOOBIG, at the rule that crossed a budget, in bounded time (a generous bound
+ * against a hang, not a benchmark: the figures are in the issue's closing note). The files are
+ * generated here, not committed.
+ */
+static void brace_pattern(struct warder__buf *b, size_t total, int seed)
+{
+        /* any depth, 9 literal runs joined by 8 `{b,c}` groups, a star: 256 alternatives */
+        size_t filler = (total - 3 - 8 * 5 - 1) / 9;
+        warder__buf_puts(b, "**/");
+        for (int g = 0; g < 9; g++) {
+                size_t start = b->len;
+                warder__buf_printf(b, "x%d_%d", seed, g);
+                while (b->len - start < filler)
+                        warder__buf_putc(b, 'a');
+                if (g < 8)
+                        warder__buf_puts(b, "{b,c}");
+        }
+        warder__buf_putc(b, '*');
+}
+
+static void aliased(struct warder__buf *b, const char *op, const char *pattern, int times)
+{
+        warder__buf_printf(b, "warder: 1\n%s:\n  rules:\n    - deny: &p '%s'\n", op, pattern);
+        for (int i = 1; i < times; i++)
+                warder__buf_puts(b, "    - deny: *p\n");
+}
+
+START_TEST(test_compile_budget)
+{
+        struct warder__buf pat = WARDER__BUF_INIT, doc = WARDER__BUF_INIT;
+        struct {
+                const char *what;
+                int kind;
+        } files[] = {
+            {"4096-byte pattern, 256 alternatives, 66,000 aliases", 0},
+            {"255 distinct such patterns", 1},
+            {"4000-byte execute pattern, 66,000 aliases", 2},
+            {"wildcard-dense pattern, 4,000 aliases", 3},
+            {"the brace pattern aliased 66,000 times under fold_case", 4},
+        };
+        for (size_t f = 0; f < WARDER__ARRAY_SIZE(files); f++) {
+                warder__buf_truncate(&doc, 0);
+                warder__buf_truncate(&pat, 0);
+                switch (files[f].kind) {
+                case 0:
+                case 4:
+                        brace_pattern(&pat, 4096, 0);
+                        if (files[f].kind == 4)
+                                warder__buf_puts(&doc, "fold_case: true\n");
+                        aliased(&doc, "read", pat.data, 66000);
+                        if (files[f].kind == 4) { /* the version line first */
+                                struct warder__buf t = WARDER__BUF_INIT;
+                                warder__buf_puts(&t, "warder: 1\nfold_case: true\n");
+                                warder__buf_puts(&t, doc.data + strlen("fold_case: true\n") +
+                                                         strlen("warder: 1\n"));
+                                warder__buf_free(&doc);
+                                doc = t;
+                        }
+                        break;
+                case 1:
+                        warder__buf_puts(&doc, "warder: 1\nread:\n  rules:\n");
+                        for (int i = 0; i < 255; i++) {
+                                warder__buf_truncate(&pat, 0);
+                                brace_pattern(&pat, 4000, i);
+                                warder__buf_printf(&doc, "    - deny: '%s'\n", pat.data);
+                        }
+                        break;
+                case 2:
+                        warder__buf_puts(&pat, "rm -rf *");
+                        while (pat.len < 4000)
+                                warder__buf_putc(&pat, 'x');
+                        aliased(&doc, "execute", pat.data, 66000);
+                        break;
+                case 3:
+                        warder__buf_puts(&pat, "**/");
+                        while (pat.len < 4094)
+                                warder__buf_puts(&pat, "q*");
+                        aliased(&doc, "read", pat.data, 4000);
+                        break;
+                }
+                ck_assert_uint_lt(doc.len, 1u << 20);
+                clock_t t0 = clock();
+                struct warder_error err = load_bad(doc.data, WARDER_ETOOBIG);
+                double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+                ck_assert_msg(strstr(err.message, "max_pattern_bytes") ||
+                                  strstr(err.message, "max_compiled_bytes"),
+                              "%s: %s", files[f].what, err.message);
+                ck_assert_msg(err.line > 4, "%s: reported at line %u", files[f].what, err.line);
+                ck_assert_msg(secs < 10.0, "%s took %.2fs", files[f].what, secs);
+                warder_error_clear(&err);
+        }
+        /* Within the budgets the same pattern loads (control arm: the budget is what refused),
+         * and a host can lower (or raise) them. */
+        warder__buf_truncate(&doc, 0);
+        warder__buf_truncate(&pat, 0);
+        brace_pattern(&pat, 4096, 0);
+        aliased(&doc, "read", pat.data, 4);
+        warder_ruleset *rs = load_ok(doc.data);
+        ck_assert_uint_eq(warder_ruleset_rule_count(rs, WARDER_OP_READ), 4);
+        warder_ruleset_free(rs);
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        o.root = "/r";
+        o.max_compiled_bytes = 3 << 20; /* two rules' worth (each about 1.1 MiB) */
+        struct warder_error err = WARDER_ERROR_INIT;
+        rs = NULL;
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, doc.data, doc.len, NULL, &o, &err),
+                         WARDER_ETOOBIG);
+        ck_assert_uint_eq(err.line, 6); /* the third rule */
+        o.max_compiled_bytes = 0;
+        o.max_pattern_bytes = 3 * 4096;
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, doc.data, doc.len, NULL, &o, &err),
+                         WARDER_ETOOBIG);
+        ck_assert_uint_eq(err.line, 7); /* the fourth rule */
+        /* A caller compiled against version 1 of the options (without the budgets) loads. */
+        o.max_pattern_bytes = 1;
+        o.version = 1;
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, doc.data, doc.len, NULL, &o, &err), 0);
+        warder_ruleset_free(rs);
+        warder_error_clear(&err);
+        warder__buf_free(&pat);
+        warder__buf_free(&doc);
+}
+END_TEST
+
 /* ---- extends (§1.7) ------------------------------------------------------------------- */
 
 static char tmpdir[64];
@@ -718,7 +850,7 @@ START_TEST(test_extends_preset)
         /* a file that says default: deny keeps the preset's rules but denies what none decides */
         warder_ruleset *rs = load_ok("warder: 1\ndefault: deny\nextends: default\n"
                                      "read:\n  rules:\n    - allow: '**/.env.example'\n");
-        ck_assert_uint_eq(warder_ruleset_rule_count(rs, WARDER_OP_READ), 13);
+        ck_assert_uint_eq(warder_ruleset_rule_count(rs, WARDER_OP_READ), 20);
         struct warder_rule_info info = WARDER_RULE_INFO_INIT;
         ck_assert_int_eq(warder_ruleset_rule(&info, rs, WARDER_OP_READ, 1), 0);
         ck_assert_str_eq(info.file, "preset:default");
@@ -812,6 +944,138 @@ START_TEST(test_extends_files)
         ck_assert_int_eq(warder_ruleset_load_string(&rs, s, strlen(s), NULL, &o, &err), 0);
         ck_assert_uint_eq(warder_ruleset_rule_count(rs, WARDER_OP_READ), 1);
         warder_ruleset_free(rs);
+        char cmd[128];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+        ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/*
+ * The loader reads regular files only, opened without blocking: a FIFO, a device or
+ * /dev/stdin given as --rules, to lint, or reached through `extends` is refused at once
+ * (WARDER_ENOTREG) instead of hanging. Each load runs in a child under alarm(): a hang is a
+ * test failure, not a stuck suite. The control arm shows that an ordinary open of the FIFO
+ * blocks.
+ */
+static int load_in_child(const char *path, int stdin_fd, unsigned seconds)
+{
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                if (stdin_fd >= 0)
+                        dup2(stdin_fd, 0);
+                signal(SIGALRM, SIG_DFL); /* Check's own handler kills the whole group */
+                alarm(seconds);
+                if (!path) { /* control arm: what fopen() does with the FIFO */
+                        char fifo[256];
+                        snprintf(fifo, sizeof(fifo), "%s/fifo", tmpdir);
+                        FILE *f = fopen(fifo, "rb");
+                        _exit(f ? 0 : 1);
+                }
+                warder_ruleset *rs = NULL;
+                struct warder_error err = WARDER_ERROR_INIT;
+                int rc = warder_ruleset_load_file(&rs, path, NULL, &err);
+                _exit(rc == WARDER_ENOTREG && strstr(err.message, "not a regular file") ? 0 : 10);
+        }
+        int ws = 0;
+        ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
+        return ws;
+}
+
+START_TEST(test_loader_refuses_special_files)
+{
+        make_tmp();
+        char fifo[256], path[256];
+        snprintf(fifo, sizeof(fifo), "%s/fifo", tmpdir);
+        ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+        /* Control arm: opening the FIFO the ordinary way blocks until the alarm kills it. */
+        int ws = load_in_child(NULL, -1, 1);
+        ck_assert(WIFSIGNALED(ws) && WTERMSIG(ws) == SIGALRM);
+        /* The loader answers at once, directly and through extends. */
+        write_file("via-fifo.yaml", "warder: 1\nextends: ./fifo\n");
+        write_file("via-stdin.yaml", "warder: 1\nextends: /dev/stdin\n");
+        write_file("via-null.yaml", "warder: 1\nextends: /dev/null\n");
+        write_file("via-dir.yaml", "warder: 1\nextends: ./\n");
+        const char *const direct[] = {fifo, "/dev/null", "/dev/stdin", tmpdir};
+        int pipefd[2];
+        ck_assert_int_eq(pipe(pipefd), 0); /* stdin: a pipe nobody writes to */
+        for (size_t i = 0; i < 4; i++) {
+                ws = load_in_child(direct[i], pipefd[0], 5);
+                ck_assert_msg(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "%s: status %d", direct[i],
+                              ws);
+        }
+        const char *const via[] = {"via-fifo.yaml", "via-stdin.yaml", "via-null.yaml",
+                                   "via-dir.yaml"};
+        for (size_t i = 0; i < 4; i++) {
+                snprintf(path, sizeof(path), "%s/%s", tmpdir, via[i]);
+                ws = load_in_child(path, pipefd[0], 5);
+                ck_assert_msg(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "%s: status %d", via[i], ws);
+        }
+        close(pipefd[0]);
+        close(pipefd[1]);
+        /* The error names the extends line of the file that reached it. */
+        snprintf(path, sizeof(path), "%s/via-fifo.yaml", tmpdir);
+        warder_ruleset *rs = NULL;
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_int_eq(warder_ruleset_load_file(&rs, path, NULL, &err), WARDER_ENOTREG);
+        ck_assert_msg(strstr(err.file, "via-fifo.yaml") && err.line == 2, "%s:%u: %s", err.file,
+                      err.line, err.message);
+        warder_error_clear(&err);
+        char cmd[128];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+        ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/*
+ * A load error quotes values from the file the caller named, but at most a short prefix of a
+ * value from a file reached through `extends`: the caller may be unable to read that file, and
+ * an error message must not hand them a line of it. Control arm: loaded directly (as the
+ * caller's own file), the same file's error quotes the whole value.
+ */
+START_TEST(test_errors_quote_little_of_extended_files)
+{
+        static const char *const secret_files[] = {
+            "warder: 1\nprecedence: SECRETVALUE-0123456789\n",
+            "warder: 1\nSECRETVALUE-0123456789: x\n",
+            "warder: 1\ndefault: SECRETVALUE-0123456789\n",
+            "warder: 1\nread:\n  rules:\n    - deny: '[[:SECRETVALUE0123456789:]]'\n",
+            "warder: 1\nexecute:\n  rules:\n    - deny: 'SECRETVALUE-0123456789 ['\n",
+            "warder: 1\nextends: SECRETVALUE-0123456789\n",
+            "warder: 1\nextends: ./SECRETVALUE-0123456789/x.yaml\n",
+            "warder: 1\nread: !SECRETVALUE-0123456789 {}\n",
+            "warder: 1\nread: *SECRETVALUE-0123456789\n",
+            "warder: 1\nread:\n  rules:\n    - {deny: a, id: SECRETVALUE-0123456789}\n"
+            "    - {deny: b, id: SECRETVALUE-0123456789}\n",
+            "warder: 1\nread:\n  rules:\n    - {deny: a, id: 'read:0123456789'}\n",
+            "warder: 1\ntests:\n  cases:\n    - {op: SECRETVALUE-0123456789, target: a, "
+            "expect: deny}\n",
+            "warder: 0123456789123\n",
+        };
+        make_tmp();
+        write_file("top.yaml", "warder: 1\nextends: ./secret.yaml\n");
+        char top[256], secret[256];
+        snprintf(top, sizeof(top), "%s/top.yaml", tmpdir);
+        snprintf(secret, sizeof(secret), "%s/secret.yaml", tmpdir);
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        o.root = "/r";
+        for (size_t i = 0; i < WARDER__ARRAY_SIZE(secret_files); i++) {
+                write_file("secret.yaml", secret_files[i]);
+                warder_ruleset *rs = NULL;
+                struct warder_error err = WARDER_ERROR_INIT;
+                /* Control arm: the caller's own file is quoted in full. */
+                ck_assert_int_ne(warder_ruleset_load_file(&rs, secret, &o, &err), 0);
+                ck_assert_msg(strstr(err.message, "0123456789"), "file %zu direct: %s", i,
+                              err.message);
+                warder_error_clear(&err);
+                /* Reached through extends: a prefix at most, and still the right place. */
+                ck_assert_int_ne(warder_ruleset_load_file(&rs, top, &o, &err), 0);
+                ck_assert_ptr_null(rs);
+                ck_assert_msg(!strstr(err.message, "3456") && !strstr(err.message, "VALUE"),
+                              "file %zu via extends: %s", i, err.message);
+                ck_assert_msg(err.line >= 1, "file %zu: no line", i);
+                warder_error_clear(&err);
+        }
         char cmd[128];
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
         ck_assert_int_eq(system(cmd), 0);
@@ -1119,6 +1383,7 @@ static Suite *suite(void)
         tcase_add_test(tc, test_core_schema);
         tcase_add_test(tc, test_byte_order_mark);
         tcase_add_test(tc, test_limits);
+        tcase_add_test(tc, test_compile_budget);
         tcase_add_test(tc, test_mutated_documents);
         suite_add_tcase(s, tc);
         tc = tcase_create("anchoring");
@@ -1137,6 +1402,8 @@ static Suite *suite(void)
         tc = tcase_create("extends");
         tcase_add_test(tc, test_extends_preset);
         tcase_add_test(tc, test_extends_files);
+        tcase_add_test(tc, test_loader_refuses_special_files);
+        tcase_add_test(tc, test_errors_quote_little_of_extended_files);
         suite_add_tcase(s, tc);
         tc = tcase_create("tools");
         tcase_add_test(tc, test_explain);

@@ -98,8 +98,11 @@ struct warder_grep_result {
         unsigned version; /* WARDER_GREP_RESULT_VERSION */
         struct warder_grep_match *items;
         size_t count;
-        size_t hidden_files; /* files whose matches a guard dropped (§4.7) */
-        bool truncated;      /* stopped at max_matches or a byte cap */
+        /* Files in scope that were skipped unsearched because the request's may_search refused
+         * them (§4.7): a guard refuses every file that is deny or ask for grep or read. The
+         * count depends on names only (never on what the files contain). */
+        size_t hidden_files;
+        bool truncated; /* stopped at max_matches or a byte cap (searched files only) */
 };
 
 #define WARDER_GREP_RESULT_VERSION 1
@@ -109,10 +112,19 @@ struct warder_grep_result {
         }
 
 /*
+ * Asked by grep before it opens a file in scope (§4.7): true to search it, false to skip it
+ * unopened and count it in hidden_files. `path` is the file's absolute path in the backend's
+ * namespace, NUL-terminated, as a match in that file would carry it (`path_len` bytes).
+ * Called on the calling thread, during the grep.
+ */
+typedef bool (*warder_grep_filter_fn)(void *ud, const char *path, size_t path_len);
+
+/*
  * A grep. `pattern` is `pattern_len` bytes and `glob` (optional) `glob_len` bytes: an embedded
  * NUL is WARDER_EINVAL, never a search for a shorter pattern. A `pattern_len` of 0 with a
  * pattern that does not start with NUL is WARDER_EINVAL too (a length left unset is refused,
- * not taken for the empty pattern, which matches every line).
+ * not taken for the empty pattern, which matches every line). Only version 3 is accepted: the
+ * earlier ones carried C strings.
  */
 struct warder_grep_request {
         unsigned version;
@@ -122,14 +134,18 @@ struct warder_grep_request {
         const char *glob; /* optional filter on file paths (core glob, relative to base), or NULL */
         unsigned flags;   /* WARDER_GREP_CASELESS, WARDER_APPROVED */
         size_t max_matches; /* 0: no limit */
-        size_t pattern_len; /* version 2 */
-        size_t glob_len;    /* version 2 */
+        /* Version 2. Which files may be searched; NULL: every file. A guard sets it (and keeps
+         * the caller's own: a file must pass both). */
+        warder_grep_filter_fn may_search;
+        void *may_search_ud;
+        size_t pattern_len; /* version 3 */
+        size_t glob_len;    /* version 3 */
 };
 
-#define WARDER_GREP_REQUEST_VERSION 2
+#define WARDER_GREP_REQUEST_VERSION 3
 #define WARDER_GREP_REQUEST_INIT                                                                   \
         {                                                                                          \
-                WARDER_GREP_REQUEST_VERSION, NULL, NULL, 0, NULL, 0, 0, 0, 0                       \
+                WARDER_GREP_REQUEST_VERSION, NULL, NULL, 0, NULL, 0, 0, NULL, NULL, 0, 0           \
         }
 
 /* Initialises `req` as WARDER_GREP_REQUEST_INIT does, for a caller built against `version`
@@ -155,6 +171,20 @@ WARDER_API void warder_cancel_free(warder_cancel *c);
 /* Called with output as it is produced; stream 1 = stdout, 2 = stderr. */
 typedef void (*warder_exec_stream_fn)(void *ud, int stream, const char *data, size_t len);
 
+/* How a backend that masks (§6.5) covers a file or directory its walk meets. */
+enum warder_mask_flags {
+        WARDER_MASK_HIDE = 1u << 0,     /* denied for read: an empty, unreadable stand-in */
+        WARDER_MASK_READONLY = 1u << 1, /* denied for write: bound read-only */
+};
+
+/*
+ * Decides how to mask `literal` (absolute in the backend's namespace, NUL-terminated); `real`
+ * is the file a symbolic link at `literal` leads to, else NULL. Returns WARDER_MASK_* flags
+ * (0: leave it). A predicate that cannot decide returns WARDER_MASK_HIDE (fail closed).
+ * Called on the calling thread, before the command starts.
+ */
+typedef unsigned (*warder_exec_mask_fn)(void *ud, const char *literal, const char *real);
+
 struct warder_exec_request {
         unsigned version;
         const char *command; /* the shell command line */
@@ -169,12 +199,19 @@ struct warder_exec_request {
         /* Version 2: raised while the command runs, its process group is killed and the
          * result says `cancelled`. NULL: not cancellable. Borrowed for the call. */
         warder_cancel *cancel;
+        /* Version 3. What to mask (§6.5), for a backend whose masking is enabled: a guard sets
+         * it from its ruleset at the time of the request (keeping a predicate the caller gave:
+         * the union of both is masked). A backend with masking enabled refuses a request
+         * without one. */
+        warder_exec_mask_fn mask;
+        void *mask_ud;
 };
 
-#define WARDER_EXEC_REQUEST_VERSION 2
+#define WARDER_EXEC_REQUEST_VERSION 3
 #define WARDER_EXEC_REQUEST_INIT                                                                   \
         {                                                                                          \
-                WARDER_EXEC_REQUEST_VERSION, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, 0, NULL        \
+                WARDER_EXEC_REQUEST_VERSION, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, 0, NULL, NULL, \
+                    NULL                                                                           \
         }
 
 /* Initialises `req` as WARDER_EXEC_REQUEST_INIT does, for a caller built against `version`. */
@@ -188,15 +225,18 @@ struct warder_exec_result {
         struct warder_bytes out;
         struct warder_bytes err;
         bool landlock_applied;
-        bool masked;    /* denied files were masked in the child's mount namespace */
+        bool masked; /* denied files were masked in the child's mount namespace */
+        /* Filled for requests of version 2 and later (an older caller's struct ends above). */
         bool cancelled; /* the request's cancel flag was raised and the group was killed */
+        /* Filled for requests of version 3 and later. */
+        bool pid_namespace; /* the command ran in a PID namespace of its own (§6.4) */
 };
 
 #define WARDER_EXEC_RESULT_VERSION 1
 #define WARDER_EXEC_RESULT_INIT                                                                    \
         {                                                                                          \
                 WARDER_EXEC_RESULT_VERSION, 0, 0, false, WARDER_BYTES_INIT, WARDER_BYTES_INIT,     \
-                    false, false, false                                                            \
+                    false, false, false, false                                                     \
         }
 
 /* Dispatch: what every caller uses. Results come first and are untouched on failure. */

@@ -9,7 +9,6 @@
 #include "backend.h"
 #include "error.h"
 #include "export.h"
-#include "ruleset.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,18 +41,21 @@ struct warder_local_options {
         enum warder_landlock_mode landlock;
         const char *const *landlock_read;  /* extra readable trees (NULL: system defaults) */
         const char *const *landlock_write; /* extra writable trees besides the root */
-        /* Mask files the ruleset denies for read in the child's mount namespace. The backend
-         * takes its own reference to the ruleset and copies the string arrays above. */
-        const warder_ruleset *mask_ruleset; /* NULL: no masking */
-        uint32_t mask_budget_ms;            /* walk budget (0: 2 s) */
-        size_t mask_budget_entries;         /* walk budget (0: 100,000) */
+        /* Masking (§6.5): before each command, walk the root and cover in the command's own
+         * mount namespace what the request's `mask` predicate says — files denied for read
+         * by empty stand-ins, files denied for write by read-only binds. A guard passes the
+         * predicate of its ruleset at the time of the request; the backend holds no ruleset.
+         * A request without a predicate is refused. The string arrays above are copied. */
+        bool mask_denied;
+        uint32_t mask_budget_ms;    /* walk budget (0: 2 s) */
+        size_t mask_budget_entries; /* walk budget (0: 100,000) */
 };
 
-#define WARDER_LOCAL_OPTIONS_VERSION 1
+#define WARDER_LOCAL_OPTIONS_VERSION 2
 #define WARDER_LOCAL_OPTIONS_INIT                                                                  \
         {                                                                                          \
                 WARDER_LOCAL_OPTIONS_VERSION, true, 0, 0, 0, 0, true, false, false, NULL, 0, 0,    \
-                    false, 0, 0, WARDER_LANDLOCK_OFF, NULL, NULL, NULL, 0, 0                       \
+                    false, 0, 0, WARDER_LANDLOCK_OFF, NULL, NULL, false, 0, 0                      \
         }
 
 /* Initialises `opts` as WARDER_LOCAL_OPTIONS_INIT does (its defaults are not all zero), for a

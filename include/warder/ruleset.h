@@ -70,12 +70,20 @@ struct warder_ruleset_options {
         size_t max_depth;     /* default 64 */
         size_t max_nodes;     /* default 1,000,000 */
         size_t max_rules;     /* default 100,000 */
+        /* Version 2. What compiling may cost, counted after alias expansion (an alias counts
+         * every time it is used), so a small file cannot make the loader work for minutes:
+         * the bytes of every rule's pattern as written (default 16 MiB), and the bytes of
+         * every alternative the patterns expand to once anchored, plus 64 per alternative
+         * and 24 per wildcard, twice for a rule that folds case (default 32 MiB). Beyond
+         * either: WARDER_ETOOBIG, reported at the rule that crossed it. */
+        size_t max_pattern_bytes;
+        size_t max_compiled_bytes;
 };
 
-#define WARDER_RULESET_OPTIONS_VERSION 1
+#define WARDER_RULESET_OPTIONS_VERSION 2
 #define WARDER_RULESET_OPTIONS_INIT                                                                \
         {                                                                                          \
-                WARDER_RULESET_OPTIONS_VERSION, NULL, NULL, NULL, 0, 0, 0, 0                       \
+                WARDER_RULESET_OPTIONS_VERSION, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0                 \
         }
 
 /* Initialises `opts` as WARDER_RULESET_OPTIONS_INIT does, for a caller built against

@@ -73,11 +73,11 @@ CONSTANTS = {
     "WARDER_EXEC_RESULT_VERSION": 1,
     "WARDER_GUARD_REQUEST_VERSION": 1,
     "WARDER_AUDIT_EVENT_VERSION": 1,
-    "WARDER_RULESET_OPTIONS_VERSION": 1,
+    "WARDER_RULESET_OPTIONS_VERSION": 2,
     "WARDER_GUARD_OPTIONS_VERSION": 2,
-    "WARDER_LOCAL_OPTIONS_VERSION": 1,
-    "WARDER_GREP_REQUEST_VERSION": 2,
-    "WARDER_EXEC_REQUEST_VERSION": 2,
+    "WARDER_LOCAL_OPTIONS_VERSION": 2,
+    "WARDER_GREP_REQUEST_VERSION": 3,
+    "WARDER_EXEC_REQUEST_VERSION": 3,
     "WARDER_COMMAND_CONTEXT_VERSION": 2,
     "WARDER_BACKEND_OPS_VERSION": 1,
     # request flags
@@ -92,6 +92,10 @@ CONSTANTS = {
     # backend capabilities
     "WARDER_BACKEND_CAP_REAL_RESULTS": 1 << 0,
     "WARDER_BACKEND_CAP_STRICT_NOFOLLOW": 1 << 1,
+    "WARDER_BACKEND_CAP_GREP_FILTER": 1 << 2,
+    # masking (§6.5)
+    "WARDER_MASK_HIDE": 1 << 0,
+    "WARDER_MASK_READONLY": 1 << 1,
     # approvals
     "WARDER_APPROVAL_DECLINE": 0,
     "WARDER_APPROVAL_GRANT": 1,
@@ -182,6 +186,8 @@ class warder_ruleset_options(Structure):
         ("max_depth", c_size_t),
         ("max_nodes", c_size_t),
         ("max_rules", c_size_t),
+        ("max_pattern_bytes", c_size_t),  # version 2
+        ("max_compiled_bytes", c_size_t),  # version 2
     ]
 
 
@@ -309,6 +315,9 @@ class warder_grep_result(Structure):
     ]
 
 
+GREP_FILTER_FN = CFUNCTYPE(c_bool, c_void_p, c_char_p, c_size_t)
+
+
 class warder_grep_request(Structure):
     _fields_ = [
         ("version", c_uint),
@@ -318,12 +327,15 @@ class warder_grep_request(Structure):
         ("glob", c_char_p),
         ("flags", c_uint),
         ("max_matches", c_size_t),
-        ("pattern_len", c_size_t),
+        ("may_search", GREP_FILTER_FN),  # version 2
+        ("may_search_ud", c_void_p),
+        ("pattern_len", c_size_t),  # version 3
         ("glob_len", c_size_t),
     ]
 
 
 EXEC_STREAM_FN = CFUNCTYPE(None, c_void_p, c_int, POINTER(c_char), c_size_t)
+EXEC_MASK_FN = CFUNCTYPE(c_uint, c_void_p, c_char_p, c_char_p)
 
 
 class warder_exec_request(Structure):
@@ -338,7 +350,9 @@ class warder_exec_request(Structure):
         ("stream", EXEC_STREAM_FN),
         ("stream_ud", c_void_p),
         ("flags", c_uint),
-        ("cancel", c_void_p),
+        ("cancel", c_void_p),  # version 2
+        ("mask", EXEC_MASK_FN),  # version 3
+        ("mask_ud", c_void_p),
     ]
 
 
@@ -354,6 +368,7 @@ class warder_exec_result(Structure):
         ("landlock_applied", c_bool),
         ("masked", c_bool),
         ("cancelled", c_bool),
+        ("pid_namespace", c_bool),
     ]
 
 
@@ -427,7 +442,7 @@ class warder_local_options(Structure):
         ("landlock", c_enum),
         ("landlock_read", POINTER(c_char_p)),
         ("landlock_write", POINTER(c_char_p)),
-        ("mask_ruleset", c_void_p),
+        ("mask_denied", c_bool),
         ("mask_budget_ms", c_uint32),
         ("mask_budget_entries", c_size_t),
     ]

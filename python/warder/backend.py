@@ -397,7 +397,8 @@ class LocalBackend(Backend):
     ``struct warder_local_options`` (``include/warder/local.h``) by name, e.g.
     ``max_read=1 << 20``, ``follow_symlinks=False``; ``exec=True`` gives the backend
     ``execute`` (§6.3) with ``exec_env``, ``exec_timeout_ms``, ``landlock="best_effort"``,
-    ``landlock_read=[…]``, ``mask_ruleset=ruleset`` and the rest."""
+    ``landlock_read=[…]``, ``mask_denied=True`` (a guard then masks what its ruleset denies,
+    §6.5) and the rest."""
 
     def __new__(cls, root: PathLike, **options: Any):
         if cls is LocalBackend and options.get("exec"):
@@ -420,9 +421,6 @@ class LocalBackend(Backend):
                 if value not in _LANDLOCK:
                     raise WarderError(EINVAL, f"landlock must be one of {A.LANDLOCK_MODES}")
                 o.landlock = _LANDLOCK[value]
-            elif key == "mask_ruleset":
-                o.mask_ruleset = value._handle() if value is not None else None
-                keep.append(value)
             else:
                 setattr(o, key, value)
         r = cstring(root, "root")

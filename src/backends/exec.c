@@ -76,7 +76,7 @@ void warder__exec_config_from_options(struct warder__exec_config *cfg, const cha
         cfg->landlock = opts->landlock;
         cfg->landlock_read = opts->landlock_read;
         cfg->landlock_write = opts->landlock_write;
-        cfg->mask_ruleset = opts->mask_ruleset;
+        cfg->mask_requests = opts->mask_denied;
         cfg->mask_budget_ms = opts->mask_budget_ms;
         cfg->mask_budget_entries = opts->mask_budget_entries;
 }
@@ -114,9 +114,22 @@ static void close_fd(int *fd)
 
 /* ---- the masking walk (parent side) ---- */
 
+void (*warder__exec_test_hook)(int stage);
+bool warder__exec_test_mask_by_name;
+
+/*
+ * One thing to cover (§6.5). The walk decides on the name it meets, opens the file or
+ * directory there (O_PATH, no symlink followed) and keeps that descriptor: the child mounts on
+ * the file it names, wherever a rename has taken it since, never on whatever holds the name
+ * by then (which it covers too).
+ */
 struct mask_entry {
-        char *path; /* mount target, absolute */
+        char *path; /* the name the walk met (mount target of the by-name control arm) */
+        int fd;     /* O_PATH descriptor of what the walk decided on */
+        dev_t dev;
+        ino_t ino;
         bool dir;
+        unsigned flags; /* WARDER_MASK_HIDE, WARDER_MASK_READONLY */
 };
 
 struct mask_list {
@@ -126,47 +139,105 @@ struct mask_list {
 
 static void mask_list_free(struct mask_list *l)
 {
-        for (size_t i = 0; i < l->count; i++)
+        for (size_t i = 0; i < l->count; i++) {
                 free(l->items[i].path);
+                if (l->items[i].fd >= 0)
+                        close(l->items[i].fd);
+        }
         free(l->items);
         *l = (struct mask_list){0};
 }
 
-static int mask_list_add(struct mask_list *l, const char *path, bool dir)
+/* Takes `fd` (closed on failure too). */
+static int mask_list_add(struct mask_list *l, const char *path, int fd, const struct stat *st,
+                         unsigned flags)
 {
+        for (size_t i = 0; i < l->count; i++) {
+                struct mask_entry *e = &l->items[i];
+                if (e->dev == st->st_dev && e->ino == st->st_ino && strcmp(e->path, path) == 0) {
+                        e->flags |= flags; /* met twice (a hard link pass): one mask */
+                        close(fd);
+                        return 0;
+                }
+        }
         if (l->count == l->cap) {
                 size_t cap = l->cap ? l->cap * 2 : 16;
                 struct mask_entry *p = realloc(l->items, cap * sizeof(*p));
-                if (!p)
+                if (!p) {
+                        close(fd);
                         return WARDER_ENOMEM;
+                }
                 l->items = p;
                 l->cap = cap;
         }
         char *copy = strdup(path);
-        if (!copy)
+        if (!copy) {
+                close(fd);
                 return WARDER_ENOMEM;
-        l->items[l->count++] = (struct mask_entry){copy, dir};
+        }
+        l->items[l->count++] =
+            (struct mask_entry){copy, fd, st->st_dev, st->st_ino, S_ISDIR(st->st_mode), flags};
         return 0;
 }
 
-static int ruleset_mask(void *ud, const char *literal, const char *real, bool *mask)
+/* Files denied for read or write that have other names (st_nlink > 1): every name of such an
+ * inode that the walk meets is masked too (a second pass finds them). */
+struct inode_set {
+        struct {
+                dev_t dev;
+                ino_t ino;
+                unsigned flags;
+        } * items;
+        size_t count, cap;
+};
+
+static unsigned inode_flags(const struct inode_set *s, dev_t dev, ino_t ino)
 {
-        /* Only `deny` is masked: an `ask` cannot be asked from inside a running command. An
-         * error deciding masks the entry (fail closed). */
-        const warder_ruleset *rs = ud;
-        struct warder_decision d = WARDER_DECISION_INIT;
-        int rc = warder_ruleset_check(&d, rs, WARDER_OP_READ, literal, strlen(literal), real,
-                                      (real ? strlen(real) : 0), NULL);
-        *mask = rc != 0 || d.action == WARDER_DENY;
-        warder_decision_clear(&d);
+        for (size_t i = 0; i < s->count; i++)
+                if (s->items[i].dev == dev && s->items[i].ino == ino)
+                        return s->items[i].flags;
         return 0;
 }
+
+static int inode_add(struct inode_set *s, const struct stat *st, unsigned flags)
+{
+        for (size_t i = 0; i < s->count; i++) {
+                if (s->items[i].dev == st->st_dev && s->items[i].ino == st->st_ino) {
+                        s->items[i].flags |= flags;
+                        return 0;
+                }
+        }
+        if (s->count == s->cap) {
+                size_t cap = s->cap ? s->cap * 2 : 8;
+                void *p = realloc(s->items, cap * sizeof(*s->items));
+                if (!p)
+                        return WARDER_ENOMEM;
+                s->items = p;
+                s->cap = cap;
+        }
+        s->items[s->count].dev = st->st_dev;
+        s->items[s->count].ino = st->st_ino;
+        s->items[s->count].flags = flags;
+        s->count++;
+        return 0;
+}
+
+/* Where the walk is: deciding, inside a hidden directory (collecting the inodes of files with
+ * other names only), inside a read-only directory (its files need no read-only bind of their
+ * own), or looking for the other names of denied inodes (the second pass). */
+enum walk_mode {
+        WALK_DECIDE,
+        WALK_HIDDEN,
+        WALK_READONLY,
+        WALK_LINKS,
+};
 
 struct walk {
         const struct warder__exec_config *cfg;
-        warder__exec_mask_fn fn;
+        warder_exec_mask_fn fn;
         void *ud;
         struct mask_list *masks;
+        struct inode_set linked;
         size_t entries, max_entries;
         int64_t deadline;
         uint32_t budget_ms;
@@ -191,89 +262,210 @@ static int walk_budget(struct walk *w)
         return 0;
 }
 
-/*
- * Decides one entry; *descend tells the caller whether to walk into a directory, *unknown
- * that the entry could not be examined (the caller masks the directory holding it).
- */
-static int walk_entry(struct walk *w, const char *path, unsigned char d_type, bool *descend,
-                      bool *unknown)
+static int walk_oom(struct walk *w, int rc)
 {
-        *descend = false;
-        struct stat st;
-        /* The type readdir() gave saves a stat per entry; DT_UNKNOWN asks the inode. */
-        switch (d_type) {
-        case DT_REG:
-        case DT_FIFO:
-        case DT_SOCK:
-        case DT_CHR:
-        case DT_BLK:
-                st.st_mode = S_IFREG;
-                break;
-        case DT_DIR:
-                st.st_mode = S_IFDIR;
-                break;
-        case DT_LNK:
-                st.st_mode = S_IFLNK;
-                break;
-        default:
-                if (lstat(path, &st) != 0) {
-                        *unknown = errno != ENOENT; /* ENOENT: vanished, nothing to mask */
-                        return 0;
-                }
-                break;
-        }
-        char *real = NULL;
-        if (S_ISLNK(st.st_mode)) {
-                real = realpath(path, NULL);
-                if (!real)
-                        return 0; /* dangling (or a loop): nothing to read through it */
-        }
-        bool mask = true;
-        int rc = w->fn(w->ud, path, real, &mask);
-        if (rc)
-                mask = true; /* fail closed */
-        rc = 0;
-        if (mask) {
-                const char *target = real ? real : path;
-                struct stat tst = st;
-                if (real && stat(real, &tst) != 0) {
-                        free(real);
-                        return 0;
-                }
-                rc = mask_list_add(w->masks, target, S_ISDIR(tst.st_mode));
-        } else if (S_ISDIR(st.st_mode)) {
-                *descend = true;
-        }
-        free(real);
-        if (rc)
+        if (rc == WARDER_ENOMEM)
                 return warder_error_set(w->err, rc, "masking: out of memory");
-        return 0;
+        return rc;
 }
 
-static int walk_dir(struct walk *w, struct warder__buf *path, size_t depth)
+/* Records `fd` (consumed) as a mask; a descriptor shortage fails closed. */
+static int walk_record(struct walk *w, const char *path, int fd, const struct stat *st,
+                       unsigned flags)
 {
-        if (depth > 256)
+        int rc = mask_list_add(w->masks, path, fd, st, flags);
+        return walk_oom(w, rc);
+}
+
+static int walk_dir(struct walk *w, struct warder__buf *path, int pin, enum walk_mode mode,
+                    size_t depth);
+
+static bool hidden_dir(const struct mask_list *l, const struct stat *st)
+{
+        for (size_t i = 0; i < l->count; i++)
+                if (l->items[i].dir && (l->items[i].flags & WARDER_MASK_HIDE) &&
+                    l->items[i].dev == st->st_dev && l->items[i].ino == st->st_ino)
+                        return true;
+        return false;
+}
+
+static int out_of_fds(struct walk *w, const char *path)
+{
+        return warder_error_set(w->err, WARDER_ELIMIT,
+                                "masking: out of descriptors at '%s'; the command was not run",
+                                path);
+}
+
+/*
+ * Opens `name` in `dfd` without following it (a directory for reading, anything else
+ * O_PATH) and checks it is still of type `type` (a DT_* value). Returns the descriptor, -1
+ * when it vanished, -2 when it cannot be examined (or changed type), -3 out of descriptors.
+ */
+static int pin_entry(int dfd, const char *name, unsigned char type, struct stat *st)
+{
+        int flags = type == DT_DIR ? O_RDONLY | O_DIRECTORY : O_PATH;
+        int fd = openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return errno == ENOENT ? -1 : errno == EMFILE || errno == ENFILE ? -3 : -2;
+        if (fstat(fd, st) != 0 || (type == DT_DIR) != S_ISDIR(st->st_mode) ||
+            S_ISLNK(st->st_mode)) {
+                close(fd);
+                return -2;
+        }
+        return fd;
+}
+
+static unsigned char dtype_of(mode_t m)
+{
+        return S_ISDIR(m) ? DT_DIR : S_ISLNK(m) ? DT_LNK : S_ISREG(m) ? DT_REG : DT_UNKNOWN;
+}
+
+/*
+ * Decides the entry `name` (of type `type`, DT_UNKNOWN to look) of the directory `dfd` (the
+ * root itself when dfd is AT_FDCWD and name its absolute path), records what to mask, and
+ * walks on into directories. Only what is masked, and directories, are opened: an entry left
+ * alone costs the predicate and nothing else. A name that vanished is skipped; one that
+ * cannot be examined makes *unknown true (the caller masks the directory holding it).
+ */
+static int walk_entry(struct walk *w, int dfd, const char *name, unsigned char type,
+                      struct warder__buf *path, enum walk_mode mode, size_t depth, bool *unknown)
+{
+        struct stat st;
+        if (type == DT_UNKNOWN) {
+                if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+                        *unknown = errno != ENOENT;
+                        return 0;
+                }
+                type = dtype_of(st.st_mode);
+        }
+        if (mode == WALK_HIDDEN || mode == WALK_LINKS) {
+                if (type == DT_REG) {
+                        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_nlink < 2)
+                                return 0;
+                        if (mode == WALK_HIDDEN)
+                                return walk_oom(w, inode_add(&w->linked, &st, WARDER_MASK_HIDE));
+                        unsigned f = inode_flags(&w->linked, st.st_dev, st.st_ino);
+                        if (!f)
+                                return 0;
+                        int fd = pin_entry(dfd, name, DT_REG, &st);
+                        if (fd == -3)
+                                return out_of_fds(w, path->data);
+                        return fd < 0 ? 0 : walk_record(w, path->data, fd, &st, f);
+                }
+                if (type != DT_DIR)
+                        return 0;
+                int fd = pin_entry(dfd, name, DT_DIR, &st);
+                if (fd == -3)
+                        return out_of_fds(w, path->data);
+                if (fd < 0)
+                        return 0;
+                /* The names inside a hidden directory are covered with it. */
+                if (mode == WALK_LINKS && hidden_dir(w->masks, &st)) {
+                        close(fd);
+                        return 0;
+                }
+                return walk_dir(w, path, fd, mode, depth + 1);
+        }
+        if (type == DT_LNK) {
+                /* A link is decided on its name and on where it leads; what is masked is the
+                 * file it leads to (a mount lands there anyway). */
+                char *real = realpath(path->data, NULL);
+                if (!real)
+                        return 0; /* dangling (or a loop): nothing to read through it */
+                unsigned flags = w->fn(w->ud, path->data, real);
+                int rc = 0;
+                if (flags) {
+                        int tfd = open(real, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+                        struct stat tst;
+                        if (tfd >= 0 && fstat(tfd, &tst) == 0) {
+                                if (S_ISREG(tst.st_mode) && tst.st_nlink > 1)
+                                        rc = walk_oom(w, inode_add(&w->linked, &tst, flags));
+                                if (!rc)
+                                        rc = walk_record(w, real, tfd, &tst, flags);
+                        } else if (tfd >= 0) {
+                                close(tfd);
+                        }
+                }
+                free(real);
+                return rc;
+        }
+        unsigned flags = w->fn(w->ud, path->data, NULL);
+        if (flags & WARDER_MASK_HIDE)
+                flags = WARDER_MASK_HIDE; /* an empty stand-in is read-only anyway */
+        /* Inside a read-only directory a read-only entry is covered already. */
+        if (mode == WALK_READONLY && flags == WARDER_MASK_READONLY)
+                flags = 0;
+        if (type != DT_DIR && !flags)
+                return 0;
+        int fd = pin_entry(dfd, name, type == DT_DIR ? DT_DIR : DT_REG, &st);
+        if (fd == -3)
+                return out_of_fds(w, path->data);
+        if (fd == -1)
+                return 0;
+        if (fd == -2 && type == DT_DIR) {
+                /* A directory that cannot be listed is hidden whole (see walk_dir). */
+                fd = openat(dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (fd >= 0 && fstat(fd, &st) == 0)
+                        return walk_record(w, path->data, fd, &st, WARDER_MASK_HIDE);
+                if (fd >= 0)
+                        close(fd);
+        }
+        if (fd < 0) {
+                *unknown = true;
+                return 0;
+        }
+        int rc = 0;
+        if (S_ISREG(st.st_mode) && flags && st.st_nlink > 1)
+                rc = walk_oom(w, inode_add(&w->linked, &st, flags));
+        if (rc) {
+                close(fd);
+                return rc;
+        }
+        if (type != DT_DIR)
+                return walk_record(w, path->data, fd, &st, flags);
+        if (flags) {
+                int keep = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+                if (keep < 0) {
+                        close(fd);
+                        return out_of_fds(w, path->data);
+                }
+                rc = walk_record(w, path->data, keep, &st, flags);
+                if (rc) {
+                        close(fd);
+                        return rc;
+                }
+        }
+        /* A hidden directory is walked only to learn which of its files have other names. */
+        enum walk_mode next = flags & WARDER_MASK_HIDE       ? WALK_HIDDEN
+                              : flags & WARDER_MASK_READONLY ? WALK_READONLY
+                                                             : mode;
+        return walk_dir(w, path, fd, next, depth + 1);
+}
+
+/*
+ * Walks the directory open (for reading) on `fd`, consumed, whose path is in `path`. A
+ * directory that cannot be listed is masked whole: the child may be able to open it up
+ * (chmod as the same user), and it must not find anything unchecked there.
+ */
+static int walk_dir(struct walk *w, struct warder__buf *path, int fd, enum walk_mode mode,
+                    size_t depth)
+{
+        if (depth > 256) {
+                close(fd);
                 return warder_error_set(
                     w->err, WARDER_ELIMIT,
                     "masking: '%s' is nested too deeply; the command was not run", path->data);
-        /*
-         * A directory we cannot list (or an entry we cannot examine) is masked whole: the
-         * child may be able to open it up (chmod as the same user), and it must not find
-         * anything unchecked there.
-         */
-        int fd = open(path->data, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0) {
-                if (errno == ENOENT)
-                        return 0;
-                if (mask_list_add(w->masks, path->data, true))
-                        return warder_error_set(w->err, WARDER_ENOMEM, "masking: out of memory");
-                return 0;
         }
-        DIR *d = fdopendir(fd);
+        int pin = fcntl(fd, F_DUPFD_CLOEXEC, 3); /* kept in case the listing fails */
+        DIR *d = pin >= 0 ? fdopendir(fd) : NULL;
         if (!d) {
+                if (pin >= 0)
+                        close(pin);
                 close(fd);
-                return warder_error_set(w->err, WARDER_ENOMEM, "masking: out of memory");
+                return pin < 0 ? out_of_fds(w, path->data)
+                               : warder_error_set(w->err, WARDER_ENOMEM, "masking: out of memory");
         }
+        int dfd = dirfd(d);
         size_t base = path->len;
         int rc = 0;
         bool unknown = false;
@@ -290,27 +482,27 @@ static int walk_dir(struct walk *w, struct warder__buf *path, size_t depth)
                         rc = warder_error_set(w->err, WARDER_ENOMEM, "masking: out of memory");
                         break;
                 }
-                bool descend;
-                rc = walk_entry(w, path->data, de->d_type, &descend, &unknown);
-                if (!rc && descend)
-                        rc = walk_dir(w, path, depth + 1);
+                rc = walk_entry(w, dfd, de->d_name, de->d_type, path, mode, depth, &unknown);
         }
         if (!rc && !de && errno != 0)
                 unknown = true; /* readdir failed part-way */
         closedir(d);
         warder__buf_truncate(path, base);
-        if (!rc && unknown && mask_list_add(w->masks, path->data, true))
-                rc = warder_error_set(w->err, WARDER_ENOMEM, "masking: out of memory");
+        struct stat st;
+        if (!rc && unknown && (mode == WALK_DECIDE || mode == WALK_READONLY) &&
+            fstat(pin, &st) == 0)
+                return walk_record(w, path->data, pin, &st, WARDER_MASK_HIDE);
+        close(pin);
         return rc;
 }
 
-static int collect_masks(const struct warder__exec_config *cfg, struct mask_list *masks,
-                         struct warder_error *err)
+static int collect_masks(const struct warder__exec_config *cfg, warder_exec_mask_fn fn, void *ud,
+                         struct mask_list *masks, struct warder_error *err)
 {
         struct walk w = {
             .cfg = cfg,
-            .fn = cfg->mask ? cfg->mask : ruleset_mask,
-            .ud = cfg->mask ? cfg->mask_ud : (void *)cfg->mask_ruleset,
+            .fn = fn,
+            .ud = ud,
             .masks = masks,
             .max_entries = cfg->mask_budget_entries ? cfg->mask_budget_entries
                                                     : WARDER__EXEC_MASK_BUDGET_ENTRIES,
@@ -321,17 +513,40 @@ static int collect_masks(const struct warder__exec_config *cfg, struct mask_list
         struct warder__buf path = WARDER__BUF_INIT;
         if (warder__buf_puts(&path, cfg->root))
                 return warder_error_set(err, WARDER_ENOMEM, "masking: out of memory");
-        bool descend, unknown = false;
-        int rc = walk_entry(&w, path.data, DT_UNKNOWN, &descend, &unknown);
-        if (!rc && unknown && mask_list_add(masks, path.data, true))
-                rc = warder_error_set(err, WARDER_ENOMEM, "masking: out of memory");
-        if (!rc && descend)
-                rc = walk_dir(&w, &path, 0);
+        bool unknown = false;
+        int rc = walk_entry(&w, AT_FDCWD, cfg->root, DT_UNKNOWN, &path, WALK_DECIDE, 0, &unknown);
+        if (!rc && unknown)
+                rc = warder_error_set(err, WARDER_EACCES,
+                                      "masking: cannot examine the root '%s'; the command was "
+                                      "not run",
+                                      cfg->root);
+        /* Other names of denied files (hard links): a second pass looks for their inodes. */
+        if (!rc && w.linked.count) {
+                warder__buf_truncate(&path, 0);
+                int pin = open(cfg->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                struct stat rst;
+                if (pin < 0 || fstat(pin, &rst) != 0) {
+                        rc = warder_error_set(err, WARDER_EACCES,
+                                              "masking: cannot examine the root '%s'; the "
+                                              "command was not run",
+                                              cfg->root);
+                        if (pin >= 0)
+                                close(pin);
+                } else if (hidden_dir(masks, &rst)) {
+                        close(pin); /* everything is hidden with the root */
+                } else if (warder__buf_puts(&path, cfg->root)) {
+                        close(pin);
+                        rc = warder_error_set(err, WARDER_ENOMEM, "masking: out of memory");
+                } else {
+                        rc = walk_dir(&w, &path, pin, WALK_LINKS, 0);
+                }
+        }
         if (!rc && now_ms() > w.deadline)
                 rc = warder_error_set(err, WARDER_ELIMIT,
                                       "masking: the walk of '%s' exceeded its budget of %u ms; the "
                                       "command was not run",
                                       cfg->root, (unsigned)w.budget_ms);
+        free(w.linked.items);
         warder__buf_free(&path);
         return rc;
 }
@@ -345,7 +560,11 @@ enum stage {
         STAGE_USERNS,
         STAGE_UNSHARE,
         STAGE_PRIVATE,
+        STAGE_STANDIN,
         STAGE_MASK,
+        STAGE_MASK_MOVED,
+        STAGE_PROC,
+        STAGE_CAPS,
         STAGE_CWD,
         STAGE_CWD_MASKED,
         STAGE_SETGROUPS,
@@ -355,12 +574,15 @@ enum stage {
         STAGE_LANDLOCK,
         STAGE_LANDLOCK_SKIPPED, /* not fatal: best-effort mode */
         STAGE_EXEC,
+        STAGE_SPAWN,   /* the init could not start the command */
+        STAGE_RUNNING, /* the init started the command (set-up over) */
+        STAGE_EXITED,  /* the init reaped the command: `error` is its wait status */
 };
 
 struct status_msg {
         int stage;
         int error;
-        int index; /* the mask entry, for STAGE_MASK */
+        int index; /* the mask entry, for STAGE_MASK and STAGE_MASK_MOVED */
 };
 
 struct child_plan {
@@ -371,13 +593,18 @@ struct child_plan {
         const char *cwd_path;
         const struct mask_list *masks;
         const char *standin; /* empty, mode 000 file bound over masked files */
-        bool userns;         /* not root: a user namespace to own the mount namespace */
+        dev_t standin_dev;
+        ino_t standin_ino;
+        bool userns;  /* created with the child (not root): write its id maps first */
+        bool pidns;   /* the child is init of a PID namespace of its own (§6.4) */
+        char *stack2; /* top of the stack the init starts the command on */
         char uid_map[64], gid_map[64];
         bool drop;
         uid_t uid;
         gid_t gid;
         int landlock_fd; /* -1: none */
         bool landlock_required;
+        uint64_t landlock_proc; /* rights to grant again on a fresh /proc (0: none) */
 };
 
 static void child_report(int fd, int stage, int error, int index)
@@ -408,79 +635,310 @@ static int write_file(const char *path, const char *data)
         return n == (ssize_t)len ? 0 : -1;
 }
 
-static void child_mask(const struct child_plan *p)
+/* "/proc/self/fd/N" without snprintf (async-signal-safe). */
+static const char *fd_path(char buf[static 32], int fd)
 {
-        if (p->userns) {
-                /*
-                 * A host that changed its ids is not dumpable, which makes /proc/self/ *_map
-                 * root's. Be dumpable just long enough to write the maps (exec decides
-                 * dumpability anew anyway), so a copy of the host's memory is exposed no
-                 * longer than needed.
-                 */
-                int dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
-                if (dumpable == 0)
-                        (void)prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-                if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
-                        child_fail(p, STAGE_USERNS, -1);
-                int rc = write_file("/proc/self/setgroups", "deny");
+        char digits[16];
+        int n = 0;
+        unsigned v = (unsigned)fd;
+        do
+                digits[n++] = (char)('0' + v % 10);
+        while ((v /= 10) && n < 15);
+        memcpy(buf, "/proc/self/fd/", 14);
+        int i = 14;
+        while (n)
+                buf[i++] = digits[--n];
+        buf[i] = '\0';
+        return buf;
+}
+
+/* The new mount API (Linux 5.2, mount_setattr 5.12), by number: old headers lack it. */
+#ifndef __NR_open_tree
+#define __NR_open_tree 428
+#endif
+#ifndef __NR_move_mount
+#define __NR_move_mount 429
+#endif
+#ifndef __NR_mount_setattr
+#define __NR_mount_setattr 442
+#endif
+#define WARDER__OPEN_TREE_CLONE         1u
+#define WARDER__AT_RECURSIVE            0x8000
+#define WARDER__MOVE_MOUNT_F_EMPTY_PATH 0x4u
+#define WARDER__MOVE_MOUNT_T_EMPTY_PATH 0x40u
+#define WARDER__MOUNT_ATTR_RDONLY       0x1ull
+#define WARDER__MOUNT_ATTR_NOSUID       0x2ull
+#define WARDER__MOUNT_ATTR_NODEV        0x4ull
+#define WARDER__MOUNT_ATTR_NOEXEC       0x8ull
+
+struct warder__mount_attr {
+        uint64_t attr_set, attr_clr, propagation, userns_fd;
+};
+
+/*
+ * Binds what `src` names onto what `dst` names (both descriptors), read-only (`all`: also
+ * nosuid, nodev, noexec). The bind lands on the very file `dst` was opened on, whatever its
+ * name is by now. Returns 0 or -1 with errno.
+ */
+static int bind_ro(int src, int dst, bool recursive, bool all)
+{
+        unsigned rec = recursive ? WARDER__AT_RECURSIVE : 0;
+        long tree = syscall(__NR_open_tree, src, "",
+                            WARDER__OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH | rec);
+        if (tree >= 0) {
+                struct warder__mount_attr a = {0};
+                a.attr_set = WARDER__MOUNT_ATTR_RDONLY;
+                if (all)
+                        a.attr_set |= WARDER__MOUNT_ATTR_NOSUID | WARDER__MOUNT_ATTR_NODEV |
+                                      WARDER__MOUNT_ATTR_NOEXEC;
+                long rc =
+                    syscall(__NR_mount_setattr, (int)tree, "", AT_EMPTY_PATH | rec, &a, sizeof(a));
                 if (rc == 0)
-                        rc = write_file("/proc/self/uid_map", p->uid_map);
-                if (rc == 0)
-                        rc = write_file("/proc/self/gid_map", p->gid_map);
+                        rc = syscall(__NR_move_mount, (int)tree, "", dst, "",
+                                     WARDER__MOVE_MOUNT_F_EMPTY_PATH |
+                                         WARDER__MOVE_MOUNT_T_EMPTY_PATH);
                 int e = errno;
-                if (dumpable == 0)
-                        (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+                close((int)tree);
                 errno = e;
-                if (rc != 0)
-                        child_fail(p, STAGE_USERNS, -1);
-        } else if (unshare(CLONE_NEWNS) != 0) {
-                child_fail(p, STAGE_UNSHARE, -1);
+                if (rc == 0 || errno != ENOSYS)
+                        return rc == 0 ? 0 : -1;
+        } else if (errno != ENOSYS) {
+                return -1;
         }
+        /* Older kernels: bind through the descriptors' magic links, then make the new mount
+         * (the one now on top of dst's name) read-only. */
+        char sp[32], dp[32], where[4096];
+        if (mount(fd_path(sp, src), fd_path(dp, dst), NULL, MS_BIND | (recursive ? MS_REC : 0),
+                  NULL) != 0)
+                return -1;
+        ssize_t n = readlink(fd_path(dp, dst), where, sizeof(where) - 1);
+        if (n <= 0)
+                return -1;
+        where[n] = '\0';
+        int top = open(where, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (top < 0)
+                return -1;
+        unsigned long f = MS_REMOUNT | MS_BIND | MS_RDONLY;
+        if (all)
+                f |= MS_NOSUID | MS_NODEV | MS_NOEXEC;
+        int rc = mount(NULL, fd_path(dp, top), NULL, f, NULL);
+        int e = errno;
+        close(top);
+        errno = e;
+        return rc;
+}
+
+/* Covers the file or directory `fd` names (in this mount namespace): hidden or read-only. */
+static int cover(const struct child_plan *p, int standin_fd, int fd, bool dir, unsigned flags)
+{
+        char path[32];
+        if (flags & WARDER_MASK_HIDE) {
+                if (dir)
+                        return mount("warder-mask", fd_path(path, fd), "tmpfs",
+                                     MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                                     "mode=000,size=4k,nr_inodes=1");
+                (void)p;
+                return bind_ro(standin_fd, fd, false, true);
+        }
+        return bind_ro(fd, fd, dir, false);
+}
+
+/*
+ * Opens, in this mount namespace, the file the walk decided on: the parent's descriptor
+ * tells its current name (a rename since the walk is followed, not obeyed), and the file
+ * opened there must be the same one. Returns a descriptor, -2 when the file has no name left
+ * (nothing can reach it), or -1 when it keeps moving.
+ *
+ * Whether the file is gone is asked of the inode (no link left), never read from the path:
+ * the kernel marks an unlinked file's path with " (deleted)", which a file may also be named,
+ * and it reads that mark outside its rename lock, so a rename in progress can show it for a
+ * file that keeps its name.
+ */
+static int locate(const struct mask_entry *e)
+{
+        char link[32], where[4096];
+        for (int tries = 0; tries < 16; tries++) {
+                ssize_t n = readlink(fd_path(link, e->fd), where, sizeof(where) - 1);
+                if (n <= 0)
+                        return -1;
+                where[n] = '\0';
+                int fd = open(where, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+                struct stat st;
+                if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == e->dev && st.st_ino == e->ino)
+                        return fd;
+                if (fd >= 0)
+                        close(fd);
+                if (fstat(e->fd, &st) != 0)
+                        return -1;
+                if (st.st_nlink == 0)
+                        return -2;
+        }
+        return -1;
+}
+
+static void child_masks(const struct child_plan *p)
+{
+        int standin = -1;
+        if (p->standin) {
+                struct stat st;
+                standin = open(p->standin, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+                if (standin < 0 || fstat(standin, &st) != 0 || st.st_dev != p->standin_dev ||
+                    st.st_ino != p->standin_ino) {
+                        if (standin >= 0)
+                                errno = ESTALE;
+                        child_fail(p, STAGE_STANDIN, -1);
+                }
+        }
+        for (size_t i = 0; i < p->masks->count; i++) {
+                const struct mask_entry *e = &p->masks->items[i];
+                if (warder__exec_test_mask_by_name) {
+                        /* The control arm: whatever holds the name now. */
+                        int fd = open(e->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+                        if (fd < 0 || cover(p, standin, fd, e->dir, e->flags) != 0)
+                                child_fail(p, STAGE_MASK, (int)i);
+                        close(fd);
+                        continue;
+                }
+                /* What holds the name now is covered too (looked up before any mount of ours
+                 * lands on the name): a file renamed there since the walk stays unread. */
+                int now = open(e->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+                struct stat nst;
+                if (now >= 0 && (fstat(now, &nst) != 0 || S_ISLNK(nst.st_mode) ||
+                                 (nst.st_dev == e->dev && nst.st_ino == e->ino))) {
+                        close(now);
+                        now = -1;
+                }
+                int fd = locate(e);
+                if (fd == -1) {
+                        errno = ESTALE;
+                        child_fail(p, STAGE_MASK_MOVED, (int)i);
+                }
+                if (fd >= 0) {
+                        if (cover(p, standin, fd, e->dir, e->flags) != 0)
+                                child_fail(p, STAGE_MASK, (int)i);
+                        close(fd);
+                }
+                if (now >= 0) {
+                        if (cover(p, standin, now, S_ISDIR(nst.st_mode), e->flags) != 0)
+                                child_fail(p, STAGE_MASK, (int)i);
+                        close(now);
+                }
+        }
+        if (standin >= 0)
+                close(standin);
+}
+
+/*
+ * A mount namespace of the child's own, for the masks. The host's /proc shows the host's
+ * processes, and /proc/<pid>/root their view of the files, masks excepted: in a PID namespace
+ * of its own the child mounts a fresh /proc (its own processes only); without one /proc is
+ * covered. (A command without masks keeps the host's /proc: a fresh one costs about a fifth
+ * of a spawn, and the PID namespace alone is what §6.4 needs.)
+ */
+static void child_ns(const struct child_plan *p)
+{
+        if (unshare(CLONE_NEWNS) != 0)
+                child_fail(p, STAGE_UNSHARE, -1);
         if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
                 child_fail(p, STAGE_PRIVATE, -1);
-        const unsigned long ro = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
-        for (size_t i = 0; i < p->masks->count; i++) {
-                const struct mask_entry *m = &p->masks->items[i];
-                int rc;
-                if (m->dir) {
-                        rc = mount("warder-mask", m->path, "tmpfs", ro,
-                                   "mode=000,size=4k,nr_inodes=1");
-                } else {
-                        rc = mount(p->standin, m->path, NULL, MS_BIND, NULL);
-                        if (rc == 0)
-                                rc = mount(NULL, m->path, NULL, MS_REMOUNT | MS_BIND | ro, NULL);
+        if (p->masks)
+                child_masks(p);
+        bool fresh =
+            p->pidns && mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0;
+        if (!fresh && p->masks) {
+                if (mount("warder-mask", "/proc", "tmpfs",
+                          MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                          "mode=000,size=4k,nr_inodes=1") != 0)
+                        child_fail(p, STAGE_PROC, -1);
+        } else if (fresh && p->landlock_fd >= 0 && p->landlock_proc) {
+                int proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+                int e = proc >= 0 ? warder__landlock_add_fd(p->landlock_fd, proc, p->landlock_proc)
+                                  : errno;
+                if (proc >= 0)
+                        close(proc);
+                if (e != 0) {
+                        errno = e;
+                        child_fail(p, STAGE_PROC, -1);
                 }
-                if (rc != 0)
-                        child_fail(p, STAGE_MASK, (int)i);
         }
 }
 
-static __attribute__((noreturn)) void child_main(const struct child_plan *p)
+/* Linux capability numbers (linux/capability.h) and the v3 capset interface. */
+#define WARDER__CAP_DAC_READ_SEARCH 2
+#define WARDER__CAP_SYS_MODULE      16
+#define WARDER__CAP_SYS_RAWIO       17
+#define WARDER__CAP_SYS_ADMIN       21
+#define WARDER__CAPABILITY_V3       0x20080522
+
+struct warder__cap_header {
+        uint32_t version;
+        int pid;
+};
+
+struct warder__cap_data {
+        uint32_t effective, permitted, inheritable;
+};
+
+/*
+ * After the masks: the command must not be able to take them down (umount needs
+ * CAP_SYS_ADMIN), to open a masked file by handle (CAP_DAC_READ_SEARCH), or to reach under
+ * them through the kernel (CAP_SYS_MODULE, CAP_SYS_RAWIO). These leave the bounding set, so
+ * no exec gets them back, and every other set. 0 or -1 with errno.
+ */
+static int drop_mount_caps(void)
 {
-        if (setpgid(0, 0) != 0)
-                child_fail(p, STAGE_PGID, -1);
-
-        /* Default dispositions and an empty mask, whatever the host had. */
-        struct sigaction sa;
-        memset(&sa, 0, sizeof(sa));
-        sa.sa_handler = SIG_DFL;
-        for (int sig = 1; sig < NSIG; sig++) {
-                if (sig != SIGKILL && sig != SIGSTOP)
-                        (void)sigaction(sig, &sa, NULL);
+        static const int caps[] = {WARDER__CAP_SYS_ADMIN, WARDER__CAP_DAC_READ_SEARCH,
+                                   WARDER__CAP_SYS_MODULE, WARDER__CAP_SYS_RAWIO};
+        struct warder__cap_header h = {WARDER__CAPABILITY_V3, 0};
+        struct warder__cap_data d[2];
+        if (syscall(SYS_capget, &h, d) != 0)
+                return -1;
+        for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+                if (prctl(PR_CAPBSET_DROP, caps[i], 0, 0, 0) != 0 && errno != EINVAL)
+                        return -1;
+                uint32_t bit = 1u << (caps[i] % 32);
+                d[caps[i] / 32].effective &= ~bit;
+                d[caps[i] / 32].permitted &= ~bit;
+                d[caps[i] / 32].inheritable &= ~bit;
         }
-        sigset_t empty;
-        sigemptyset(&empty);
-        if (sigprocmask(SIG_SETMASK, &empty, NULL) != 0)
-                child_fail(p, STAGE_SIGNALS, -1);
+        h.version = WARDER__CAPABILITY_V3;
+        h.pid = 0;
+        if (syscall(SYS_capset, &h, d) != 0)
+                return -1;
+        (void)prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+        return 0;
+}
 
-        if (dup2(p->in_fd, 0) < 0 || dup2(p->out_fd, 1) < 0 || dup2(p->err_fd, 2) < 0)
-                child_fail(p, STAGE_STDIO, -1);
+/* A child created with a user namespace of its own maps the host's ids to themselves. */
+static void child_userns(const struct child_plan *p)
+{
+        /*
+         * A host that changed its ids is not dumpable, which makes /proc/self/ *_map root's.
+         * Be dumpable just long enough to write the maps (exec decides dumpability anew
+         * anyway), so a copy of the host's memory is exposed no longer than needed.
+         */
+        int dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+        if (dumpable == 0)
+                (void)prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+        int rc = write_file("/proc/self/setgroups", "deny");
+        if (rc == 0)
+                rc = write_file("/proc/self/uid_map", p->uid_map);
+        if (rc == 0)
+                rc = write_file("/proc/self/gid_map", p->gid_map);
+        int e = errno;
+        if (dumpable == 0)
+                (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+        errno = e;
+        if (rc != 0)
+                child_fail(p, STAGE_USERNS, -1);
+}
 
-        if (p->masks)
-                child_mask(p);
-
-        /* With masks, resolve the path again so a masked directory is not entered through
-         * the descriptor opened before the masks existed; it must still be the same directory. */
+/* The command's own set-up and exec: working directory, privilege drop, Landlock. */
+static __attribute__((noreturn)) void child_exec(const struct child_plan *p)
+{
+        /* In a mount namespace of its own (masks), resolve the path again: the descriptor
+         * opened before belongs to the host's namespace (getcwd() would not find it), and a
+         * masked directory must not be entered through it. It must still be the same one. */
         if (p->masks) {
                 struct stat a, b;
                 if (chdir(p->cwd_path) != 0)
@@ -535,13 +993,10 @@ static __attribute__((noreturn)) void child_main(const struct child_plan *p)
 }
 
 /*
- * Starts the child. Like posix_spawn(), it shares the parent's memory and runs on a stack
- * of its own while the parent waits for its execve (CLONE_VM | CLONE_VFORK), so the cost does
- * not grow with the host's heap the way fork()'s page-table copy does. The child only makes
- * system calls and writes to its own stack; all signals are blocked around the clone so no
- * host handler can run on that stack. A user namespace cannot be created by a process that
- * shares its memory, so that case forks. Sanitizer builds fork too: the sanitizer's shadow
- * memory would be shared with the child.
+ * Sanitizer builds copy the memory instead of sharing it (no CLONE_VM), and the copy goes on
+ * on the stack it was made from, as fork() does: the sanitizer's shadow memory would be
+ * shared with a child that shares the memory, and it knows no stack of ours (it warns, on the
+ * command's standard error, at each call that does not return).
  */
 #if defined(__SANITIZE_ADDRESS__)
 #define WARDER__EXEC_USE_FORK 1
@@ -551,37 +1006,147 @@ static __attribute__((noreturn)) void child_main(const struct child_plan *p)
 #endif
 #endif
 
+/* clone(fn, stack, flags, arg), or its sanitizer-build form above. */
+static pid_t start_child(int (*fn)(void *), char *stack, int flags, void *arg)
+{
 #ifndef WARDER__EXEC_USE_FORK
+        return clone(fn, stack, flags, arg);
+#else
+        (void)stack;
+        /* CLONE_VFORK stays: the caller still waits for the exec. */
+        long pid = syscall(SYS_clone, (unsigned long)(flags & ~CLONE_VM), NULL, NULL, NULL, 0UL);
+        if (pid == 0)
+                _exit(fn(arg));
+        return (pid_t)pid;
+#endif
+}
+
+static int exec_entry(void *arg)
+{
+        child_exec(arg);
+}
+
+/*
+ * The first process of the command's PID namespace (§6.4): it starts the command as its
+ * child, reaps whatever is orphaned in the namespace, and when the command ends reports its
+ * wait status and exits, which makes the kernel kill every process left in the namespace
+ * (a `setsid` job, a double fork). Being init, the command itself could not be killed by its
+ * own signals (`kill $$`): hence this extra process.
+ * It only makes system calls, on its own stack.
+ */
+static __attribute__((noreturn)) void child_init(const struct child_plan *p)
+{
+        pid_t cmd = start_child(exec_entry, p->stack2, CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)p);
+        if (cmd < 0)
+                child_fail(p, STAGE_SPAWN, -1);
+        /* The command has exec'd (or failed and said why): the set-up is over. */
+        child_report(p->status_fd, STAGE_RUNNING, 0, -1);
+        for (;;) {
+                int st = 0;
+                pid_t w = waitpid(-1, &st, __WALL);
+                if (w == cmd) {
+                        child_report(p->status_fd, STAGE_EXITED, st, -1);
+                        _exit(0);
+                }
+                if (w < 0 && errno != EINTR)
+                        _exit(126);
+        }
+}
+
+static __attribute__((noreturn)) void child_main(const struct child_plan *p)
+{
+        if (setpgid(0, 0) != 0)
+                child_fail(p, STAGE_PGID, -1);
+
+        /* Default dispositions and an empty mask, whatever the host had. */
+        struct sigaction sa;
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = SIG_DFL;
+        for (int sig = 1; sig < NSIG; sig++) {
+                if (sig != SIGKILL && sig != SIGSTOP)
+                        (void)sigaction(sig, &sa, NULL);
+        }
+        sigset_t empty;
+        sigemptyset(&empty);
+        if (sigprocmask(SIG_SETMASK, &empty, NULL) != 0)
+                child_fail(p, STAGE_SIGNALS, -1);
+
+        if (dup2(p->in_fd, 0) < 0 || dup2(p->out_fd, 1) < 0 || dup2(p->err_fd, 2) < 0)
+                child_fail(p, STAGE_STDIO, -1);
+
+        if (p->userns)
+                child_userns(p);
+        if (p->masks)
+                child_ns(p);
+        if (p->masks && drop_mount_caps() != 0)
+                child_fail(p, STAGE_CAPS, -1);
+        if (p->pidns)
+                child_init(p);
+        child_exec(p);
+}
+
+/*
+ * Starts the child. Like posix_spawn(), it shares the parent's memory and runs on a stack
+ * of its own while the parent waits for its execve (CLONE_VM | CLONE_VFORK), so the cost does
+ * not grow with the host's heap the way fork()'s page-table copy does. The child only makes
+ * system calls and writes to its own stack; all signals are blocked around the clone so no
+ * host handler can run on that stack (sanitizer builds: see start_child()).
+ *
+ * §6.4: the child is the first process of a PID namespace of its own (with a user namespace
+ * of its own when the host is not root, which an unprivileged PID namespace needs), so that
+ * when it exits or is killed every process it started dies with it. Where the kernel refuses
+ * (no user namespaces for this user, a sysctl, a seccomp filter), the child starts without
+ * them and plan->pidns says so; masking for a host that is not root needs the user
+ * namespace and then fails closed.
+ */
 static int child_entry(void *arg)
 {
         child_main(arg);
 }
-#endif
 
-static pid_t spawn_child(const struct child_plan *plan)
+#define WARDER__EXEC_STACK ((size_t)256 * 1024)
+
+/*
+ * Starts the child on `stack` (2 * WARDER__EXEC_STACK bytes: the child's, and the command's
+ * when the child is its init). Without a PID namespace the child waits in CLONE_VFORK fashion
+ * until it execs; as init it lives as long as the command, so the parent goes on at once and
+ * keeps the stacks until it has reaped it. *why receives the error that made the namespaces
+ * impossible, or 0.
+ */
+static pid_t spawn_child(struct child_plan *plan, char *stack, int *why)
 {
 #ifndef WARDER__EXEC_USE_FORK
-        if (!plan->userns) {
-                const size_t size = 256 * 1024;
-                void *stack = mmap(NULL, size, PROT_READ | PROT_WRITE,
-                                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
-                if (stack != MAP_FAILED) {
-                        sigset_t all, old;
-                        sigfillset(&all);
-                        pthread_sigmask(SIG_BLOCK, &all, &old);
-                        pid_t pid = clone(child_entry, (char *)stack + size,
-                                          CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)plan);
-                        int e = errno;
-                        pthread_sigmask(SIG_SETMASK, &old, NULL);
-                        munmap(stack, size);
-                        errno = e;
-                        return pid;
-                }
-        }
+        const int vm = CLONE_VM;
+#else
+        const int vm = 0;
 #endif
-        pid_t pid = fork();
-        if (pid == 0)
-                child_main(plan);
+        bool root = geteuid() == 0;
+        sigset_t all, old;
+        sigfillset(&all);
+        pid_t pid = -1;
+        *why = 0;
+        plan->stack2 = stack + 2 * WARDER__EXEC_STACK;
+        for (int attempt = 0; attempt < 2; attempt++) {
+                plan->pidns = attempt == 0;
+                plan->userns = attempt == 0 && !root;
+                int flags = vm | SIGCHLD;
+                if (plan->pidns)
+                        flags |= CLONE_NEWPID | (plan->userns ? CLONE_NEWUSER : 0);
+                else
+                        flags |= vm ? CLONE_VFORK : 0;
+                pthread_sigmask(SIG_BLOCK, &all, &old);
+                pid = start_child(child_entry, stack + WARDER__EXEC_STACK, flags, (void *)plan);
+                int e = errno;
+                pthread_sigmask(SIG_SETMASK, &old, NULL);
+                errno = e;
+                if (pid >= 0 || attempt > 0)
+                        break;
+                if (e != EPERM && e != EINVAL && e != ENOSPC && e != EUSERS && e != EACCES)
+                        break;
+                *why = e;
+                if (plan->masks && !root)
+                        break; /* the mount namespace needs the user namespace */
+        }
         return pid;
 }
 
@@ -601,8 +1166,8 @@ static int stage_error(const struct status_msg *m, const struct child_plan *p,
                 return warder_error_set(err, code, "exec: setting up stdio failed: %s", why);
         case STAGE_USERNS:
                 return warder_error_set(err, code,
-                                        "masking: cannot create a user namespace: %s; the command "
-                                        "was not run",
+                                        "exec: cannot map the ids of the command's user namespace: "
+                                        "%s; the command was not run",
                                         why);
         case STAGE_UNSHARE:
                 return warder_error_set(err, code,
@@ -614,19 +1179,42 @@ static int stage_error(const struct status_msg *m, const struct child_plan *p,
                                         "masking: cannot make mounts private: %s; the command was "
                                         "not run",
                                         why);
-        case STAGE_MASK: {
+        case STAGE_STANDIN:
+                return warder_error_set(err, WARDER_EIO,
+                                        "masking: the stand-in file '%s' was replaced or is "
+                                        "gone: %s; the command was not run",
+                                        p->standin ? p->standin : "?", why);
+        case STAGE_MASK:
+        case STAGE_MASK_MOVED: {
                 const char *path = (p->masks && m->index >= 0 && (size_t)m->index < p->masks->count)
                                        ? p->masks->items[m->index].path
                                        : "?";
+                if (m->stage == STAGE_MASK_MOVED)
+                        return warder_error_set(err, WARDER_EIO,
+                                                "masking: '%s' kept moving while it was being "
+                                                "covered; the command was not run",
+                                                path);
                 return warder_error_set(err, code,
                                         "masking: cannot cover '%s': %s; the command was not run",
                                         path, why);
         }
+        case STAGE_PROC:
+                return warder_error_set(err, code,
+                                        "masking: cannot mount a /proc of the command's own (or "
+                                        "cover the host's): %s; the command was not run",
+                                        why);
+        case STAGE_CAPS:
+                return warder_error_set(err, code,
+                                        "masking: cannot drop the capabilities that would undo the "
+                                        "masks: %s; the command was not run",
+                                        why);
         case STAGE_CWD:
                 return warder_error_set(err, code, "exec: cannot enter '%s': %s", p->cwd_path, why);
         case STAGE_CWD_MASKED:
                 return warder_error_set(err, WARDER_EACCES,
-                                        "exec: the working directory '%s' is masked", p->cwd_path);
+                                        "exec: the working directory '%s' is masked (or was "
+                                        "replaced)",
+                                        p->cwd_path);
         case STAGE_SETGROUPS:
                 return warder_error_set(err, code, "exec: setgroups failed: %s", why);
         case STAGE_SETGID:
@@ -643,7 +1231,11 @@ static int stage_error(const struct status_msg *m, const struct child_plan *p,
                                         "command was not run",
                                         why);
         case STAGE_LANDLOCK_SKIPPED:
+        case STAGE_RUNNING:
+        case STAGE_EXITED:
                 return 0;
+        case STAGE_SPAWN:
+                return warder_error_set(err, code, "exec: cannot start the command: %s", why);
         case STAGE_EXEC:
                 return warder_error_set(err, m->error == ENOENT ? WARDER_ENOENT : code,
                                         "exec: cannot run /bin/sh: %s", why);
@@ -724,8 +1316,9 @@ static int open_cwd(const struct warder__exec_config *cfg, int root_fd, const ch
         return 0;
 }
 
-/* Creates the stand-in for masked files: an empty file, mode 000, bound in the child. */
-static int make_standin(char **out, struct warder_error *err)
+/* Creates the stand-in for masked files: an empty file, mode 000, bound in the child (which
+ * checks it is still this file: *dev and *ino). */
+static int make_standin(char **out, dev_t *dev, ino_t *ino, struct warder_error *err)
 {
         static const char *const dirs[] = {"/dev/shm", "/tmp"};
         int last = 0;
@@ -737,9 +1330,16 @@ static int make_standin(char **out, struct warder_error *err)
                         last = errno;
                         continue;
                 }
+                struct stat st;
                 int rc = fchmod(fd, 0);
+                if (rc == 0)
+                        rc = fstat(fd, &st);
                 last = errno;
                 close(fd);
+                if (rc == 0) {
+                        *dev = st.st_dev;
+                        *ino = st.st_ino;
+                }
                 if (rc != 0) {
                         unlink(tmpl);
                         continue;
@@ -790,6 +1390,17 @@ static bool drain(struct capture *c, const struct warder_exec_request *req, int 
         return true;
 }
 
+/* Reads one record of the child's status pipe; false at its end (or a short read). */
+static bool read_status(int fd, struct status_msg *m)
+{
+        for (;;) {
+                ssize_t n = read(fd, m, sizeof(*m));
+                if (n < 0 && errno == EINTR)
+                        continue;
+                return n == (ssize_t)sizeof(*m);
+        }
+}
+
 /* True once the child has exited (without reaping it, so its pid and group stay ours). */
 static bool child_exited(pid_t pid)
 {
@@ -809,6 +1420,18 @@ int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_
         if (req->version == 0 || req->version > WARDER_EXEC_REQUEST_VERSION)
                 return warder_error_set(err, WARDER_EINVAL, "exec: unknown request version %u",
                                         req->version);
+        /* §6.5: what to mask comes with the request (from a guard's current ruleset). */
+        warder_exec_mask_fn mask_fn = cfg->mask;
+        void *mask_ud = cfg->mask_ud;
+        if (!mask_fn && cfg->mask_requests) {
+                if (req->version < 2 || !req->mask)
+                        return warder_error_set(err, WARDER_EINVAL,
+                                                "exec: masking is enabled but the request does not "
+                                                "say what to mask (run it through a guard); the "
+                                                "command was not run");
+                mask_fn = req->mask;
+                mask_ud = req->mask_ud;
+        }
         if (req->command_len == 0)
                 return warder_error_set(err, WARDER_EINVAL, "exec: empty command");
         if (memchr(req->command, '\0', req->command_len))
@@ -819,7 +1442,10 @@ int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_
         char *command = NULL, *standin = NULL;
         struct warder__buf cwd = WARDER__BUF_INIT;
         struct mask_list masks = {0};
-        bool masking = cfg->mask || cfg->mask_ruleset;
+        char *stack = NULL;
+        bool masking = mask_fn != NULL;
+        dev_t standin_dev = 0;
+        ino_t standin_ino = 0;
         int root_fd = -1, cwd_fd = -1, null_fd = -1, ll_fd = -1, status[2] = {-1, -1};
         struct capture cap[2] = {{.fd = -1, .stream = 1}, {.fd = -1, .stream = 2}};
         int out_w = -1, err_w = -1, pidfd = -1;
@@ -897,15 +1523,20 @@ int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_
 
         /* Masking: find what to cover (bounded), prepare the stand-in. */
         if (masking) {
-                rc = collect_masks(cfg, &masks, err);
+                rc = collect_masks(cfg, mask_fn, mask_ud, &masks, err);
                 if (rc)
                         goto done;
-                if (masks.count) {
-                        rc = make_standin(&standin, err);
+                bool files = false;
+                for (size_t i = 0; i < masks.count; i++)
+                        files |= !masks.items[i].dir && (masks.items[i].flags & WARDER_MASK_HIDE);
+                if (files) {
+                        rc = make_standin(&standin, &standin_dev, &standin_ino, err);
                         if (rc)
                                 goto done;
                 }
         }
+        if (warder__exec_test_hook)
+                warder__exec_test_hook(0);
 
         null_fd = fd_above_stdio(open("/dev/null", O_RDONLY | O_CLOEXEC));
         int po[2], pe[2];
@@ -951,19 +1582,39 @@ int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_
             /* Nothing to cover: no mount namespace either. */
             .masks = masks.count ? &masks : NULL,
             .standin = standin,
-            .userns = masks.count && geteuid() != 0,
+            .standin_dev = standin_dev,
+            .standin_ino = standin_ino,
             .drop = cfg->drop_privileges,
             .uid = cfg->uid,
             .gid = cfg->gid,
             .landlock_fd = ll_fd,
             .landlock_required = cfg->landlock == WARDER_LANDLOCK_REQUIRED,
+            .landlock_proc =
+                ll_fd >= 0 ? warder__landlock_read_access(cfg->landlock_read, "/proc") : 0,
         };
         snprintf(plan.uid_map, sizeof(plan.uid_map), "%u %u 1\n", (unsigned)geteuid(),
                  (unsigned)geteuid());
         snprintf(plan.gid_map, sizeof(plan.gid_map), "%u %u 1\n", (unsigned)getegid(),
                  (unsigned)getegid());
 
-        pid = spawn_child(&plan);
+        int why = 0;
+        stack = mmap(NULL, 2 * WARDER__EXEC_STACK, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+        if (stack == MAP_FAILED) {
+                stack = NULL;
+                rc = warder_error_set(err, WARDER_ENOMEM, "exec: cannot map a stack: %s",
+                                      strerror(errno));
+                goto done;
+        }
+        pid = spawn_child(&plan, stack, &why);
+        if (pid < 0 && why && plan.masks) {
+                rc = warder_error_set(err,
+                                      why == EPERM || why == EACCES ? WARDER_EACCES : WARDER_EIO,
+                                      "masking: cannot create a user namespace: %s; the command "
+                                      "was not run",
+                                      strerror(why));
+                goto done;
+        }
         if (pid < 0) {
                 rc = warder_error_set(err, WARDER_EIO, "exec: fork failed: %s", strerror(errno));
                 goto done;
@@ -978,16 +1629,13 @@ int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_
         /* Set-up report: EOF at exec; a record before that names the failing stage. */
         struct status_msg msg;
         bool failed = false;
-        for (;;) {
-                ssize_t n = read(status[0], &msg, sizeof(msg));
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n != (ssize_t)sizeof(msg))
-                        break;
+        while (read_status(status[0], &msg)) {
                 if (msg.stage == STAGE_LANDLOCK_SKIPPED) {
                         landlock_skipped = true;
                         continue;
                 }
+                if (msg.stage == STAGE_RUNNING)
+                        break; /* the init started the command */
                 failed = true;
                 break;
         }
@@ -1002,6 +1650,8 @@ int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_
                 goto done;
         }
         landlock_applied = ll_fd >= 0 && !landlock_skipped;
+        if (warder__exec_test_hook)
+                warder__exec_test_hook(1);
         /* The masks are in place (or the exec failed): the stand-in is no longer needed. */
         if (standin) {
                 unlink(standin);
@@ -1082,12 +1732,25 @@ int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_
                 }
                 (void)pidx;
         }
-        /* Reap the shell (already dead or killed above). */
+        /* Reap the shell, or its init (already dead or killed above). */
         int st = 0;
         pid_t w;
         while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
                 ;
         pid = -1;
+        /* The init reports the command's own wait status (the init itself just exits). */
+        if (plan.pidns && w > 0) {
+                (void)fcntl(status[0], F_SETFL, fcntl(status[0], F_GETFL) | O_NONBLOCK);
+                bool reported = false;
+                while (read_status(status[0], &msg)) {
+                        if (msg.stage == STAGE_EXITED) {
+                                st = msg.error;
+                                reported = true;
+                        }
+                }
+                if (!reported && WIFEXITED(st))
+                        st = W_EXITCODE(0, SIGKILL); /* killed before it could say */
+        }
         if (rc)
                 goto done;
         if (oom) {
@@ -1102,6 +1765,7 @@ int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_
         r.cancelled = cancelled;
         r.landlock_applied = landlock_applied;
         r.masked = masking && masks.count > 0;
+        r.pid_namespace = plan.pidns;
         for (int i = 0; i < 2; i++) {
                 struct warder_bytes *b = i == 0 ? &r.out : &r.err;
                 b->len = cap[i].buf.len;
@@ -1140,6 +1804,8 @@ done:
                 close(ll_fd);
         if (root_fd >= 0 && root_fd != cfg->root_fd)
                 close(root_fd);
+        if (stack)
+                munmap(stack, 2 * WARDER__EXEC_STACK); /* the child is reaped by now */
         mask_list_free(&masks);
         warder__buf_free(&cwd);
         free(command);

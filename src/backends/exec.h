@@ -16,7 +16,6 @@
 #include "warder/backend.h"
 #include "warder/error.h"
 #include "warder/local.h"
-#include "warder/ruleset.h"
 
 /* Defaults (also documented in docs/execute.md). */
 #define WARDER__EXEC_TIMEOUT_MS          60000u
@@ -24,13 +23,6 @@
 #define WARDER__EXEC_MASK_BUDGET_MS      2000u
 #define WARDER__EXEC_MASK_BUDGET_ENTRIES ((size_t)100000)
 #define WARDER__EXEC_DEFAULT_PATH        "PATH=/usr/local/bin:/usr/bin:/bin"
-
-/*
- * Decides whether the file or directory at `literal` (absolute, inside the root) must be
- * masked. `real` is the resolved target when `literal` is a symbolic link, else NULL.
- * Sets *mask; a non-zero return is an error and masks the entry (fail closed).
- */
-typedef int (*warder__exec_mask_fn)(void *ud, const char *literal, const char *real, bool *mask);
 
 struct warder__exec_config {
         const char *root; /* absolute, normalised, an existing directory */
@@ -45,10 +37,14 @@ struct warder__exec_config {
         enum warder_landlock_mode landlock;
         const char *const *landlock_read;  /* NULL: the system defaults */
         const char *const *landlock_write; /* besides the root */
-        /* Masking: a predicate, or a ruleset whose read denials are masked (predicate wins). */
-        warder__exec_mask_fn mask;
+        /*
+         * Masking (§6.5): `mask` decides every request (tests), or with `mask_requests` each
+         * request's own predicate does (a request without one is refused). The backend never
+         * holds a ruleset: a guard passes its current ruleset's answer with each request.
+         */
+        warder_exec_mask_fn mask;
         void *mask_ud;
-        const warder_ruleset *mask_ruleset;
+        bool mask_requests;
         uint32_t mask_budget_ms;    /* 0: WARDER__EXEC_MASK_BUDGET_MS */
         size_t mask_budget_entries; /* 0: WARDER__EXEC_MASK_BUDGET_ENTRIES */
         /*
@@ -74,6 +70,15 @@ void warder__exec_config_from_options(struct warder__exec_config *cfg, const cha
 int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_exec_request *req,
                      struct warder_exec_result *out, struct warder_error *err);
 
+/*
+ * Tests only. `warder__exec_test_hook` (when set) is called in the parent with stage 0 after
+ * the masking walk, before the child starts, and with stage 1 once the child has started the
+ * command. `warder__exec_test_mask_by_name` mounts each mask on the name the walk met instead
+ * of on the file it opened (what the fd binding replaced: a control arm for the rename race).
+ */
+extern void (*warder__exec_test_hook)(int stage);
+extern bool warder__exec_test_mask_by_name;
+
 /* Landlock (landlock.c). */
 
 /* The kernel's Landlock ABI version, or 0 when Landlock is unavailable or disabled. */
@@ -92,6 +97,15 @@ int warder__landlock_build(const char *root, const char *const *read, const char
 
 /* In the child: no_new_privs, then restrict itself. Async-signal-safe; 0 or an errno. */
 int warder__landlock_restrict(int ruleset_fd);
+
+/*
+ * The rights the ruleset built from `read` (NULL: the defaults) grants beneath `path` when
+ * `path` is one of its readable trees, else 0. The child grants them again on a file system
+ * it mounts there itself (a fresh /proc) with warder__landlock_add_fd().
+ */
+uint64_t warder__landlock_read_access(const char *const *read, const char *path);
+/* In the child: grants `access` beneath the directory `fd`. Async-signal-safe; 0 or an errno. */
+int warder__landlock_add_fd(int ruleset_fd, int fd, uint64_t access);
 
 /* The default readable trees and files (NULL-terminated), for the docs and tests. */
 extern const char *const warder__landlock_default_read[];

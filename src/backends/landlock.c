@@ -208,3 +208,23 @@ int warder__landlock_restrict(int ruleset_fd)
                 return errno;
         return 0;
 }
+
+uint64_t warder__landlock_read_access(const char *const *read, const char *path)
+{
+        const char *const *list = read ? read : warder__landlock_default_read;
+        int abi = warder__landlock_abi();
+        if (abi <= 0)
+                return 0;
+        for (size_t i = 0; list[i]; i++)
+                if (strcmp(list[i], path) == 0)
+                        return (LL_FS_EXECUTE | LL_FS_READ_FILE | LL_FS_READ_DIR) & fs_rights(abi);
+        return 0;
+}
+
+int warder__landlock_add_fd(int ruleset_fd, int fd, uint64_t access)
+{
+        struct ll_path_beneath_attr pb = {.allowed_access = access, .parent_fd = fd};
+        if (syscall(__NR_landlock_add_rule, ruleset_fd, LL_RULE_PATH_BENEATH, &pb, 0) != 0)
+                return errno;
+        return 0;
+}

@@ -24,8 +24,8 @@
 /*
  * Runs `req` (§6.3). `root_fd` is an O_PATH|O_DIRECTORY descriptor of the root, owned by
  * the backend (do not close it); `root` is the root as the host gave it, normalised (§3.1).
- * `opts` is the backend's private deep copy of the host's options: its string arrays and
- * `mask_ruleset` (a reference the backend holds) live as long as the backend. `req` and
+ * `opts` is the backend's private deep copy of the host's options: its string arrays live
+ * as long as the backend (which holds no ruleset: what to mask comes with `req`). `req` and
  * `out` are as warder_backend_execute() hands them over (`out` is zeroed; fill it with the
  * result helpers; outputs untouched on failure).
  */

@@ -23,8 +23,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,11 +58,12 @@ struct local {
         char *host_root; /* realpath(3) of the root when it differs, else NULL */
         size_t host_root_len;
         bool use_openat2;
+        bool plain; /* the root's file system never folds case (see fold_class) */
+        dev_t root_dev;
         struct warder_local_options opts; /* private deep copy */
         char **exec_env;
         char **landlock_read;
         char **landlock_write;
-        warder_ruleset *mask_ruleset; /* our reference to opts.mask_ruleset, or NULL */
 };
 
 static const struct warder_backend_ops local_ops;
@@ -279,16 +282,22 @@ static int walk_open(const struct local *l, const char *rel, int oflags, mode_t 
         }
 }
 
-/* Opens `rel` beneath the root without following any symlink. Returns fd or -errno. */
-static int kopen(const struct local *l, const char *rel, int oflags, mode_t mode)
+/* Opens `rel` beneath the root without following any symlink. Returns fd or -errno. With
+ * `same_fs`, a path that leaves the root's file system (a mount point) is -EXDEV. */
+static int kopen_x(const struct local *l, const char *rel, int oflags, mode_t mode, bool same_fs)
 {
-        if (!l->use_openat2)
+        if (!l->use_openat2) {
+                if (same_fs)
+                        return -EXDEV; /* the walk cannot tell: the callers look closer */
                 return walk_open(l, rel, oflags, mode);
+        }
         struct open_how how;
         memset(&how, 0, sizeof(how));
         how.flags = (uint64_t)(oflags | O_CLOEXEC);
         how.mode = (oflags & O_CREAT) ? mode : 0;
         how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS;
+        if (same_fs)
+                how.resolve |= RESOLVE_NO_XDEV;
         for (int tries = 0;; tries++) {
                 long fd = sys_openat2(l->root_fd, rel, &how);
                 if (fd >= 0)
@@ -297,6 +306,11 @@ static int kopen(const struct local *l, const char *rel, int oflags, mode_t mode
                 if (errno != EAGAIN || tries >= 16)
                         return -errno;
         }
+}
+
+static int kopen(const struct local *l, const char *rel, int oflags, mode_t mode)
+{
+        return kopen_x(l, rel, oflags, mode, false);
 }
 
 /* ---- realpath (our own, confined walk) ------------------------------------------------ */
@@ -392,6 +406,221 @@ static bool abs_under_root(const struct local *l, const char *t, size_t len, siz
         return false;
 }
 
+/* ---- case-insensitive directories (§3.2) ------------------------------------------------- */
+
+/*
+ * On a directory that folds case (vfat, exFAT, NTFS, CIFS, an ext4/f2fs/tmpfs casefold
+ * directory, a FUSE or 9p file system that does it), `.ENV` opens `.env` and
+ * `server.\u212Aey` (Kelvin sign) opens `server.key`. The real form spells every existing
+ * component as it is stored (§3.2), so such a component is looked up in its directory by
+ * inode and respelled. How a directory is known to fold, by the file system's type:
+ */
+enum fold_class {
+        FOLD_NEVER,  /* case-sensitive everywhere */
+        FOLD_ALWAYS, /* folds everywhere */
+        FOLD_FLAG,   /* per directory: the casefold inode flag (FS_IOC_GETFLAGS) */
+        FOLD_PROBE,  /* unknown (FUSE, 9p, NFS, overlay, ...): look the name up case-flipped */
+};
+
+#ifndef FS_IOC_GETFLAGS
+#define FS_IOC_GETFLAGS _IOR('f', 1, long)
+#endif
+#define WARDER__FS_CASEFOLD_FL 0x40000000
+
+/* Whether the running kernel can fold case on `fs` at all (its sysfs feature file). */
+static bool kernel_casefolds(const char *fs)
+{
+        char path[64];
+        snprintf(path, sizeof(path), "/sys/fs/%s/features/casefold", fs);
+        return access(path, F_OK) == 0;
+}
+
+static enum fold_class fold_class(unsigned long type)
+{
+        static int ext4 = -1, f2fs = -1, tmpfs = -1; /* cached kernel features */
+        switch (type) {
+        case 0x4d44:     /* vfat, msdos */
+        case 0x2011BAB0: /* exfat */
+        case 0x5346544e: /* ntfs */
+        case 0x7366746e: /* ntfs3 */
+        case 0xFF534D42: /* cifs */
+        case 0xFE534D42: /* smb2 */
+        case 0x517B:     /* smb */
+        case 0x482b:     /* hfsplus */
+        case 0x4244:     /* hfs */
+                return FOLD_ALWAYS;
+        case 0xEF53: /* ext2/3/4 */
+                if (ext4 < 0)
+                        ext4 = kernel_casefolds("ext4");
+                return ext4 ? FOLD_FLAG : FOLD_NEVER;
+        case 0xF2F52010: /* f2fs */
+                if (f2fs < 0)
+                        f2fs = kernel_casefolds("f2fs");
+                return f2fs ? FOLD_FLAG : FOLD_NEVER;
+        case 0x01021994: /* tmpfs */
+                if (tmpfs < 0)
+                        tmpfs = kernel_casefolds("tmpfs");
+                return tmpfs ? FOLD_FLAG : FOLD_NEVER;
+        case 0xca451a4e: /* bcachefs */
+                return FOLD_FLAG;
+        case 0x58465342: /* xfs */
+        case 0x9123683E: /* btrfs */
+        case 0x9fa0:     /* proc */
+        case 0x62656572: /* sysfs */
+        case 0x1cd1:     /* devpts */
+        case 0x858458f6: /* ramfs */
+        case 0x73717368: /* squashfs */
+        case 0x64626720: /* debugfs */
+        case 0x27e0eb:   /* cgroup */
+        case 0x63677270: /* cgroup2 */
+                return FOLD_NEVER;
+        default:
+                return FOLD_PROBE;
+        }
+}
+
+/* ASCII case of every letter flipped; false when `name` has no ASCII letter. */
+static bool flip_case(const char *name, char out[static NAME_MAX + 1])
+{
+        bool letters = false;
+        size_t i = 0;
+        for (; name[i] && i < NAME_MAX; i++) {
+                char ch = name[i];
+                if (ch >= 'a' && ch <= 'z') {
+                        ch = (char)(ch - 32);
+                        letters = true;
+                } else if (ch >= 'A' && ch <= 'Z') {
+                        ch = (char)(ch + 32);
+                        letters = true;
+                }
+                out[i] = ch;
+        }
+        out[i] = '\0';
+        return letters;
+}
+
+/*
+ * Whether the directory `dfd` folds the case of names (`name`, which exists there as
+ * `child`, is what a probe looks up). Any doubt answers yes: the caller then looks up the
+ * stored name, which costs time but never decides on a wrong spelling.
+ */
+static bool dir_folds(int dfd, const char *name, const struct stat *child)
+{
+        struct statfs sf;
+        if (fstatfs(dfd, &sf) != 0)
+                return true;
+        switch (fold_class((unsigned long)sf.f_type)) {
+        case FOLD_NEVER:
+                return false;
+        case FOLD_ALWAYS:
+                return true;
+        case FOLD_FLAG: {
+                int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                unsigned flags = 0;
+                bool ok = fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;
+                if (fd >= 0)
+                        close(fd);
+                return !ok || (flags & WARDER__FS_CASEFOLD_FL);
+        }
+        case FOLD_PROBE:
+                break;
+        }
+        char flipped[NAME_MAX + 1];
+        if (!flip_case(name, flipped))
+                return true; /* nothing to probe with (no ASCII letter) */
+        struct stat st;
+        if (fstatat(dfd, flipped, &st, AT_SYMLINK_NOFOLLOW) != 0)
+                return errno != ENOENT;
+        return st.st_dev == child->st_dev && st.st_ino == child->st_ino;
+}
+
+/*
+ * The name under which `child` (opened as `name`) is stored in the directory `dfd`, into
+ * `out`: `name` itself when the directory holds that exact name, else the entry with the
+ * same inode. 0 on success, or a negative errno (nothing found: the caller cannot tell how
+ * the file is spelled, and fails closed).
+ */
+static int stored_name(int dfd, const char *name, const struct stat *child,
+                       char out[static NAME_MAX + 1])
+{
+        int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        DIR *d = fdopendir(fd);
+        if (!d) {
+                close(fd);
+                return -ENOMEM;
+        }
+        bool exact = false, found = false;
+        struct dirent *de;
+        for (int pass = 0; pass < 2 && !exact && !found; pass++) {
+                /* First by the inode readdir reports; then, for file systems whose readdir
+                 * numbers differ from stat's, by stat'ing every entry. */
+                rewinddir(d);
+                while ((de = readdir(d))) {
+                        if (strcmp(de->d_name, name) == 0) {
+                                exact = true;
+                                break;
+                        }
+                        if (found || (pass == 0 && de->d_ino != child->st_ino))
+                                continue;
+                        struct stat st;
+                        if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                            st.st_dev == child->st_dev && st.st_ino == child->st_ino) {
+                                snprintf(out, NAME_MAX + 1, "%s", de->d_name);
+                                found = true;
+                        }
+                }
+        }
+        closedir(d);
+        if (exact)
+                snprintf(out, NAME_MAX + 1, "%s", name);
+        return exact || found ? 0 : -ENOENT;
+}
+
+/*
+ * Whether every existing component of `rel` is spelled as stored: what a read that is not
+ * to follow anything (WARDER_NOFOLLOW) requires, so that `.ENV` on a folding directory is not
+ * taken for its own real form. A missing component ends the check (nothing is stored).
+ */
+static bool spelled_as_stored(const struct local *l, const char *rel)
+{
+        if (strcmp(rel, ".") == 0)
+                return true;
+        int dfd = l->root_fd;
+        const char *p = rel;
+        bool ok = true;
+        while (ok) {
+                const char *slash = strchr(p, '/');
+                size_t n = slash ? (size_t)(slash - p) : strlen(p);
+                char name[NAME_MAX + 1], stored[NAME_MAX + 1];
+                if (n > NAME_MAX) {
+                        ok = false;
+                        break;
+                }
+                memcpy(name, p, n);
+                name[n] = '\0';
+                int fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+                struct stat st;
+                if (fd < 0 || fstat(fd, &st) != 0) {
+                        if (fd >= 0)
+                                close(fd);
+                        break;
+                }
+                if (dir_folds(dfd, name, &st))
+                        ok = stored_name(dfd, name, &st, stored) == 0 && strcmp(stored, name) == 0;
+                if (dfd != l->root_fd)
+                        close(dfd);
+                dfd = fd;
+                if (!slash || !S_ISDIR(st.st_mode))
+                        break;
+                p = slash + 1;
+        }
+        if (dfd != l->root_fd)
+                close(dfd);
+        return ok;
+}
+
 /*
  * Resolves every symlink of `rel` inside the root (§3.2) into `out` (relative, "." for the
  * root). A missing tail is appended lexically after the longest existing prefix. A link
@@ -403,8 +632,9 @@ static int real_rel(const struct local *l, const char *rel, struct warder__buf *
 {
         char tmp[256];
         warder__buf_truncate(out, 0);
-        /* Fast path: the whole path exists and contains no symlink. */
-        int fd = kopen(l, rel, O_PATH, 0);
+        /* Fast path: the whole path exists, contains no symlink and stays on the root's file
+         * system, which never folds case: it is its own real form. */
+        int fd = l->plain ? kopen_x(l, rel, O_PATH, 0, true) : -EXDEV;
         if (fd >= 0) {
                 close(fd);
                 return warder__buf_puts(out, rel) ? fail_oom(err) : 0;
@@ -544,6 +774,21 @@ static int real_rel(const struct local *l, const char *rel, struct warder__buf *
                         pos = 0;
                         continue;
                 }
+                /* On a directory that folds case, the component as it is stored (§3.2). */
+                char stored[NAME_MAX + 1];
+                if (dir_folds(dfd, name, &sb)) {
+                        int e = stored_name(dfd, name, &sb, stored);
+                        if (e) {
+                                close(cfd);
+                                rc = warder_error_set(err, WARDER_EIO,
+                                                      "cannot tell how '%s' is stored in its "
+                                                      "case-insensitive directory",
+                                                      shown(shown_path, tmp));
+                                goto out;
+                        }
+                        c = stored;
+                        n = strlen(stored);
+                }
                 if (push_component(&res, c, n)) {
                         close(cfd);
                         rc = fail_oom(err);
@@ -593,7 +838,35 @@ static int open_target(const struct local *l, const char *rel, unsigned flags, i
                        struct warder__buf *resolved, const char *shown_path, const char *what,
                        struct warder_error *err)
 {
-        int fd = kopen(l, rel, oflags, 0);
+        int fd;
+        if (flags & WARDER_NOFOLLOW) {
+                /* Nothing is followed, and nothing is taken for its own real form unless it is
+                 * spelled as stored: on a directory that folds case, `.ENV` is not `.env`'s real
+                 * form (§3.2) and is refused like a symlink (the guard then resolves it). */
+                fd = l->plain ? kopen_x(l, rel, oflags, 0, true) : -EXDEV;
+                if (fd == -EXDEV) {
+                        fd = kopen(l, rel, oflags, 0);
+                        if (fd >= 0 && !spelled_as_stored(l, rel)) {
+                                char tmp[256];
+                                close(fd);
+                                return warder_error_set(err, WARDER_ESYMLINK,
+                                                        "%s '%s': not spelled as stored (a "
+                                                        "case-insensitive directory)",
+                                                        what, shown(shown_path, tmp));
+                        }
+                }
+                if (fd < 0)
+                        return fail_errno(err, -fd, what, shown_path);
+                if (resolved) {
+                        warder__buf_truncate(resolved, 0);
+                        if (warder__buf_puts(resolved, rel)) {
+                                close(fd);
+                                return fail_oom(err);
+                        }
+                }
+                return fd;
+        }
+        fd = kopen(l, rel, oflags, 0);
         if (fd == -ELOOP && follows(l, flags)) {
                 struct warder__buf real = WARDER__BUF_INIT;
                 for (int tries = 0; tries < 4 && fd == -ELOOP; tries++) {
@@ -869,7 +1142,8 @@ static int make_parents(const struct local *l, const char *parent, unsigned flag
 /*
  * Atomically replaces `rel` by `data`: a temporary file created with O_EXCL in the target's
  * directory, written, synced, renamed over the target (a link planted at the destination is
- * replaced, never followed). The mode of an existing target is kept.
+ * replaced, never followed). The mode of an existing target is kept, without its set-user-ID
+ * and set-group-ID bits.
  */
 static int write_rel(const struct local *l, const char *rel, unsigned flags, const void *data,
                      size_t len, const char *shown_path, struct warder_error *err)
@@ -944,7 +1218,9 @@ static int write_rel(const struct local *l, const char *rel, unsigned flags, con
                                                       shown(shown_path, tmp));
                                 goto out;
                         }
-                        mode = st.st_mode & 07777;
+                        /* Set-user-ID and set-group-ID never survive a replacement (the
+                         * kernel clears them on an ordinary write by an unprivileged user). */
+                        mode = st.st_mode & 07777 & ~(mode_t)(S_ISUID | S_ISGID);
                 } else if (errno != ENOENT) {
                         rc = fail_errno(err, errno, "cannot stat", shown_path);
                         goto out;
@@ -1453,6 +1729,7 @@ out:
 
 struct grep_ud {
         const struct local *l;
+        const struct warder_grep_request *req;
         pcre2_code *code;
         pcre2_match_data *md;
         pcre2_match_context *mctx;
@@ -1625,6 +1902,16 @@ static int grep_filter(struct grep_ud *g, const char *abs, size_t abs_len, const
         return m;
 }
 
+/* §4.7: the request's may_search decides before the file is opened; a refused file is
+ * counted (its name decided that, never its contents) and skipped unopened. */
+static bool grep_may_search(struct grep_ud *g, const char *path, size_t len)
+{
+        if (!g->req->may_search || g->req->may_search(g->req->may_search_ud, path, len))
+                return true;
+        g->res->hidden_files++;
+        return false;
+}
+
 static int grep_visit(struct walk *w, int dfd, const char *name, unsigned char type)
 {
         struct grep_ud *g = w->ud;
@@ -1633,8 +1920,8 @@ static int grep_visit(struct walk *w, int dfd, const char *name, unsigned char t
         if (join(&g->full, g->base, g->base_len, w->rel.data))
                 return fail_oom(w->err);
         int m = grep_filter(g, g->full.data, g->full.len, w->rel.data, w->rel.len, name, w->err);
-        if (m <= 0)
-                return m;
+        if (m <= 0 || !grep_may_search(g, g->full.data, g->full.len))
+                return m < 0 ? m : 0;
         return grep_file(g, dfd, name, g->full.data, w->err);
 }
 
@@ -1655,6 +1942,7 @@ static int local_grep(warder_backend *b, const struct warder_grep_request *req,
         struct grep_ud g;
         memset(&g, 0, sizeof(g));
         g.l = l;
+        g.req = req;
         g.res = &res;
         g.required = -1;
         g.full = (struct warder__buf)WARDER__BUF_INIT;
@@ -1730,9 +2018,9 @@ static int local_grep(warder_backend *b, const struct warder_grep_request *req,
         g.base = norm.data;
         g.base_len = norm.len;
 
-        /* The base: a directory is walked, a regular file searched. */
-        int fd = open_target(l, rel, req->flags, O_RDONLY | O_NONBLOCK | O_NOCTTY, NULL, norm.data,
-                             "cannot search", err);
+        /* The base: a directory is walked, a regular file searched. It is looked at through an
+         * O_PATH descriptor first, so that a file may_search refuses is never opened. */
+        int fd = open_target(l, rel, req->flags, O_PATH, NULL, norm.data, "cannot search", err);
         if (fd < 0) {
                 rc = fd;
                 goto out;
@@ -1744,20 +2032,41 @@ static int local_grep(warder_backend *b, const struct warder_grep_request *req,
                 goto out;
         }
         if (S_ISDIR(st.st_mode)) {
-                if (warder__buf_puts(&w.rel, "")) {
-                        close(fd);
+                int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                int e = errno;
+                close(fd);
+                if (dfd < 0)
+                        rc = fail_errno(err, e, "cannot search", norm.data);
+                else if (warder__buf_puts(&w.rel, "")) {
+                        close(dfd);
                         rc = fail_oom(err);
-                        goto out;
+                } else {
+                        rc = walk_dir(&w, dfd, 0);
                 }
-                rc = walk_dir(&w, fd, 0);
         } else if (S_ISREG(st.st_mode)) {
                 /* A file base: the filter sees its name. */
+                close(fd);
                 const char *name = strrchr(norm.data, '/') + 1;
                 rc = grep_filter(&g, norm.data, norm.len, name, strlen(name), name, err);
-                if (rc > 0)
-                        rc = grep_fd(&g, fd, norm.data, err);
-                else
-                        close(fd);
+                if (rc > 0 && grep_may_search(&g, norm.data, norm.len)) {
+                        fd = open_target(l, rel, req->flags, O_RDONLY | O_NONBLOCK | O_NOCTTY, NULL,
+                                         norm.data, "cannot search", err);
+                        struct stat now;
+                        if (fd < 0) {
+                                rc = fd;
+                        } else if (fstat(fd, &now) != 0 || now.st_dev != st.st_dev ||
+                                   now.st_ino != st.st_ino) {
+                                char tmp[256];
+                                close(fd);
+                                rc = warder_error_set(err, WARDER_EIO,
+                                                      "'%s' changed while it was being searched",
+                                                      shown(norm.data, tmp));
+                        } else {
+                                rc = grep_fd(&g, fd, norm.data, err);
+                        }
+                } else if (rc > 0) {
+                        rc = 0;
+                }
         } else {
                 close(fd);
                 char tmp[256];
@@ -1874,7 +2183,6 @@ static void local_destroy(warder_backend *b)
         strv_free(l->exec_env);
         strv_free(l->landlock_read);
         strv_free(l->landlock_write);
-        warder_ruleset_free(l->mask_ruleset);
         free(l);
 }
 
@@ -1889,7 +2197,8 @@ static const struct warder_backend_ops local_ops = {
     .execute = NULL,
     .realpath = local_realpath,
     .destroy = local_destroy,
-    .caps = WARDER_BACKEND_CAP_REAL_RESULTS | WARDER_BACKEND_CAP_STRICT_NOFOLLOW,
+    .caps = WARDER_BACKEND_CAP_REAL_RESULTS | WARDER_BACKEND_CAP_STRICT_NOFOLLOW |
+            WARDER_BACKEND_CAP_GREP_FILTER,
 };
 
 static const struct warder_backend_ops local_exec_ops = {
@@ -1903,7 +2212,8 @@ static const struct warder_backend_ops local_exec_ops = {
     .execute = local_execute,
     .realpath = local_realpath,
     .destroy = local_destroy,
-    .caps = WARDER_BACKEND_CAP_REAL_RESULTS | WARDER_BACKEND_CAP_STRICT_NOFOLLOW,
+    .caps = WARDER_BACKEND_CAP_REAL_RESULTS | WARDER_BACKEND_CAP_STRICT_NOFOLLOW |
+            WARDER_BACKEND_CAP_GREP_FILTER,
 };
 
 bool warder__local_is(const warder_backend *b)
@@ -1977,6 +2287,12 @@ WARDER_API int warder_local_new(warder_backend **out, const char *root,
                 close(l->root_fd);
                 l->root_fd = fd;
         }
+        struct stat rst;
+        struct statfs rsf;
+        if (fstat(l->root_fd, &rst) == 0 && fstatfs(l->root_fd, &rsf) == 0) {
+                l->root_dev = rst.st_dev;
+                l->plain = fold_class((unsigned long)rsf.f_type) == FOLD_NEVER;
+        }
         char *host = realpath(l->root, NULL);
         if (host && strcmp(host, l->root) != 0) {
                 l->host_root = host;
@@ -1994,11 +2310,6 @@ WARDER_API int warder_local_new(warder_backend **out, const char *root,
         l->opts.exec_env = (const char *const *)l->exec_env;
         l->opts.landlock_read = (const char *const *)l->landlock_read;
         l->opts.landlock_write = (const char *const *)l->landlock_write;
-        if (opts->mask_ruleset) {
-                /* Rulesets are reference-counted and immutable: keep our own reference. */
-                l->mask_ruleset = warder_ruleset_ref((warder_ruleset *)opts->mask_ruleset);
-                l->opts.mask_ruleset = l->mask_ruleset;
-        }
 
         l->use_openat2 = false;
         if (!opts->force_fallback) {

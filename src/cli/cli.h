@@ -25,7 +25,8 @@ enum {
         CLI_ERROR = 4,
 };
 
-/* Options every subcommand accepts, before or after its name (until `--`). */
+/* Options every subcommand accepts: before its name, and (except the policy options of the
+ * guarded operations) after it up to its first operand. Each may be given once. */
 struct cli_common {
         const char *rules;         /* --rules FILE */
         const char *preset;        /* --preset NAME */
@@ -35,6 +36,7 @@ struct cli_common {
         bool json;                 /* --json */
         bool interactive;          /* --interactive */
         const char *approve_token; /* --approve-token TOKEN */
+        unsigned seen_;            /* the options given so far (a second one is a usage error) */
 };
 
 /*
@@ -50,10 +52,20 @@ int cli_json_print(json_t *v);
 void cli_json_fail(int exit_code);
 
 /*
- * Removes the common options from argv[1..] (up to a `--`, which is kept), compacting argv
- * and updating *argc. Returns 0, or CLI_USAGE after printing a hint.
+ * Reads the common options before the command's name from argv[1..]; *command receives the
+ * index of the first other argument. Returns 0, or CLI_USAGE after printing a hint (an option
+ * given twice, a missing value).
  */
-int cli_common_parse(const char *cmd, int *argc, char **argv, struct cli_common *c);
+int cli_common_parse(int argc, char **argv, struct cli_common *c, int *command);
+
+/*
+ * Prepares a command's arguments (argv[0] is its name): takes the common options found before
+ * its first operand (a guarded operation accepts only --json there), keeps the command's own
+ * options with their values, and puts `--` before the first operand, so that nothing after
+ * it is ever read as an option. *out (free() it, not its strings) and *out_argc receive the
+ * new vector. Returns 0, or CLI_USAGE / CLI_ERROR after printing the reason.
+ */
+int cli_command_args(int argc, char **argv, struct cli_common *c, int *out_argc, char ***out);
 
 /* The root and home to use: --root/--home, else the current directory and $HOME.
  * The returned strings are freed with free(). Returns 0 or CLI_ERROR (printed). */
@@ -87,9 +99,10 @@ struct cli_session {
         bool tty;
 };
 
-/* Opens the session (local_opts may be NULL for the defaults; mask_denied masks what the
- * ruleset denies for read; env: the commands' environment, NULL for the default). Prints and
- * returns an exit code on failure; call cli_session_close() in every case. */
+/* Opens the session (local_opts may be NULL for the defaults; mask_denied enables the local
+ * backend's masking, which the guard drives from its ruleset; env: the commands' environment,
+ * NULL for the default). Prints and returns an exit code on failure; call cli_session_close()
+ * in every case. */
 int cli_session_open(struct cli_session *s, const char *name,
                      const struct warder_local_options *local_opts, bool mask_denied,
                      const char *const *env);

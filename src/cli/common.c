@@ -8,6 +8,8 @@
 #include "cli.h"
 #include "session/session.h"
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 bool cli_json_mode;
 static bool json_printed;
 
@@ -113,61 +115,207 @@ static const struct {
         const char *name;
         size_t offset; /* of a `const char *` in struct cli_common, or of a bool when flag */
         bool flag;
+        bool policy; /* changes what is decided or where it is logged: before the command only
+                      * for the guarded operations */
 } common_options[] = {
-    {"--rules", offsetof(struct cli_common, rules), false},
-    {"--preset", offsetof(struct cli_common, preset), false},
-    {"--root", offsetof(struct cli_common, root), false},
-    {"--home", offsetof(struct cli_common, home), false},
-    {"--audit", offsetof(struct cli_common, audit), false},
-    {"--json", offsetof(struct cli_common, json), true},
-    {"--interactive", offsetof(struct cli_common, interactive), true},
-    {"--approve-token", offsetof(struct cli_common, approve_token), false},
+    {"--rules", offsetof(struct cli_common, rules), false, true},
+    {"--preset", offsetof(struct cli_common, preset), false, true},
+    {"--root", offsetof(struct cli_common, root), false, true},
+    {"--home", offsetof(struct cli_common, home), false, true},
+    {"--audit", offsetof(struct cli_common, audit), false, true},
+    {"--json", offsetof(struct cli_common, json), true, false},
+    {"--interactive", offsetof(struct cli_common, interactive), true, true},
+    {"--approve-token", offsetof(struct cli_common, approve_token), false, true},
 };
 
-int cli_common_parse(const char *cmd, int *argc, char **argv, struct cli_common *c)
+/*
+ * Each command's own options that take a value (as a separate argument or after `=`), so
+ * that a value is never read as an option or an operand, and whether it is a guarded
+ * operation (its operands come from the agent: no policy option after the command's name).
+ */
+static const struct {
+        const char *name;
+        const char *values[6];
+        bool guarded;
+        /* `hook` and `import` name what they answer with a word of their own (`hook
+         * claude-code`, `hook install gemini-cli`): up to this many leading words are part of
+         * the command, not operands. */
+        unsigned words;
+        /* `mcp` serves several directories: a `--root` after its name is one more of them. */
+        bool roots;
+} commands[] = {
+    {.name = "match", .values = {NULL}, .guarded = false},
+    {.name = "normalize", .values = {"--cwd", NULL}, .guarded = false},
+    {.name = "check", .values = {"--real", NULL}, .guarded = false},
+    {.name = "explain", .values = {"--real", NULL}, .guarded = false},
+    {.name = "lint", .values = {NULL}, .guarded = false},
+    {.name = "test", .values = {NULL}, .guarded = false},
+    {.name = "read", .values = {"--offset", "--limit", NULL}, .guarded = true},
+    {.name = "write", .values = {NULL}, .guarded = true},
+    {.name = "edit",
+     .values = {"--old", "--new", "--old-file", "--new-file", NULL},
+     .guarded = true},
+    {.name = "ls", .values = {NULL}, .guarded = true},
+    {.name = "glob", .values = {NULL}, .guarded = true},
+    {.name = "grep", .values = {"--glob", "--max-matches", NULL}, .guarded = true},
+    {.name = "exec",
+     .values = {"--timeout", "--cwd", "--landlock", "--env", "--pass-env", NULL},
+     .guarded = true},
+    {.name = "serve",
+     .values = {"--timeout", "--landlock", "--approval-ttl", "--max-line", "--max-pending", NULL},
+     .guarded = false},
+    {.name = "mcp",
+     .values = {"--timeout", "--landlock", "--elicitation-timeout", "--max-line", "--max-pending",
+                NULL},
+     .guarded = false,
+     .roots = true},
+    {.name = "hook",
+     .values = {"--unknown", "--max-scan", "--settings", "--command", NULL},
+     .guarded = false,
+     .words = 2},
+    {.name = "import", .values = {"--anchor", NULL}, .guarded = false, .words = 1},
+};
+
+/* How many words after command `which`, from argv[i], name a part of it (`hook install
+ * claude-code`: two; `hook claude-code`: one). */
+static unsigned command_words(size_t which, int argc, char **argv, int i)
 {
-        int out = 1;
+        if (which >= ARRAY_SIZE(commands) || !commands[which].words || i >= argc)
+                return 0;
+        if (strcmp(commands[which].name, "hook") == 0 && strcmp(argv[i], "install") != 0)
+                return 1;
+        return commands[which].words;
+}
+
+/* The common option `arg` names (with its value after '=' in *value), or -1. */
+static int common_option(const char *arg, const char **value)
+{
+        *value = NULL;
+        for (size_t k = 0; k < ARRAY_SIZE(common_options); k++) {
+                size_t n = strlen(common_options[k].name);
+                if (strncmp(arg, common_options[k].name, n) != 0)
+                        continue;
+                if (arg[n] == '\0')
+                        return (int)k;
+                if (arg[n] == '=' && !common_options[k].flag) {
+                        *value = arg + n + 1;
+                        return (int)k;
+                }
+        }
+        return -1;
+}
+
+/* Applies common option k at argv[*i] (its value there or in the next argument). */
+static int take_common(const char *cmd, int k, const char *value, int argc, char **argv, int *i,
+                       struct cli_common *c)
+{
+        if (c->seen_ & (1u << k))
+                return cli_usage(cmd, "option '%s' is given twice", common_options[k].name);
+        c->seen_ |= 1u << k;
+        char *field = (char *)c + common_options[k].offset;
+        if (common_options[k].flag) {
+                *(bool *)field = true;
+                return 0;
+        }
+        if (!value) {
+                if (*i + 1 >= argc)
+                        return cli_usage(cmd, "option '%s' needs a value", common_options[k].name);
+                value = argv[++*i];
+        }
+        *(const char **)field = value;
+        return 0;
+}
+
+int cli_common_parse(int argc, char **argv, struct cli_common *c, int *command)
+{
         int i = 1;
-        for (; i < *argc; i++) {
-                const char *arg = argv[i];
-                if (strcmp(arg, "--") == 0)
+        for (; i < argc; i++) {
+                const char *value;
+                int k = common_option(argv[i], &value);
+                if (k < 0)
                         break;
-                size_t k = 0;
-                const char *value = NULL;
-                for (; k < sizeof(common_options) / sizeof(common_options[0]); k++) {
-                        size_t n = strlen(common_options[k].name);
-                        if (strncmp(arg, common_options[k].name, n) != 0)
-                                continue;
-                        if (arg[n] == '\0')
-                                break;
-                        if (arg[n] == '=' && !common_options[k].flag) {
-                                value = arg + n + 1;
+                int rc = take_common("", k, value, argc, argv, &i, c);
+                if (rc)
+                        return rc;
+        }
+        *command = i;
+        return 0;
+}
+
+int cli_command_args(int argc, char **argv, struct cli_common *c, int *out_argc, char ***out)
+{
+        const char *cmd = argv[0];
+        size_t which = ARRAY_SIZE(commands);
+        for (size_t k = 0; k < ARRAY_SIZE(commands); k++)
+                if (strcmp(commands[k].name, cmd) == 0)
+                        which = k;
+        char **v = calloc((size_t)argc + 2, sizeof(*v));
+        if (!v) {
+                cli_error(cmd, "out of memory");
+                return CLI_ERROR;
+        }
+        int n = 0, i = 1;
+        v[n++] = argv[0];
+        unsigned words = 0;
+        for (; i < argc; i++) {
+                const char *arg = argv[i];
+                if (arg[0] != '-' && words < command_words(which, argc, argv, 1)) {
+                        v[n++] = argv[i]; /* a word of the command's name */
+                        words++;
+                        continue;
+                }
+                if (strcmp(arg, "--") == 0 || arg[0] != '-' || arg[1] == '\0') {
+                        /* The first operand (or `--`): everything from here is an operand. */
+                        if (strcmp(arg, "--") != 0)
+                                v[n++] = (char *)"--";
+                        break;
+                }
+                const char *value;
+                int k = common_option(arg, &value);
+                if (k >= 0 && which < ARRAY_SIZE(commands) && commands[which].roots &&
+                    common_options[k].offset == offsetof(struct cli_common, root)) {
+                        v[n++] = (char *)"--root"; /* one more directory: the command's own */
+                        if (value)
+                                v[n++] = (char *)value;
+                        else if (i + 1 < argc)
+                                v[n++] = argv[++i];
+                        continue;
+                }
+                if (k >= 0) {
+                        if (which < ARRAY_SIZE(commands) && commands[which].guarded &&
+                            common_options[k].policy) {
+                                free(v);
+                                return cli_usage(cmd,
+                                                 "option '%s' must come before the command: after "
+                                                 "it, only the command's own options and --json "
+                                                 "are accepted",
+                                                 common_options[k].name);
+                        }
+                        int rc = take_common(cmd, k, value, argc, argv, &i, c);
+                        if (rc) {
+                                free(v);
+                                return rc;
+                        }
+                        continue;
+                }
+                v[n++] = argv[i];
+                /* A value option of the command keeps its value, whatever it looks like. */
+                for (size_t j = 0; which < ARRAY_SIZE(commands) && commands[which].values[j]; j++) {
+                        if (strcmp(arg, commands[which].values[j]) == 0 && i + 1 < argc) {
+                                v[n++] = argv[++i];
                                 break;
                         }
                 }
-                if (k == sizeof(common_options) / sizeof(common_options[0])) {
-                        argv[out++] = argv[i];
-                        continue;
-                }
-                char *field = (char *)c + common_options[k].offset;
-                if (common_options[k].flag) {
-                        *(bool *)field = true;
-                        continue;
-                }
-                if (!value) {
-                        if (i + 1 >= *argc)
-                                return cli_usage(cmd, "option '%s' needs a value",
-                                                 common_options[k].name);
-                        value = argv[++i];
-                }
-                *(const char **)field = value;
         }
-        for (; i < *argc; i++)
-                argv[out++] = argv[i];
-        argv[out] = NULL;
-        *argc = out;
-        if (c->rules && c->preset)
+        for (; i < argc; i++)
+                v[n++] = argv[i];
+        v[n] = NULL;
+        if (c->rules && c->preset) {
+                free(v);
                 return cli_usage(cmd, "--rules and --preset cannot be combined");
+        }
+        *out = v;
+        *out_argc = n;
         return 0;
 }
 

@@ -23,7 +23,9 @@ static void exec_help(void)
             "process's environment). --timeout kills the whole process group (default 60 s).\n"
             "--landlock confines the command with the kernel's Landlock LSM (writes only\n"
             "beneath the root); --mask-denied hides every file the ruleset denies for read\n"
-            "in the command's own mount namespace.\n"
+            "and makes every file it denies for write read-only, in the command's own mount\n"
+            "namespace (as root it needs --landlock required). The command and everything it\n"
+            "starts run in a PID namespace of their own and die with it.\n"
             "\n"
             "Exit status: the command's own (128+N when killed by signal N, 124 when timed\n"
             "out); before it runs: 1 denied, 3 approval required, 2 usage error, 4 other.\n"
@@ -73,9 +75,19 @@ static int parse(int argc, char **argv, struct exec_args *a, char ***owned, size
                         a->mask = true;
                         continue;
                 }
-                if (i + 1 >= argc)
+                /* `--opt VALUE` or `--opt=VALUE` */
+                char name[16];
+                const char *v = NULL, *eq = strchr(arg, '=');
+                if (eq && (size_t)(eq - arg) < sizeof(name)) {
+                        memcpy(name, arg, (size_t)(eq - arg));
+                        name[eq - arg] = '\0';
+                        arg = name;
+                        v = eq + 1;
+                } else if (i + 1 >= argc) {
                         return cli_usage("exec", "option '%s' needs a value", arg);
-                const char *v = argv[++i];
+                } else {
+                        v = argv[++i];
+                }
                 if (strcmp(arg, "--timeout") == 0) {
                         char *end = NULL;
                         errno = 0;
@@ -122,6 +134,13 @@ static int parse(int argc, char **argv, struct exec_args *a, char ***owned, size
         if (argc - i != 1)
                 return cli_usage("exec", "expected one COMMAND after the options (quote it)");
         a->command = argv[i];
+        /* §6.5: a command running as root can get under the masks by reading the disk device
+         * itself; only Landlock keeps it from the device. The library takes the mount
+         * capabilities away, but this is refused rather than run with a false promise. */
+        if (a->mask && geteuid() == 0 && a->landlock != WARDER_LANDLOCK_REQUIRED)
+                return cli_usage("exec",
+                                 "--mask-denied as root needs --landlock required (a root command "
+                                 "could read a masked file from the disk device itself)");
         return 0;
 }
 

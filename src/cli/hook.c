@@ -520,6 +520,8 @@ int cli_cmd_import(int argc, char **argv, struct cli_common *c)
         for (int i = 2; i < argc; i++) {
                 if (strcmp(argv[i], "--anchor") == 0 && i + 1 < argc)
                         anchor = argv[++i];
+                else if (strcmp(argv[i], "--") == 0 && i + 1 < argc && !file)
+                        file = argv[++i];
                 else if (argv[i][0] == '-' && strcmp(argv[i], "-") != 0)
                         return cli_usage("import", "unknown option '%s'", argv[i]);
                 else if (!file)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -41,7 +42,8 @@ static void usage(FILE *f)
         for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
                 fprintf(f, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
         fprintf(f, "\n"
-                   "Options (accepted before or after the command, up to `--`):\n"
+                   "Options (each given once, before the command; after it and before its first\n"
+                   "operand only for match, normalize, check, explain, lint, test, and --json):\n"
                    "  --rules FILE     load the ruleset from FILE\n"
                    "  --preset NAME    use an embedded preset (default: default)\n"
                    "  --root DIR       root of relative targets and patterns (default: .)\n"
@@ -63,13 +65,14 @@ static void usage(FILE *f)
 static int run(int argc, char **argv)
 {
         struct cli_common common = {0};
-        if (cli_common_parse("", &argc, argv, &common))
+        int first = 1;
+        if (cli_common_parse(argc, argv, &common, &first))
                 return CLI_USAGE;
-        if (argc < 2) {
+        if (first >= argc) {
                 usage(stderr);
                 return CLI_USAGE;
         }
-        const char *name = argv[1];
+        const char *name = argv[first];
         if (cli_is_help(name)) {
                 usage(stdout);
                 return CLI_OK;
@@ -79,8 +82,18 @@ static int run(int argc, char **argv)
                 return CLI_OK;
         }
         for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
-                if (strcmp(name, subcommands[i].name) == 0)
-                        return subcommands[i].run(argc - 1, argv + 1, &common);
+                if (strcmp(name, subcommands[i].name) != 0)
+                        continue;
+                char **args = NULL;
+                int nargs = 0;
+                int rc = cli_command_args(argc - first, argv + first, &common, &nargs, &args);
+                if (rc)
+                        return rc;
+                /* What the parse found decides (a `--json` among the operands is one). */
+                cli_json_mode = common.json;
+                rc = subcommands[i].run(nargs, args, &common);
+                free(args);
+                return rc;
         }
         if (name[0] == '-')
                 return cli_usage("", "unknown option '%s'", name);

@@ -11,7 +11,7 @@
 
 static void mcp_help(void)
 {
-        printf("Usage: warder mcp [--rules FILE | --preset NAME] [--root DIR] [--home DIR]\n"
+        printf("Usage: warder mcp [--rules FILE | --preset NAME] [--root DIR]... [--home DIR]\n"
                "                  [--audit FILE] [--no-execute] [--timeout S]\n"
                "                  [--landlock required|best-effort|off] [--mask-denied]\n"
                "                  [--elicitation-timeout S] [--max-line BYTES]\n"
@@ -19,8 +19,9 @@ static void mcp_help(void)
                "\n"
                "Serve the Model Context Protocol on stdin/stdout: a drop-in for the reference\n"
                "filesystem server (@modelcontextprotocol/server-filesystem) whose every tool\n"
-               "call is decided by warder's rules. The allowed directories are --root and the\n"
-               "DIR operands (default: the current directory); relative paths in tool calls are\n"
+               "call is decided by warder's rules. The allowed directories are every --root (it\n"
+               "may be repeated) and the DIR operands, in the order given (default: the current\n"
+               "directory); relative paths in tool calls are\n"
                "taken from the first one, and nothing outside them is reached. Tools:\n"
                "read_text_file, read_multiple_files, write_file, edit_file, list_directory,\n"
                "directory_tree, search_files, list_allowed_directories, grep, and execute\n"
@@ -76,6 +77,16 @@ static int parse(int argc, char **argv, struct mcp_opts *o)
                 }
                 if (strcmp(arg, "--mask-denied") == 0) {
                         o->mask = true;
+                        continue;
+                }
+                if (strcmp(arg, "--root") == 0) {
+                        /* --root again: one more directory, in the order given */
+                        if (i + 1 >= argc)
+                                return cli_usage("mcp", "option '--root' needs a value");
+                        if (o->ndirs == WARDER_SESSION_MAX_ROOTS)
+                                return cli_usage("mcp", "at most %d directories",
+                                                 WARDER_SESSION_MAX_ROOTS);
+                        o->dirs[o->ndirs++] = argv[++i];
                         continue;
                 }
                 if (strcmp(arg, "--") == 0 || arg[0] != '-') {

@@ -24,17 +24,18 @@ static void op_help(const char *name)
         static const struct {
                 const char *name, *usage, *what;
         } helps[] = {
-            {"read", "PATH [--offset N] [--limit N]",
+            {"read", "[--offset N] [--limit N] [--] PATH",
              "Print the bytes of PATH (from byte --offset, at most --limit bytes)."},
-            {"write", "PATH", "Replace PATH (or create it) with the bytes read from stdin."},
-            {"edit", "PATH (--old TEXT | --old-file FILE) (--new TEXT | --new-file FILE) [--all]",
+            {"write", "[--] PATH", "Replace PATH (or create it) with the bytes read from stdin."},
+            {"edit",
+             "(--old TEXT | --old-file FILE) (--new TEXT | --new-file FILE) [--all] [--] PATH",
              "Replace the old text in PATH by the new one; the old text must occur exactly\n"
              "once unless --all is given. --old-file and --new-file read a text from FILE\n"
              "(`-`: stdin, for one of them), byte for byte, for texts of any size."},
-            {"ls", "[PATH]", "List the entries of directory PATH (default: the root)."},
-            {"glob", "PATTERN [PATH]",
+            {"ls", "[--] [PATH]", "List the entries of directory PATH (default: the root)."},
+            {"glob", "[--] PATTERN [PATH]",
              "List the paths under PATH (default: the root) that match PATTERN."},
-            {"grep", "REGEX [PATH] [--glob PATTERN] [-i | --ignore-case] [--max-matches N]",
+            {"grep", "[--glob PATTERN] [-i | --ignore-case] [--max-matches N] [--] REGEX [PATH]",
              "Print `path:line:text` for lines matching the PCRE2 REGEX under PATH;\n"
              "--ignore-case folds ASCII letters, --max-matches stops after N matches."},
         };
@@ -52,6 +53,9 @@ static void op_help(const char *name)
                     "NAME, by default the embedded `default` preset) over the local backend\n"
                     "confined to --root (default: the current directory). Names and lines are\n"
                     "written byte for byte, with control bytes escaped when stdout is a terminal.\n"
+                    "Options come before the operands (the first operand, or `--`, ends them) and\n"
+                    "each is given once; the ruleset, root, home, audit and --interactive options\n"
+                    "go before the command's name. Put `--` before operands an agent supplies.\n"
                     "\n"
                     "Exit status: 0 done, 1 denied (the rule, its reason and source are shown),\n"
                     "3 approval required (--interactive asks on the terminal; the answer carries "
@@ -80,43 +84,51 @@ static int parse(int argc, char **argv, struct op_args *a)
                                 op_help(a->name);
                                 return -1;
                         }
-                        const char *opt_offset = a->op == WARDER_OP_READ ? "--offset" : NULL;
-                        const char *opt_limit = a->op == WARDER_OP_READ ? "--limit" : NULL;
-                        if (a->op == WARDER_OP_EDIT && strcmp(arg, "--old") == 0)
+                        /* `--opt VALUE` or `--opt=VALUE`; the value is taken as it is, so an
+                         * old or new text may begin with `--`. */
+                        const char *eq = strchr(arg, '=');
+                        size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
+                        const char *given = eq ? eq + 1 : NULL;
+#define IS(opt) (strlen(opt) == n && strncmp(arg, opt, n) == 0)
+                        if (a->op == WARDER_OP_EDIT && IS("--old"))
                                 value = &a->old_text;
-                        else if (a->op == WARDER_OP_EDIT && strcmp(arg, "--new") == 0)
+                        else if (a->op == WARDER_OP_EDIT && IS("--new"))
                                 value = &a->new_text;
-                        else if (a->op == WARDER_OP_EDIT && strcmp(arg, "--old-file") == 0)
+                        else if (a->op == WARDER_OP_EDIT && IS("--old-file"))
                                 value = &a->old_file;
-                        else if (a->op == WARDER_OP_EDIT && strcmp(arg, "--new-file") == 0)
+                        else if (a->op == WARDER_OP_EDIT && IS("--new-file"))
                                 value = &a->new_file;
-                        else if (a->op == WARDER_OP_EDIT && strcmp(arg, "--all") == 0)
+                        else if (a->op == WARDER_OP_EDIT && !eq && IS("--all"))
                                 a->all = true;
-                        else if (a->op == WARDER_OP_GREP && strcmp(arg, "--glob") == 0)
+                        else if (a->op == WARDER_OP_GREP && IS("--glob"))
                                 value = &a->glob;
-                        else if (a->op == WARDER_OP_GREP &&
-                                 (strcmp(arg, "--ignore-case") == 0 || strcmp(arg, "-i") == 0))
+                        else if (a->op == WARDER_OP_GREP && !eq &&
+                                 (IS("--ignore-case") || strcmp(arg, "-i") == 0))
                                 a->ignore_case = true;
-                        else if (a->op == WARDER_OP_GREP && strcmp(arg, "--max-matches") == 0)
+                        else if (a->op == WARDER_OP_GREP && IS("--max-matches"))
                                 number = &a->max_matches;
-                        else if (opt_offset && strcmp(arg, opt_offset) == 0)
+                        else if (a->op == WARDER_OP_READ && IS("--offset"))
                                 number = &a->offset;
-                        else if (opt_limit && strcmp(arg, opt_limit) == 0)
+                        else if (a->op == WARDER_OP_READ && IS("--limit"))
                                 number = &a->limit;
                         else
                                 return cli_usage(a->name, "unknown option '%s'", arg);
+#undef IS
                         if (value || number) {
-                                if (++i >= argc)
-                                        return cli_usage(a->name, "option '%s' needs a value", arg);
+                                if (!given && ++i >= argc)
+                                        return cli_usage(a->name, "option '%.*s' needs a value",
+                                                         (int)n, arg);
+                                if (!given)
+                                        given = argv[i];
                                 if (value && *value)
-                                        return cli_usage(a->name, "option '%s' is given twice",
-                                                         arg);
+                                        return cli_usage(a->name, "option '%.*s' is given twice",
+                                                         (int)n, arg);
                                 if (value)
-                                        *value = argv[i];
-                                else if (!cli_parse_u64(argv[i], number))
+                                        *value = given;
+                                else if (!cli_parse_u64(given, number))
                                         return cli_usage(a->name,
-                                                         "option '%s' needs a number, not '%s'",
-                                                         arg, argv[i]);
+                                                         "option '%.*s' needs a number, not '%s'",
+                                                         (int)n, arg, given);
                         }
                         continue;
                 }
@@ -333,7 +345,7 @@ static int run(struct cli_session *s, const struct op_args *a)
                 }
                 fflush(stdout);
                 if (res.grep.hidden_files)
-                        fprintf(stderr, "(matches in %zu file%s hidden by the rules)\n",
+                        fprintf(stderr, "(%zu file%s not searched: hidden by the rules)\n",
                                 res.grep.hidden_files, res.grep.hidden_files == 1 ? "" : "s");
                 if (res.grep.truncated)
                         fputs("(output truncated at the match limit)\n", stderr);

@@ -4,6 +4,7 @@
  * cover, and the split between alternatives that plain string comparisons decide exactly
  * (kept as `struct warder__alt`, indexed by key) and those that need the core matcher.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -209,6 +210,30 @@ struct ctx {
         size_t *offs;
         size_t nalts, cap;
 };
+
+/* The pattern as an error quotes it: whole, or a short prefix when it comes from a file the
+ * caller did not name (so an error never carries a line of such a file). */
+static const char *pattern_shown(const struct warder__rule *r, char *buf, size_t cap)
+{
+        if (!r->foreign)
+                return r->pattern;
+        snprintf(buf, cap, "%.6s%s", r->pattern, strlen(r->pattern) > 6 ? "..." : "");
+        return buf;
+}
+
+/* The matcher's message, without what it quotes from a foreign pattern. */
+static const char *message_shown(const struct warder__rule *r, const char *msg, char *buf,
+                                 size_t cap)
+{
+        const char *q = r->foreign ? strchr(msg, '\'') : NULL;
+        if (!q)
+                return msg;
+        size_t n = (size_t)(q - msg);
+        while (n && msg[n - 1] == ' ')
+                n--;
+        snprintf(buf, cap, "%.*s (quoted text withheld)", (int)n, msg);
+        return buf;
+}
 
 static int fail(struct ctx *c, int code, long offset, const char *fmt, const char *arg)
 {
@@ -665,10 +690,11 @@ static int compile_union(struct warder__rule *rule, const char *const *alts, con
         unsigned col = rule->pcolumn;
         if (offset >= 0 && rule->pcontent_column)
                 col = rule->pcontent_column + (unsigned)offset;
-        warder__error_set_at(err,
-                             rc == WARDER_ENOMEM ? rc : (rc == WARDER_ETOOBIG ? rc : WARDER_EPARSE),
-                             rule->file, rule->pline, col, "invalid pattern '%s': %s",
-                             rule->pattern, msg[0] ? msg : warder_strerror(rc));
+        char pb[16], mb[256];
+        warder__error_set_at(
+            err, rc == WARDER_ENOMEM ? rc : (rc == WARDER_ETOOBIG ? rc : WARDER_EPARSE), rule->file,
+            rule->pline, col, "invalid pattern '%s': %s", pattern_shown(rule, pb, sizeof(pb)),
+            msg[0] ? message_shown(rule, msg, mb, sizeof(mb)) : warder_strerror(rc));
         warder_error_clear(&pe);
         warder_error_clear(&e);
         return err ? err->code : rc;
@@ -683,8 +709,10 @@ static int expand_anchor(struct ctx *c, const char *root, const char *home)
         struct warder_error e = WARDER_ERROR_INIT;
         int rc = warder__glob_expand(pat, strlen(pat), 0, &alts, &nalts, &e);
         if (rc) {
+                char mb[256];
                 rc = fail(c, rc == WARDER_ENOMEM ? rc : (rc == WARDER_ETOOBIG ? rc : WARDER_EPARSE),
-                          e.offset, "invalid pattern: %s", e.message);
+                          e.offset, "invalid pattern: %s",
+                          message_shown(c->rule, e.message, mb, sizeof(mb)));
                 warder_error_clear(&e);
                 return rc;
         }
@@ -721,8 +749,44 @@ int warder__rule_alternatives(const struct warder__rule *rule, const char *root,
         return 0;
 }
 
+/*
+ * What compiling `n` bytes of one alternative costs, in bytes of budget: its length, a fixed
+ * WARDER__ALT_COST (the structures and index postings each alternative gets), and
+ * WARDER__WILDCARD_COST for each unescaped `*`, `?` or `[` (the matcher's work grows with
+ * them: a pattern of wildcards compiles about twenty times slower per byte than a literal).
+ */
+static size_t alt_cost(const char *s, size_t n)
+{
+        size_t wild = 0;
+        for (size_t i = 0; i < n; i++) {
+                if (s[i] == '\\')
+                        i++;
+                else if (s[i] == '*' || s[i] == '?' || s[i] == '[')
+                        wild++;
+        }
+        return n + WARDER__ALT_COST + wild * WARDER__WILDCARD_COST;
+}
+
+/* Charges `cost` to *budget (NULL: no limit), or refuses the rule. */
+static int charge(const struct warder__rule *rule, size_t *budget, size_t cost,
+                  struct warder_error *err)
+{
+        if (!budget)
+                return 0;
+        if (cost > *budget)
+                return warder__error_set_at(err, WARDER_ETOOBIG, rule->file, rule->line,
+                                            rule->column,
+                                            "compiling the ruleset would take more than its "
+                                            "budget (the patterns expand to too much; an alias "
+                                            "counts every time it is used; the host can raise "
+                                            "max_compiled_bytes)%s",
+                                            "");
+        *budget -= cost;
+        return 0;
+}
+
 int warder__rule_compile_path(struct warder__rule *rule, const char *root, const char *home,
-                              bool fold_case, bool full, struct warder_error *err)
+                              bool fold_case, bool full, size_t *budget, struct warder_error *err)
 {
         struct ctx c = {rule, err, WARDER__BUF_INIT, NULL, 0, 0};
         size_t plen = strlen(rule->pattern);
@@ -730,6 +794,17 @@ int warder__rule_compile_path(struct warder__rule *rule, const char *root, const
         if (plen == 0)
                 return fail(&c, WARDER_EPARSE, -1, "empty pattern%s", "");
         rc = expand_anchor(&c, root, home);
+        if (!rc) {
+                /* What compiling costs, paid before any of it is done. */
+                size_t cost = 0;
+                for (size_t i = 0; i < c.nalts; i++) {
+                        const char *a = c.anchored.data + c.offs[i];
+                        cost += alt_cost(a, strlen(a));
+                }
+                if (fold_case && rule->action != WARDER_ALLOW)
+                        cost *= 2;
+                rc = charge(rule, budget, cost, err);
+        }
         const char **glob_alts = NULL;
         size_t *glob_lens = NULL;
         size_t nglob = 0;
@@ -777,7 +852,7 @@ int warder__rule_compile_path(struct warder__rule *rule, const char *root, const
         return rc;
 }
 
-int warder__rule_compile_command(struct warder__rule *rule, bool fold_case,
+int warder__rule_compile_command(struct warder__rule *rule, bool fold_case, size_t *budget,
                                  struct warder_error *err)
 {
         const char *pat = rule->pattern;
@@ -790,6 +865,9 @@ int warder__rule_compile_command(struct warder__rule *rule, bool fold_case,
                                             rule->pcolumn, "empty command pattern%s", "");
         }
         rule->fold = fold_case && rule->action != WARDER_ALLOW;
+        int charged = charge(rule, budget, alt_cost(pat, n) * (rule->fold ? 2 : 1), err);
+        if (charged)
+                return charged;
         const char *alt[1] = {pat};
         size_t len[1] = {n};
         struct warder_error e = WARDER_ERROR_INIT;
@@ -805,10 +883,13 @@ int warder__rule_compile_command(struct warder__rule *rule, bool fold_case,
                 unsigned col = rule->pcolumn;
                 if (e.offset >= 0 && rule->pcontent_column)
                         col = rule->pcontent_column + (unsigned)e.offset;
+                char pb[16], mb[256];
                 warder__error_set_at(
                     err, rc == WARDER_ENOMEM || rc == WARDER_ETOOBIG ? rc : WARDER_EPARSE,
-                    rule->file, rule->pline, col, "invalid command pattern '%s': %s", pat,
-                    e.message[0] ? e.message : warder_strerror(rc));
+                    rule->file, rule->pline, col, "invalid command pattern '%s': %s",
+                    pattern_shown(rule, pb, sizeof(pb)),
+                    e.message[0] ? message_shown(rule, e.message, mb, sizeof(mb))
+                                 : warder_strerror(rc));
                 warder_error_clear(&e);
                 return err ? err->code : rc;
         }

@@ -60,6 +60,7 @@ static int emit(FILE *f, const char *path, size_t k, char *name)
         L.max_depth = 64;
         L.max_nodes = 1000000;
         L.max_rules = 100000;
+        L.max_pattern_bytes = (size_t)-1;
         char display[128];
         snprintf(display, sizeof(display), "preset:%s", name);
         L.chain[L.depth++] = display;

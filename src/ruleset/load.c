@@ -4,6 +4,7 @@
  * error names file, line and column), `extends` (§1.7) and the §1.8 limits.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -123,6 +124,27 @@ static const char *shown(const char *s, char *buf, size_t cap)
         return buf;
 }
 
+/*
+ * A file the caller did not name (reached through `extends`, and not a preset) may be one the
+ * caller could not otherwise read: an error quotes at most a short prefix of a value from it,
+ * so that no load error carries a line of such a file.
+ */
+#define QUOTE_FOREIGN 6
+
+static bool foreign(const struct loader *L, const char *file)
+{
+        return L->top && file && file != L->top && strncmp(file, "preset:", 7) != 0;
+}
+
+/* shown(), cut to QUOTE_FOREIGN bytes when the value comes from a foreign file. */
+static const char *quoted(const struct loader *L, const char *file, const char *s, char *buf,
+                          size_t cap)
+{
+        if (foreign(L, file) && cap > QUOTE_FOREIGN + 4)
+                cap = QUOTE_FOREIGN + 4;
+        return shown(s, buf, cap);
+}
+
 static int want_string(struct loader *L, const char *file, const struct warder__ynode *n,
                        const char *what, const char **out)
 {
@@ -164,9 +186,9 @@ static int want_name(struct loader *L, const char *file, const struct warder__yn
         const char *hint = warder__suggest(s, names, count);
         if (hint)
                 return errf(L, file, n, WARDER_EPARSE, "unknown %s '%s' (did you mean '%s'?)", what,
-                            shown(s, b, sizeof(b)), hint);
+                            quoted(L, file, s, b, sizeof(b)), hint);
         return errf(L, file, n, WARDER_EPARSE, "unknown %s '%s' (expected %s)", what,
-                    shown(s, b, sizeof(b)), expected);
+                    quoted(L, file, s, b, sizeof(b)), expected);
 }
 
 static int want_action(struct loader *L, const char *file, const struct warder__ynode *n,
@@ -201,9 +223,9 @@ static int check_keys(struct loader *L, const char *file, const struct warder__y
                         if (hint)
                                 return errf(L, file, k, WARDER_EPARSE,
                                             "unknown key '%s' in %s (did you mean '%s'?)",
-                                            shown(k->value, b, sizeof(b)), where, hint);
+                                            quoted(L, file, k->value, b, sizeof(b)), where, hint);
                         return errf(L, file, k, WARDER_EPARSE, "unknown key '%s' in %s",
-                                    shown(k->value, b, sizeof(b)), where);
+                                    quoted(L, file, k->value, b, sizeof(b)), where);
                 }
                 for (size_t j = 0; j < i / 2; j++) {
                         if (which[j] == found) {
@@ -329,13 +351,13 @@ static int parse_rule(struct loader *L, struct raw *raw, enum warder_op op, size
                         return errf(L, file, id, WARDER_EPARSE,
                                     "rule id '%s' has the form '<operation>:<number>', which is "
                                     "reserved for generated ids",
-                                    shown(ident, b, sizeof(b)));
+                                    quoted(L, file, ident, b, sizeof(b)));
                 struct seen_id *s = NULL;
                 HASH_FIND_STR(*ids, ident, s);
                 if (s)
                         return errf(L, file, id, WARDER_EPARSE,
                                     "duplicate rule id '%s' (first at line %u)",
-                                    shown(ident, b, sizeof(b)), s->line);
+                                    quoted(L, file, ident, b, sizeof(b)), s->line);
                 size_t len = strlen(ident);
                 s = malloc(sizeof(*s) + len + 1);
                 if (!s)
@@ -346,6 +368,16 @@ static int parse_rule(struct loader *L, struct raw *raw, enum warder_op op, size
         }
         if (L->total_rules >= L->max_rules)
                 return errf(L, file, m, WARDER_ETOOBIG, "more than %zu rules", L->max_rules);
+        /* The copies below, and all the compiling after, grow with the text of every rule:
+         * an alias used a thousand times is a thousand patterns. */
+        size_t plen = strlen(pat);
+        if (plen > L->max_pattern_bytes - L->pattern_bytes)
+                return errf(L, file, m, WARDER_ETOOBIG,
+                            "the patterns of the ruleset total more than %zu bytes (an alias "
+                            "counts every time it is used; the host can raise "
+                            "max_pattern_bytes)",
+                            L->max_pattern_bytes);
+        L->pattern_bytes += plen;
         struct raw_op *o = &raw->ops[op];
         if (o->n == o->cap) {
                 size_t cap = o->cap ? o->cap * 2 : 8;
@@ -364,6 +396,7 @@ static int parse_rule(struct loader *L, struct raw *raw, enum warder_op op, size
         r->pline = pv->line;
         r->pcolumn = pv->column;
         r->pcontent_column = pv->content_column;
+        r->foreign = foreign(L, file);
         r->pattern = xstrdup(pat);
         r->reason = xstrdup(why);
         if (ident) {
@@ -565,7 +598,7 @@ static int interpret(struct loader *L, struct raw *raw, const struct warder__yno
                 char b[40];
                 return errf(L, file, version, WARDER_EPARSE,
                             "unsupported format version %s (this library reads version 1)",
-                            shown(version->value, b, sizeof(b)));
+                            quoted(L, file, version->value, b, sizeof(b)));
         }
         size_t which[WARDER__ARRAY_SIZE(top_keys)];
         if (root->n / 2 > WARDER__ARRAY_SIZE(top_keys)) {
@@ -650,29 +683,35 @@ const char *warder__intern(struct loader *L, const char *name)
         return f[rs->nfiles++];
 }
 
+/*
+ * Reads a ruleset file: regular files only. The file is opened with O_NONBLOCK, so a FIFO,
+ * a device or /dev/stdin (a pipe or a terminal) is refused at once instead of blocking the
+ * loader, and its type is checked on the open descriptor, not the name.
+ */
 int warder__read_file(const char *path, size_t max, char **out, size_t *len, const char *shown_as,
                       struct warder_error *err)
 {
-        FILE *f = fopen(path, "rb");
-        if (!f) {
+        int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0) {
                 int e = errno;
                 return warder__error_set_at(err, e == ENOENT ? WARDER_ENOENT : WARDER_EIO, shown_as,
                                             0, 0, "cannot open '%s': %s", path, strerror(e));
         }
         struct stat st;
-        if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-                fclose(f);
-                return warder__error_set_at(err, WARDER_EIO, shown_as, 0, 0,
-                                            "cannot read '%s': it is a directory", path);
+        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+                bool dir = S_ISDIR(st.st_mode);
+                close(fd);
+                return warder__error_set_at(
+                    err, WARDER_ENOTREG, shown_as, 0, 0, "cannot read '%s': %s", path,
+                    dir ? "it is a directory, not a regular file" : "not a regular file");
         }
         size_t cap = 4096, n = 0;
         char *buf = malloc(cap + 1);
         int rc = buf ? 0 : WARDER_ENOMEM;
         while (!rc) {
                 if (n == cap) {
-                        if (cap > max) {
+                        if (cap > max)
                                 break;
-                        }
                         cap *= 2;
                         char *p = realloc(buf, cap + 1);
                         if (!p) {
@@ -681,18 +720,21 @@ int warder__read_file(const char *path, size_t max, char **out, size_t *len, con
                         }
                         buf = p;
                 }
-                size_t got = fread(buf + n, 1, cap - n, f);
-                n += got;
-                if (got == 0) {
-                        if (ferror(f))
-                                rc = warder__error_set_at(err, WARDER_EIO, shown_as, 0, 0,
-                                                          "cannot read '%s'", path);
+                ssize_t got = read(fd, buf + n, cap - n);
+                if (got < 0 && errno == EINTR)
+                        continue;
+                if (got < 0) {
+                        rc = warder__error_set_at(err, WARDER_EIO, shown_as, 0, 0,
+                                                  "cannot read '%s': %s", path, strerror(errno));
                         break;
                 }
+                if (got == 0)
+                        break;
+                n += (size_t)got;
                 if (n > max)
                         break;
         }
-        fclose(f);
+        close(fd);
         if (!rc && n > max)
                 rc = warder__error_set_at(err, WARDER_ETOOBIG, shown_as, 0, 0,
                                           "'%s' is larger than %zu bytes (the host can raise "
@@ -787,6 +829,8 @@ int warder__load_source(struct loader *L, const char *text, size_t len, const ch
         memset(&raw, 0, sizeof(raw));
         if (!(raw.file = warder__intern(L, display)))
                 return warder_error_set(L->err, WARDER_ENOMEM, "out of memory");
+        if (depth == 0)
+                L->top = raw.file;
         if (len > L->max_file_size)
                 return warder__error_set_at(L->err, WARDER_ETOOBIG, display, 0, 0,
                                             "the ruleset is larger than %zu bytes (the host can "
@@ -796,7 +840,8 @@ int warder__load_source(struct loader *L, const char *text, size_t len, const ch
                 return warder__error_set_at(L->err, WARDER_EPARSE, display, 0, 0,
                                             "the ruleset contains a NUL byte");
         struct warder__ydoc doc;
-        int rc = warder__yaml_parse(text, len, display, L->max_depth, L->max_nodes, &doc, L->err);
+        int rc = warder__yaml_parse(text, len, display, L->max_depth, L->max_nodes,
+                                    foreign(L, raw.file) ? QUOTE_FOREIGN : 0, &doc, L->err);
         if (rc)
                 return rc;
         rc = interpret(L, &raw, doc.root);
@@ -811,10 +856,10 @@ int warder__load_source(struct loader *L, const char *text, size_t len, const ch
                 const char *e = raw.extends;
                 char b[80];
                 if (depth + 1 > MAX_EXTENDS) {
-                        rc = warder__error_set_at(L->err, WARDER_ETOOBIG, raw.file, raw.ext_line,
-                                                  raw.ext_column,
-                                                  "more than %d nested 'extends' (at '%s')",
-                                                  MAX_EXTENDS, shown(e, b, sizeof(b)));
+                        rc = warder__error_set_at(
+                            L->err, WARDER_ETOOBIG, raw.file, raw.ext_line, raw.ext_column,
+                            "more than %d nested 'extends' (at '%s')", MAX_EXTENDS,
+                            quoted(L, raw.file, e, b, sizeof(b)));
                 } else if (is_path_ref(e)) {
                         if (e[0] == '/') {
                                 bdisplay = strdup(e);
@@ -831,7 +876,12 @@ int warder__load_source(struct loader *L, const char *text, size_t len, const ch
                                 struct warder_error fe = WARDER_ERROR_INIT;
                                 rc = warder__read_file(bdisplay, L->max_file_size, &btext, &blen,
                                                        raw.file, &fe);
-                                if (rc && rc != WARDER_ENOMEM)
+                                if (rc && rc != WARDER_ENOMEM && foreign(L, raw.file))
+                                        warder__error_set_at(L->err, rc, raw.file, raw.ext_line,
+                                                             raw.ext_column, "extends: '%s': %s",
+                                                             quoted(L, raw.file, e, b, sizeof(b)),
+                                                             warder_strerror(rc));
+                                else if (rc && rc != WARDER_ENOMEM)
                                         warder__error_set_at(L->err, rc, raw.file, raw.ext_line,
                                                              raw.ext_column, "extends: %s",
                                                              fe.message);
@@ -853,8 +903,9 @@ int warder__load_source(struct loader *L, const char *text, size_t len, const ch
                                     L->err, WARDER_EPARSE, raw.file, raw.ext_line, raw.ext_column,
                                     "unknown preset '%s'%s%s%s (a path must contain '/' or end in "
                                     ".yaml)",
-                                    shown(e, b, sizeof(b)), hint ? " (did you mean '" : "",
-                                    hint ? hint : "", hint ? "'?)" : "");
+                                    quoted(L, raw.file, e, b, sizeof(b)),
+                                    hint ? " (did you mean '" : "", hint ? hint : "",
+                                    hint ? "'?)" : "");
                         } else if (asprintf(&bdisplay, "preset:%s", p->name) < 0 ||
                                    !(bident = strdup(bdisplay)) ||
                                    !(btext = strndup(p->text, p->len)) || !(bdir = strdup(dir))) {
@@ -870,7 +921,7 @@ int warder__load_source(struct loader *L, const char *text, size_t len, const ch
                                             L->err, WARDER_EPARSE, raw.file, raw.ext_line,
                                             raw.ext_column,
                                             "'extends' cycle: '%s' is already being loaded",
-                                            shown(e, b, sizeof(b)));
+                                            quoted(L, raw.file, e, b, sizeof(b)));
                                         break;
                                 }
                         }

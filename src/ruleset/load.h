@@ -10,6 +10,7 @@ struct raw_rule {
         char *pattern, *reason, *id;
         const char *file;
         unsigned line, column, pline, pcolumn, pcontent_column;
+        bool foreign; /* from a file the caller did not name (see warder__rule) */
 };
 
 struct raw_op {
@@ -37,8 +38,10 @@ struct raw {
 struct loader {
         warder_ruleset *rs; /* receives interned file names */
         struct warder_error *err;
-        size_t max_file_size, max_depth, max_nodes, max_rules;
+        size_t max_file_size, max_depth, max_nodes, max_rules, max_pattern_bytes;
         size_t total_rules;
+        size_t pattern_bytes;  /* of every rule read so far, aliases counted each time */
+        const char *top;       /* the interned name of the caller's file (depth 0) */
         const char *chain[16]; /* identities of the files being loaded (cycle detection) */
         size_t depth;
 };

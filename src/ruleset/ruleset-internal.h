@@ -50,9 +50,11 @@ struct warder__ydoc {
         struct warder__ynode *all;  /* every allocated node, for freeing */
 };
 
-/* Parses one YAML document. Errors carry `file`, line and column. */
+/* Parses one YAML document. Errors carry `file`, line and column; a name quoted from the
+ * document (a tag, an alias) is cut to `quote_max` bytes when it is not 0. */
 int warder__yaml_parse(const char *text, size_t len, const char *file, size_t max_depth,
-                       size_t max_nodes, struct warder__ydoc *out, struct warder_error *err);
+                       size_t max_nodes, size_t quote_max, struct warder__ydoc *out,
+                       struct warder_error *err);
 void warder__yaml_free(struct warder__ydoc *doc);
 
 /* ---- The model -------------------------------------------------------------------------- */
@@ -107,6 +109,7 @@ struct warder__rule {
         unsigned line, column;    /* the rule */
         unsigned pline, pcolumn;  /* the pattern scalar */
         unsigned pcontent_column; /* see warder__ynode.content_column */
+        bool foreign;             /* from a file the caller did not name: errors quote a prefix */
         struct warder__alt *alts; /* alternatives decided without a matcher */
         uint32_t nalts;
         bool fold;                  /* fold_case applies (deny/ask with fold_case: true) */
@@ -225,14 +228,20 @@ struct warder_ruleset {
  * Compiles a path rule (§2.11): expands braces, anchors each alternative, keeps the
  * alternatives that string comparisons decide in rule->alts and compiles the rest into
  * rule->glob (and rule->glob_fold). `full` forces every alternative into the matcher (a
- * reference for tests). Errors name the rule's file, line and column.
+ * reference for tests). Errors name the rule's file, line and column. `budget` (NULL: no
+ * limit) is what compiling may still cost, in bytes of anchored alternatives plus
+ * WARDER__ALT_COST each and WARDER__WILDCARD_COST per wildcard, twice when the rule folds
+ * case: it is charged before anything is compiled, and a rule that would overdraw it is
+ * WARDER_ETOOBIG.
  */
+#define WARDER__ALT_COST      64
+#define WARDER__WILDCARD_COST 24
 int warder__rule_compile_path(struct warder__rule *rule, const char *root, const char *home,
-                              bool fold_case, bool full, struct warder_error *err);
+                              bool fold_case, bool full, size_t *budget, struct warder_error *err);
 /* The anchored alternatives of a path rule, as core patterns (tests, lint). */
 int warder__rule_alternatives(const struct warder__rule *rule, const char *root, const char *home,
                               char ***out, size_t *count, struct warder_error *err);
-int warder__rule_compile_command(struct warder__rule *rule, bool fold_case,
+int warder__rule_compile_command(struct warder__rule *rule, bool fold_case, size_t *budget,
                                  struct warder_error *err);
 void warder__rule_release(struct warder__rule *rule);
 

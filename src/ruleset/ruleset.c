@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,6 +16,8 @@
 #include "warder/sys/backend.h"
 
 static const size_t DEFAULT_MAX_FILE = 1u << 20;
+static const size_t DEFAULT_MAX_PATTERN_BYTES = (size_t)16 << 20;
+static const size_t DEFAULT_MAX_COMPILED_BYTES = (size_t)32 << 20;
 
 static void opset_free(struct warder__opset *o)
 {
@@ -74,8 +77,9 @@ static int norm_dir(const char *what, const char *in, char **out, struct warder_
         return *out ? 0 : warder_error_set(err, WARDER_ENOMEM, "out of memory");
 }
 
-/* Compiles the merged rules of every operation and builds the indexes. */
-static int build(warder_ruleset *rs, struct raw *raw, struct warder_error *err)
+/* Compiles the merged rules of every operation and builds the indexes; `budget` bytes of
+ * compiled alternatives may be spent (see max_compiled_bytes). */
+static int build(warder_ruleset *rs, struct raw *raw, size_t budget, struct warder_error *err)
 {
         rs->def = raw->has_default ? raw->def : WARDER_ASK;
         rs->prec = raw->has_prec ? raw->prec : WARDER_FIRST_MATCH;
@@ -104,11 +108,12 @@ static int build(warder_ruleset *rs, struct raw *raw, struct warder_error *err)
                         d->pline = r->pline;
                         d->pcolumn = r->pcolumn;
                         d->pcontent_column = r->pcontent_column;
+                        d->foreign = r->foreign;
                         o->n++;
                         int rc = op == WARDER_OP_EXECUTE
-                                     ? warder__rule_compile_command(d, rs->fold, err)
+                                     ? warder__rule_compile_command(d, rs->fold, &budget, err)
                                      : warder__rule_compile_path(d, rs->root, rs->home, rs->fold,
-                                                                 false, err);
+                                                                 false, &budget, err);
                         if (rc)
                                 return rc;
                 }
@@ -205,6 +210,16 @@ static int preset_raw(struct loader *L, const struct warder__preset_table *t, co
                         r->pline = pr->pline;
                         r->pcolumn = pr->pcolumn;
                         r->pcontent_column = pr->pcontent_column;
+                        /* The pattern budget counts a preset's rules as their text would. */
+                        size_t plen = strlen(pr->pattern);
+                        if (plen > L->max_pattern_bytes - L->pattern_bytes)
+                                return warder__error_set_at(
+                                    L->err, WARDER_ETOOBIG, raw->file, pr->line, pr->column,
+                                    "the patterns of the ruleset total more than %zu bytes (an "
+                                    "alias counts every time it is used; the host can raise "
+                                    "max_pattern_bytes)",
+                                    L->max_pattern_bytes);
+                        L->pattern_bytes += plen;
                         r->pattern = dup_or_null(pr->pattern, &rc);
                         r->reason = dup_or_null(pr->reason, &rc);
                         r->id = dup_or_null(pr->id, &rc);
@@ -241,7 +256,12 @@ static int load(warder_ruleset **out, enum origin origin, const char *text, size
                         return warder_error_set(err, WARDER_EINVAL,
                                                 "unsupported ruleset options version %u",
                                                 opts->version);
-                o = *opts;
+                /* A version 1 caller's struct ends before the compile budgets. */
+                memcpy(&o, opts,
+                       opts->version >= 2
+                           ? sizeof(o)
+                           : offsetof(struct warder_ruleset_options, max_pattern_bytes));
+                o.version = WARDER_RULESET_OPTIONS_VERSION;
         }
         warder_ruleset *rs = calloc(1, sizeof(*rs));
         if (!rs)
@@ -280,6 +300,7 @@ static int load(warder_ruleset **out, enum origin origin, const char *text, size
         L.max_depth = o.max_depth ? o.max_depth : 64;
         L.max_nodes = o.max_nodes ? o.max_nodes : 1000000;
         L.max_rules = o.max_rules ? o.max_rules : 100000;
+        L.max_pattern_bytes = o.max_pattern_bytes ? o.max_pattern_bytes : DEFAULT_MAX_PATTERN_BYTES;
         L.chain[L.depth++] = identity;
         struct raw raw;
         memset(&raw, 0, sizeof(raw));
@@ -290,7 +311,9 @@ static int load(warder_ruleset **out, enum origin origin, const char *text, size
         else
                 rc = warder__load_source(&L, text, len, display, identity, dir, 0, &raw);
         if (!rc)
-                rc = build(rs, &raw, err);
+                rc = build(rs, &raw,
+                           o.max_compiled_bytes ? o.max_compiled_bytes : DEFAULT_MAX_COMPILED_BYTES,
+                           err);
         if (!rc && rs->has_tests && (rs->tests_root || rs->tests_home)) {
                 switch (origin) {
                 case ORIGIN_FILE:

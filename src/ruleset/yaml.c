@@ -25,10 +25,17 @@ struct reader {
         struct anchor *anchors;
         struct warder__ydoc *doc;
         struct warder_error *err;
+        size_t quote_max; /* 0, or the longest prefix of a name from the document to quote */
 };
 
+/* `a` is a name from the document (or ""), cut to r->quote_max bytes when that is set. */
 static int fail_at(struct reader *r, int code, const yaml_mark_t *m, const char *fmt, const char *a)
 {
+        char cut[64];
+        if (r->quote_max && strlen(a) > r->quote_max && r->quote_max + 4 <= sizeof(cut)) {
+                snprintf(cut, sizeof(cut), "%.*s...", (int)r->quote_max, a);
+                a = cut;
+        }
         return warder__error_set_at(r->err, code, r->file, (unsigned)m->line + 1,
                                     (unsigned)m->column + 1, fmt, a);
 }
@@ -292,7 +299,8 @@ static int on_alias(struct reader *r, yaml_event_t *ev)
 }
 
 int warder__yaml_parse(const char *text, size_t len, const char *file, size_t max_depth,
-                       size_t max_nodes, struct warder__ydoc *out, struct warder_error *err)
+                       size_t max_nodes, size_t quote_max, struct warder__ydoc *out,
+                       struct warder_error *err)
 {
         yaml_parser_t parser;
         if (!yaml_parser_initialize(&parser))
@@ -305,7 +313,7 @@ int warder__yaml_parse(const char *text, size_t len, const char *file, size_t ma
         yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
         yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
         struct warder__ydoc doc = {NULL, NULL};
-        struct reader r = {file, max_depth, max_nodes, 0, NULL, 0, 0, NULL, &doc, err};
+        struct reader r = {file, max_depth, max_nodes, 0, NULL, 0, 0, NULL, &doc, err, quote_max};
         int rc = 0, documents = 0;
         bool done = false;
         while (!done && !rc) {

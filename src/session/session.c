@@ -262,7 +262,9 @@ int warder_session_new(struct warder_session **out, const struct warder_session_
                 struct warder_local_options lo = WARDER_LOCAL_OPTIONS_INIT;
                 if (cfg->local)
                         lo = *cfg->local;
-                lo.mask_ruleset = cfg->mask_denied ? s->rs : NULL;
+                /* The guard passes what to mask with each command, from its ruleset of the
+                 * moment: a reload reaches the masks (§6.5). */
+                lo.mask_denied = cfg->mask_denied;
                 if (lo.exec && !lo.exec_env)
                         lo.exec_env = (const char *const *)s->env;
                 s->exec = lo.exec;

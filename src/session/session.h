@@ -47,7 +47,8 @@ struct warder_session_config {
         const char *root; /* absolute; NULL: the current directory */
         const char *home; /* absolute, or NULL (then `~` patterns do not load) */
         /* The local backend's options (NULL: defaults). `exec` in them enables execute;
-         * mask_ruleset is ignored: set mask_denied to mask with the session's ruleset. */
+         * their mask_denied is ignored: set mask_denied here to mask what the session's
+         * ruleset of the moment denies (a reload reaches the next command, §6.5). */
         const struct warder_local_options *local;
         bool mask_denied;
         /* The environment commands run with and that §5.5 declares ("NAME=VALUE", NULL-

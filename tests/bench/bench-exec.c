@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "backends/exec.h"
+#include "ruleset-mask.h"
+#include "warder/ruleset.h"
 
 extern char **environ;
 
@@ -77,13 +79,12 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
         return remove(path);
 }
 
-static int mask_env(void *ud, const char *literal, const char *real, bool *mask)
+static unsigned mask_env(void *ud, const char *literal, const char *real)
 {
         (void)ud;
         (void)real;
         const char *base = strrchr(literal, '/');
-        *mask = base && strcmp(base, "/.env") == 0;
-        return 0;
+        return base && strcmp(base, "/.env") == 0 ? WARDER_MASK_HIDE : 0;
 }
 
 struct variant {
@@ -130,8 +131,8 @@ int main(void)
                 struct warder__exec_config c = base;
                 c.mask = mask_env;
                 v[nv++] = (struct variant){"exec backend + masking, predicate (50 files)", c};
-                c.mask = NULL;
-                c.mask_ruleset = rs;
+                c.mask = ruleset_mask;
+                c.mask_ud = rs;
                 v[nv++] = (struct variant){"exec backend + masking, default preset (50 files)", c};
                 c.landlock =
                     warder__landlock_abi() > 0 ? WARDER_LANDLOCK_REQUIRED : WARDER_LANDLOCK_OFF;
@@ -198,7 +199,8 @@ int main(void)
                         }
                 }
                 struct warder__exec_config c = base;
-                c.mask_ruleset = rs;
+                c.mask = ruleset_mask;
+                c.mask_ud = rs;
                 enum { WALKS = 21 };
                 double walk[WALKS], plain[WALKS];
                 for (int i = 0; i < WALKS; i++) {

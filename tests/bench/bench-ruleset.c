@@ -236,7 +236,8 @@ int main(void)
                         ref[i].action = set->rules[i].action;
                         ref[i].pattern = set->rules[i].pattern;
                         ref[i].file = "bench";
-                        if (warder__rule_compile_path(&ref[i], ROOT, HOME, false, true, &err)) {
+                        if (warder__rule_compile_path(&ref[i], ROOT, HOME, false, true, NULL,
+                                                      &err)) {
                                 fprintf(stderr, "ref: %s\n", err.message);
                                 return 1;
                         }

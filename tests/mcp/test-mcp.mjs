@@ -8,7 +8,7 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 
 import {
-  cli, connectReference, here, connectWarder, initParams, makeWorkspace, processesWith, rawServer,
+  cli, connect, connectReference, here, connectWarder, initParams, makeWorkspace, processesWith, rawServer,
   requireModules, SECRET, sh, sleep, snapshot, text,
 } from "./harness.mjs";
 
@@ -330,6 +330,16 @@ describe("execute", () => {
 });
 
 describe("several roots", () => {
+  test("--root may be repeated, before or after the command's name, in the order given", async () => {
+    for (const args of [["--root", W.ws, "mcp", "--preset", "default", "--root", W.other],
+                        ["mcp", "--preset", "default", "--root", W.ws, "--root", W.other],
+                        ["mcp", "--preset", "default", "--root", W.ws, W.other]]) {
+      const s = await open(connect(cli, args));
+      assert.equal(text(await s.call("list_allowed_directories", {})),
+                   `Allowed directories:\n${W.ws}\n${W.other}`, args.join(" "));
+    }
+  });
+
   test("each root is served, a link from one root into another is refused, outside is refused", async () => {
     const s = await open(connectWarder([W.ws, W.other]));
     assert.equal(text(await s.call("list_allowed_directories", {})), `Allowed directories:\n${W.ws}\n${W.other}`);

@@ -24,7 +24,9 @@ class Async(Workspace):
                 self.assertEqual([e.name for e in await g.ls("src")], ["a.c", "main.c"])
                 self.assertEqual(len(await g.glob("src/*.c")), 2)
                 hits = await g.grep("API_KEY")
-                self.assertEqual((list(hits), hits.hidden_files), ([], 1))
+                same = self.guard().grep("API_KEY")  # the synchronous guard's answer
+                self.assertEqual((list(hits), hits.hidden_files), ([], same.hidden_files))
+                self.assertGreaterEqual(hits.hidden_files, 1)
                 self.assertEqual((await g.check("read", ".env")).action, "deny")
                 with self.assertRaises(warder.PermissionDenied):
                     await g.read(".env")

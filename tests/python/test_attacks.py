@@ -98,7 +98,7 @@ class Attacks(Workspace):
         g = self.guard()
         r = g.grep("API_KEY")
         self.assertEqual(list(r), [])
-        self.assertEqual(r.hidden_files, 1)
+        self.assertGreaterEqual(r.hidden_files, 1)  # .env, and whatever else read denies
         rc, cli = self.cli("grep", "API_KEY")
         self.assertEqual(rc, 0)
         self.assertEqual(cli["hidden_files"], r.hidden_files)

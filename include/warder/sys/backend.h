@@ -49,8 +49,10 @@ struct warder_backend_ops {
          * `base` (an absolute pattern is matched against absolute paths). */
         int (*glob)(warder_backend *b, const char *pattern, const char *base, unsigned flags,
                     struct warder_entries *out, struct warder_error *err);
-        /* v1. Optional; fallback: a walk over ls + read + PCRE2. req->path and req->pattern are
-         * NUL-terminated (req->pattern_len and req->glob_len are their lengths). */
+        /* v1. Optional; fallback: a walk over ls + read + PCRE2. req->path, req->pattern and
+         * req->glob are NUL-terminated (req->pattern_len and req->glob_len are their lengths);
+         * req is always the newest version (the dispatch layer fills what an older caller left
+         * out). See WARDER_BACKEND_CAP_GREP_FILTER for req->may_search. */
         int (*grep)(warder_backend *b, const struct warder_grep_request *req,
                     struct warder_grep_result *out, struct warder_error *err);
         /* v1. Optional, no fallback: WARDER_ENOTSUP when NULL. */
@@ -74,11 +76,23 @@ struct warder_backend_ops {
 
 /*
  * Under WARDER_NOFOLLOW, read refuses with WARDER_ESYMLINK, having read nothing, any path with
- * a symlink in any component (the last one included). A guard may then forward an allowed
+ * a symlink in any component (the last one included), or with a component that is not
+ * spelled as stored (a case-insensitive directory, §3.2). A guard may then forward an allowed
  * literal form without resolving it first: if the read succeeds, the path was its own real
- * form. A backend that makes this promise and follows a symlink leaks its target.
+ * form. A backend that makes this promise and follows a symlink (or a case-folded name) leaks
+ * its target.
  */
 #define WARDER_BACKEND_CAP_STRICT_NOFOLLOW (1u << 1)
+
+/*
+ * grep honours the request's may_search (§4.7): it asks before opening each file in scope
+ * (the base too, when it is a file), never opens a file it refuses, counts those in
+ * hidden_files, and lets only searched files count towards max_matches and `truncated`. A
+ * guard over a backend without this promise still drops refused files' matches, but cannot
+ * count skipped files (it reports 0) nor keep them out of `truncated`. The library's grep
+ * fallback keeps the promise.
+ */
+#define WARDER_BACKEND_CAP_GREP_FILTER (1u << 2)
 
 struct warder_backend {
         const struct warder_backend_ops *ops;
