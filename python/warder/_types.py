@@ -189,6 +189,7 @@ class ExecResult:
     stderr_truncated: bool = False
     landlock_applied: bool = False
     masked: bool = False
+    pid_namespace: bool = False
 
     @property
     def ok(self) -> bool:

@@ -341,6 +341,7 @@ class ExecutingBackend(Backend):
                 stderr_truncated=bool(out.err.truncated),
                 landlock_applied=bool(out.landlock_applied),
                 masked=bool(out.masked),
+                pid_namespace=bool(out.pid_namespace),
             )
         finally:
             lib.warder_exec_result_free(byref(out))

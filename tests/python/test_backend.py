@@ -139,6 +139,7 @@ class Local(Workspace):
         self.assertEqual(r.stdout, os.fsencode(self.p("src")) + b"\n")
         r = b.execute("echo $X", env=["X=42"])
         self.assertEqual(r.stdout, b"42\n")
+        self.assertTrue(r.pid_namespace)  # every command in a PID namespace of its own (§6.4)
         r = b.execute("sleep 5", timeout=0.2)
         self.assertTrue(r.timed_out)
         r = b.execute("head -c 100000 /dev/zero", max_output=10)
