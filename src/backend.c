@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "backend-internal.h"
+#include "fault.h"
 #include "util.h"
 #include "warder/glob.h"
 #include "warder/sys/backend.h"
@@ -247,6 +248,15 @@ static void cstr_free(struct cstr *s)
         s->p = NULL;
 }
 
+/* A failure point of fault-injection builds (fault.h): the method fails before it runs. In
+ * a normal build WARDER__FAULT is false and this is never called. */
+static int injected(const char *what, struct warder_error *err)
+{
+        return warder_error_set(err, WARDER_EIO, "%s: injected failure", what);
+}
+
+#define CALL(what, err, call) (WARDER__FAULT(WARDER__FAULT_BACKEND) ? injected(what, err) : (call))
+
 /* Maps what a backend method returned: unknown codes become WARDER_EBACKEND, and a failure
  * without detail gets a generic message. */
 static int map_status(int rc, const char *what, struct warder_error *err)
@@ -349,7 +359,8 @@ static int call_read(warder_backend *b, const char *path, uint64_t offset, uint6
                      unsigned flags, struct warder_bytes *out, struct warder_error *err)
 {
         struct warder_bytes tmp = {NULL, 0, false};
-        int rc = map_status(b->ops->read(b, path, offset, limit, flags, &tmp, err), "read", err);
+        int rc = map_status(
+            CALL("read", err, b->ops->read(b, path, offset, limit, flags, &tmp, err)), "read", err);
         if (!rc)
                 rc = check_bytes(&tmp, "read", err);
         if (rc) {
@@ -363,14 +374,15 @@ static int call_read(warder_backend *b, const char *path, uint64_t offset, uint6
 static int call_write(warder_backend *b, const char *path, const void *data, size_t len,
                       unsigned flags, struct warder_error *err)
 {
-        return map_status(b->ops->write(b, path, data, len, flags, err), "write", err);
+        return map_status(CALL("write", err, b->ops->write(b, path, data, len, flags, err)),
+                          "write", err);
 }
 
 static int call_ls(warder_backend *b, const char *path, unsigned flags, struct warder_entries *out,
                    struct warder_error *err)
 {
         struct warder_entries tmp = {NULL, 0, 0};
-        int rc = map_status(b->ops->ls(b, path, flags, &tmp, err), "ls", err);
+        int rc = map_status(CALL("ls", err, b->ops->ls(b, path, flags, &tmp, err)), "ls", err);
         if (!rc)
                 rc = check_entries(&tmp, "ls", err);
         if (rc) {
@@ -838,9 +850,10 @@ WARDER_API int warder_backend_edit(warder_backend *b, const char *path, size_t p
         }
         size_t n = 0;
         if (b->ops->edit)
-                rc = map_status(
-                    b->ops->edit(b, p.p, old_text, old_len, new_text, new_len, flags, &n, err),
-                    "edit", err);
+                rc = map_status(CALL("edit", err,
+                                     b->ops->edit(b, p.p, old_text, old_len, new_text, new_len,
+                                                  flags, &n, err)),
+                                "edit", err);
         else
                 rc = edit_fallback(b, p.p, old_text, old_len, new_text, new_len, flags, &n, err);
         cstr_free(&p);
@@ -885,7 +898,8 @@ WARDER_API int warder_backend_glob(warder_backend *b, const char *pattern, const
         }
         struct warder_entries tmp = {NULL, 0, 0};
         if (b->ops->glob)
-                rc = map_status(b->ops->glob(b, pattern, p.p, flags, &tmp, err), "glob", err);
+                rc = map_status(CALL("glob", err, b->ops->glob(b, pattern, p.p, flags, &tmp, err)),
+                                "glob", err);
         else
                 rc = glob_fallback(b, pattern, p.p, flags, &tmp, err);
         cstr_free(&p);
@@ -926,7 +940,7 @@ WARDER_API int warder_backend_grep(warder_backend *b, const struct warder_grep_r
         copy.path = p.p;
         struct warder_grep_result tmp = {NULL, 0, 0, false};
         if (b->ops->grep)
-                rc = map_status(b->ops->grep(b, &copy, &tmp, err), "grep", err);
+                rc = map_status(CALL("grep", err, b->ops->grep(b, &copy, &tmp, err)), "grep", err);
         else
                 rc = grep_fallback(b, &copy, &tmp, err);
         cstr_free(&p);
@@ -968,7 +982,7 @@ WARDER_API int warder_backend_execute(warder_backend *b, const struct warder_exe
         copy.command = c.p;
         struct warder_exec_result tmp;
         memset(&tmp, 0, sizeof(tmp));
-        rc = map_status(b->ops->execute(b, &copy, &tmp, err), "execute", err);
+        rc = map_status(CALL("execute", err, b->ops->execute(b, &copy, &tmp, err)), "execute", err);
         cstr_free(&c);
         if (!rc)
                 rc = check_bytes(&tmp.out, "execute", err);
@@ -999,7 +1013,8 @@ WARDER_API int warder_backend_realpath(warder_backend *b, const char *path, size
                 return rc;
         }
         char *tmp = NULL;
-        rc = map_status(b->ops->realpath(b, p.p, &tmp, err), "realpath", err);
+        rc =
+            map_status(CALL("realpath", err, b->ops->realpath(b, p.p, &tmp, err)), "realpath", err);
         cstr_free(&p);
         if (!rc && (!tmp || tmp[0] != '/'))
                 rc = broken(err, "realpath", "no absolute path");
