@@ -8,9 +8,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <uthash.h>
 
 #include "ruleset-internal.h"
+#include "uthash-safe.h"
 
 struct warder__key_entry {
         UT_hash_handle hh;
@@ -66,7 +66,14 @@ static int add(struct warder__index *idx, enum warder__key_kind kind, const char
                 }
                 memcpy(e->key, k, len);
                 e->len = len;
+                warder__hash_oom = false;
                 HASH_ADD(hh, idx->tab[kind], key[0], len, e);
+                if (warder__hash_oom) {
+                        free(e);
+                        if (k != small)
+                                free(k);
+                        return WARDER_ENOMEM;
+                }
         }
         if (k != small)
                 free(k);
