@@ -240,11 +240,19 @@ static int walk_open(const struct local *l, const char *rel, int oflags, mode_t 
                         int fd = openat(dfd, comp, oflags | O_NOFOLLOW, mode);
                         int e = errno;
                         if (fd >= 0 && (oflags & O_PATH)) {
+                                /* O_PATH | O_NOFOLLOW opens a symlink itself: refuse it, and
+                                 * refuse what cannot be told apart from one. */
                                 struct stat st;
-                                if (fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) {
+                                bool lnk = true;
+                                if (fstat(fd, &st) != 0)
+                                        e = errno;
+                                else if (!(lnk = S_ISLNK(st.st_mode)))
+                                        e = 0;
+                                else
+                                        e = ELOOP;
+                                if (lnk) {
                                         close(fd);
                                         fd = -1;
-                                        e = ELOOP;
                                 }
                         } else if (fd < 0 && e == ENOTDIR && (oflags & O_DIRECTORY)) {
                                 struct stat st;
