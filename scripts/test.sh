@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds warder and runs the whole test suite twice: a normal build and an ASan+UBSan build,
-# both with warnings as errors. Ends with the line "N passed, N failed".
+# both with warnings as errors. The ASan build is also a fault-injection build
+# (-Dfault_injection=true), so it runs tests/test-fault.c, which fails every failure point of
+# the guarded operations in turn, under the sanitizers. Ends with the line "N passed, N failed".
 # Usage: scripts/test.sh [--quick]   (--quick: the normal build only)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -52,7 +54,8 @@ PY
 
 run_suite build
 if [ $quick -eq 0 ]; then
-  run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
+  run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug \
+    -Dfault_injection=true
 fi
 
 echo "$passed passed, $failed failed"

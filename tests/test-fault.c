@@ -1,0 +1,928 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Fault injection (built with -Dfault_injection=true only; src/fault.h): every failure point
+ * a guarded operation meets — each allocation, PCRE2 compile/match/JIT, backend call through
+ * the dispatch and kernel call of the local backend — is made to fail in turn (once, and from
+ * there on), and the outcome must be an error or the stricter decision (fail closed, §2.10,
+ * §4.3, §5.7): never a denied file's bytes, a denied entry in a listing, a denied file's line
+ * in grep, a denied command run, an edit or write reaching a protected file, an ask turned
+ * into allow.
+ *
+ * Each case first runs without a fault and must give the exact correct result (so a broken
+ * fixture cannot pass as a defence), with a control arm showing the secret is there to leak.
+ * The guard runs over the local backend (openat2 and the O_NOFOLLOW fallback, with execute),
+ * over a recording mock of the memory backend with realpath and execute, and over a mock that
+ * has only read, write and ls (the library's fallbacks do edit, glob and grep).
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fault.h"
+#include "fs-fixture.h"
+#include "mock-backend.h"
+#include "support.h"
+#include "warder/warder.h"
+
+#define SECRET "hunter2"
+
+static char ws[64];
+
+enum fx_kind { FX_LOCAL, FX_LOCAL_FALLBACK, FX_MEMORY, FX_STORAGE_ONLY, FX_COUNT };
+static const char *const fx_names[FX_COUNT] = {"local (openat2)", "local (fallback walk)",
+                                               "mock over memory", "storage-only mock (fallbacks)"};
+#define FX_ALL    0xfu
+#define FX_LOCALS ((1u << FX_LOCAL) | (1u << FX_LOCAL_FALLBACK))
+#define FX_EXEC   (FX_LOCALS | (1u << FX_MEMORY))
+
+struct fx {
+        enum fx_kind kind;
+        warder_ruleset *rs;
+        warder_backend *guard;
+        warder_backend *mock; /* memory kinds: the recording mock under the guard (borrowed) */
+        warder_backend *mem;  /* memory kinds: the memory backend under the mock (borrowed) */
+};
+
+static const char rules_yaml[] = "warder: 1\n"
+                                 "default: allow\n"
+                                 "read:\n"
+                                 "  rules:\n"
+                                 "    - {pattern: '**/.env', action: deny, reason: secret}\n"
+                                 "    - {pattern: 'vault/**', action: deny}\n"
+                                 "    - {pattern: 'maybe/**', action: ask}\n"
+                                 "write:\n"
+                                 "  rules:\n"
+                                 "    - {pattern: '**/.env', action: deny}\n"
+                                 "    - {pattern: 'vault/**', action: deny}\n"
+                                 "    - {pattern: 'maybe/**', action: ask}\n"
+                                 "    - {pattern: locked.txt, action: deny}\n"
+                                 "edit:\n"
+                                 "  rules:\n"
+                                 "    - {pattern: '**/.env', action: deny}\n"
+                                 "ls:\n"
+                                 "  rules:\n"
+                                 "    - {pattern: '**/.env', action: deny}\n"
+                                 "    - {pattern: 'vault/**', action: deny}\n"
+                                 "glob:\n"
+                                 "  rules:\n"
+                                 "    - {pattern: '**/.env', action: deny}\n"
+                                 "    - {pattern: 'vault/**', action: deny}\n"
+                                 "execute:\n"
+                                 "  rules:\n"
+                                 "    - {pattern: 'rm *', action: deny}\n"
+                                 "    - {pattern: 'curl *', action: ask}\n";
+
+static const struct {
+        const char *rel, *data;
+} files[] = {
+    {"pub.txt", "public line\n"},     {".env", "TOKEN=" SECRET "\n"},
+    {"vault/key", SECRET " key\n"},   {"maybe/x.txt", "maybe " SECRET "\n"},
+    {"sub/a.txt", "a public note\n"}, {"sub/.env", "SUB=" SECRET "\n"},
+    {"sub/new.txt", "OLD"},           {"locked.txt", "locked\n"},
+};
+
+static const char *W(const char *rel)
+{
+        return at(ws, rel);
+}
+
+/* ---- the fixture ----------------------------------------------------------------------- */
+
+static void fs_populate(void)
+{
+        mkd(W("vault"));
+        mkd(W("maybe"));
+        mkd(W("sub"));
+        for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+                put(W(files[i].rel), files[i].data);
+        lnk(".env", W("pub-link"));
+        lnk("../vault", W("sub/vault-link"));
+}
+
+static void setup(void)
+{
+        snprintf(ws, sizeof(ws), "/tmp/warder-fault-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(ws));
+        fs_populate();
+}
+
+static void teardown(void)
+{
+        warder__fault_off();
+        rm_rf(ws);
+}
+
+/* Puts every file back as it was (between runs: writes and edits may have landed). */
+static void fx_reset(struct fx *fx)
+{
+        for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+                if (fx->kind == FX_MEMORY || fx->kind == FX_STORAGE_ONLY)
+                        ck_assert_int_eq(
+                            warder_backend_write(fx->mem, W(files[i].rel), strlen(W(files[i].rel)),
+                                                 files[i].data, strlen(files[i].data), 0, NULL),
+                            0);
+                else
+                        put(W(files[i].rel), files[i].data);
+        }
+        if (fx->mock)
+                mock_reset(fx->mock);
+}
+
+/* The file's contents as the backend holds them (read beside the guard). */
+static char *fx_peek(struct fx *fx, const char *rel)
+{
+        static char buf[256];
+        if (fx->kind == FX_MEMORY || fx->kind == FX_STORAGE_ONLY) {
+                struct warder_bytes b = {0};
+                if (warder_backend_read(fx->mem, W(rel), strlen(W(rel)), 0, 0, 0, &b, NULL))
+                        return NULL;
+                snprintf(buf, sizeof(buf), "%s", b.data);
+                warder_bytes_free(&b);
+                return buf;
+        }
+        return peek(W(rel));
+}
+
+static void fx_open(struct fx *fx, enum fx_kind kind)
+{
+        *fx = (struct fx){.kind = kind};
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = ws;
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_msg(warder_ruleset_load_string(&fx->rs, rules_yaml, strlen(rules_yaml), "fault",
+                                                 &ro, &err) == 0,
+                      "%s", err.message);
+        warder_backend *inner = NULL;
+        if (kind == FX_LOCAL || kind == FX_LOCAL_FALLBACK) {
+                struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
+                o.force_fallback = kind == FX_LOCAL_FALLBACK;
+                o.exec = true;
+                o.exec_timeout_ms = 10000;
+                ck_assert_int_eq(warder_local_new(&inner, ws, &o, NULL), 0);
+        } else {
+                ck_assert_int_eq(warder_memory_new(&fx->mem, NULL), 0);
+                unsigned caps =
+                    kind == FX_MEMORY ? MOCK_CAN_EXECUTE | MOCK_CAN_REALPATH : MOCK_STORAGE_ONLY;
+                ck_assert_int_eq(mock_backend_new(&fx->mock, fx->mem, caps), 0);
+                inner = fx->mock;
+        }
+        ck_assert_int_eq(warder_guard_new(&fx->guard, inner, fx->rs, NULL, NULL), 0);
+        fx_reset(fx);
+}
+
+static void fx_close(struct fx *fx)
+{
+        warder_backend_free(fx->guard);
+        warder_ruleset_free(fx->rs);
+}
+
+/* ---- one run's outcome ------------------------------------------------------------------ */
+
+struct res {
+        int rc;
+        struct warder_bytes bytes;
+        struct warder_entries ents;
+        struct warder_grep_result grep;
+        struct warder_exec_result exec;
+        size_t count;
+        unsigned inner_calls[MOCK_OP_COUNT]; /* memory kinds: calls that reached the mock */
+};
+
+static void res_free(struct res *r)
+{
+        warder_bytes_free(&r->bytes);
+        warder_entries_free(&r->ents);
+        warder_grep_result_free(&r->grep);
+        warder_exec_result_free(&r->exec);
+}
+
+/* What the current run is, for assertion messages: the case, the fixture and the point. */
+static char run_desc[512];
+
+struct fcase {
+        const char *name;
+        unsigned fixtures;
+        void (*op)(struct fx *fx, struct res *r);
+        void (*check)(struct fx *fx, const struct res *r, bool clean);
+};
+
+/* ---- storage operations ----------------------------------------------------------------- */
+
+static int g_read(struct fx *fx, const char *target, struct res *r)
+{
+        return warder_backend_read(fx->guard, target, strlen(target), 0, 0, 0, &r->bytes, NULL);
+}
+
+static void no_secret_bytes(const struct res *r)
+{
+        ck_assert_msg(!r->bytes.data || !strstr(r->bytes.data, SECRET), "%s: the secret leaked",
+                      run_desc);
+}
+
+/* A refused request: never 0, no bytes, and (mock) the inner backend never saw it. */
+static void refused(struct fx *fx, const struct res *r, bool clean, int clean_rc, enum mock_op op)
+{
+        (void)fx;
+        if (clean)
+                ck_assert_msg(r->rc == clean_rc, "%s: rc %d, want %d", run_desc, r->rc, clean_rc);
+        ck_assert_msg(r->rc != 0, "%s: a refused request succeeded", run_desc);
+        ck_assert_msg(r->bytes.data == NULL, "%s: bytes returned with an error", run_desc);
+        no_secret_bytes(r);
+        if ((unsigned)op < MOCK_OP_COUNT)
+                ck_assert_msg(r->inner_calls[op] == 0, "%s: the inner backend was called",
+                              run_desc);
+}
+
+static void op_read_pub(struct fx *fx, struct res *r)
+{
+        r->rc = g_read(fx, W("pub.txt"), r);
+}
+
+static void ck_read_pub(struct fx *fx, const struct res *r, bool clean)
+{
+        (void)fx;
+        if (clean)
+                ck_assert_int_eq(r->rc, 0);
+        if (r->rc == 0)
+                ck_assert_msg(r->bytes.data && strcmp(r->bytes.data, "public line\n") == 0,
+                              "%s: wrong bytes", run_desc);
+        else
+                ck_assert_ptr_null(r->bytes.data);
+}
+
+static void op_read_env(struct fx *fx, struct res *r)
+{
+        r->rc = g_read(fx, W(".env"), r);
+}
+
+static void op_read_sub_env(struct fx *fx, struct res *r)
+{
+        r->rc = g_read(fx, W("sub/.env"), r);
+}
+
+static void op_read_dotdot(struct fx *fx, struct res *r)
+{
+        r->rc = g_read(fx, W("sub/../vault/key"), r);
+}
+
+static void op_read_relative(struct fx *fx, struct res *r)
+{
+        r->rc = g_read(fx, "vault/key", r);
+}
+
+static void op_read_link(struct fx *fx, struct res *r)
+{
+        r->rc = g_read(fx, W("pub-link"), r);
+}
+
+static void op_read_link_dir(struct fx *fx, struct res *r)
+{
+        r->rc = g_read(fx, W("sub/vault-link/key"), r);
+}
+
+static void ck_read_denied(struct fx *fx, const struct res *r, bool clean)
+{
+        refused(fx, r, clean, WARDER_EDENIED, MOCK_READ);
+}
+
+static void op_read_ask(struct fx *fx, struct res *r)
+{
+        r->rc = g_read(fx, W("maybe/x.txt"), r);
+}
+
+static void ck_read_ask(struct fx *fx, const struct res *r, bool clean)
+{
+        refused(fx, r, clean, WARDER_EASK, MOCK_READ);
+}
+
+static void op_write_new(struct fx *fx, struct res *r)
+{
+        r->rc = warder_backend_write(fx->guard, W("sub/new.txt"), strlen(W("sub/new.txt")), "NEW",
+                                     3, 0, NULL);
+}
+
+static void ck_write_new(struct fx *fx, const struct res *r, bool clean)
+{
+        const char *now = fx_peek(fx, "sub/new.txt");
+        if (clean)
+                ck_assert_int_eq(r->rc, 0);
+        if (r->rc == 0)
+                ck_assert_msg(now && strcmp(now, "NEW") == 0, "%s: written but not there",
+                              run_desc);
+        else
+                ck_assert_msg(now && (strcmp(now, "OLD") == 0 || strcmp(now, "NEW") == 0),
+                              "%s: the file was damaged", run_desc);
+}
+
+static void write_refused(struct fx *fx, const struct res *r, bool clean, int clean_rc,
+                          const char *rel)
+{
+        refused(fx, r, clean, clean_rc, MOCK_WRITE);
+        const char *now = fx_peek(fx, rel);
+        for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+                if (strcmp(files[i].rel, rel) == 0)
+                        ck_assert_msg(now && strcmp(now, files[i].data) == 0,
+                                      "%s: a refused write changed %s", run_desc, rel);
+}
+
+static void op_write_env(struct fx *fx, struct res *r)
+{
+        r->rc = warder_backend_write(fx->guard, W(".env"), strlen(W(".env")), "PWNED", 5, 0, NULL);
+}
+
+static void ck_write_env(struct fx *fx, const struct res *r, bool clean)
+{
+        write_refused(fx, r, clean, WARDER_EDENIED, ".env");
+}
+
+static void op_write_locked(struct fx *fx, struct res *r)
+{
+        r->rc = warder_backend_write(fx->guard, W("locked.txt"), strlen(W("locked.txt")), "PWNED",
+                                     5, 0, NULL);
+}
+
+static void ck_write_locked(struct fx *fx, const struct res *r, bool clean)
+{
+        write_refused(fx, r, clean, WARDER_EDENIED, "locked.txt");
+}
+
+static void op_write_link(struct fx *fx, struct res *r)
+{
+        r->rc = warder_backend_write(fx->guard, W("pub-link"), strlen(W("pub-link")), "PWNED", 5, 0,
+                                     NULL);
+}
+
+static void op_write_ask(struct fx *fx, struct res *r)
+{
+        r->rc = warder_backend_write(fx->guard, W("maybe/x.txt"), strlen(W("maybe/x.txt")), "PWNED",
+                                     5, 0, NULL);
+}
+
+static void ck_write_ask(struct fx *fx, const struct res *r, bool clean)
+{
+        write_refused(fx, r, clean, WARDER_EASK, "maybe/x.txt");
+}
+
+static void op_edit_pub(struct fx *fx, struct res *r)
+{
+        r->rc = warder_backend_edit(fx->guard, W("sub/a.txt"), strlen(W("sub/a.txt")), "public", 6,
+                                    "PUBLIC", 6, 0, &r->count, NULL);
+}
+
+static void ck_edit_pub(struct fx *fx, const struct res *r, bool clean)
+{
+        const char *now = fx_peek(fx, "sub/a.txt");
+        if (clean)
+                ck_assert_int_eq(r->rc, 0);
+        if (r->rc == 0) {
+                ck_assert_msg(r->count == 1, "%s: count %zu", run_desc, r->count);
+                ck_assert_msg(now && strcmp(now, "a PUBLIC note\n") == 0, "%s: not edited",
+                              run_desc);
+        } else {
+                ck_assert_msg(now && (strcmp(now, "a public note\n") == 0 ||
+                                      strcmp(now, "a PUBLIC note\n") == 0),
+                              "%s: the file was damaged", run_desc);
+        }
+}
+
+/* An edit of a denied file is refused, both when the old text is there (the file would
+ * change) and when it is not (the answer would say what the file holds). */
+static void op_edit_env_present(struct fx *fx, struct res *r)
+{
+        r->rc = warder_backend_edit(fx->guard, W(".env"), strlen(W(".env")), SECRET, strlen(SECRET),
+                                    "x", 1, 0, &r->count, NULL);
+}
+
+static void op_edit_env_absent(struct fx *fx, struct res *r)
+{
+        r->rc = warder_backend_edit(fx->guard, W(".env"), strlen(W(".env")), "zzz", 3, "x", 1, 0,
+                                    &r->count, NULL);
+}
+
+static void op_edit_link(struct fx *fx, struct res *r)
+{
+        r->rc = warder_backend_edit(fx->guard, W("pub-link"), strlen(W("pub-link")), SECRET,
+                                    strlen(SECRET), "x", 1, 0, &r->count, NULL);
+}
+
+static void ck_edit_env(struct fx *fx, const struct res *r, bool clean)
+{
+        refused(fx, r, clean, WARDER_EDENIED, MOCK_EDIT);
+        ck_assert_msg(r->rc != WARDER_ENOMATCH, "%s: the edit answered about the contents",
+                      run_desc);
+        if (fx->mock)
+                ck_assert_msg(r->inner_calls[MOCK_READ] == 0 && r->inner_calls[MOCK_WRITE] == 0,
+                              "%s: the edit reached the inner backend", run_desc);
+        const char *now = fx_peek(fx, ".env");
+        ck_assert_msg(now && strcmp(now, "TOKEN=" SECRET "\n") == 0, "%s: .env was edited",
+                      run_desc);
+}
+
+/* ---- listings and grep ------------------------------------------------------------------ */
+
+/* Names a correct listing never shows: the secrets, the vault and links that lead there. */
+static bool forbidden(const char *path)
+{
+        return strstr(path, ".env") || strstr(path, "vault") || strstr(path, "link");
+}
+
+static void entries_safe(const struct res *r, const char *const *want, bool clean)
+{
+        if (r->rc != 0) {
+                ck_assert_msg(r->ents.items == NULL && r->ents.count == 0,
+                              "%s: entries returned with an error", run_desc);
+                return;
+        }
+        size_t nwant = 0;
+        while (want[nwant])
+                nwant++;
+        for (size_t i = 0; i < r->ents.count; i++) {
+                const char *p = r->ents.items[i].path;
+                ck_assert_msg(!forbidden(p), "%s: '%s' listed", run_desc, p);
+                bool known = false;
+                for (size_t k = 0; k < nwant && !known; k++)
+                        known = strcmp(p, W(want[k])) == 0;
+                ck_assert_msg(known, "%s: unexpected entry '%s'", run_desc, p);
+        }
+        if (clean)
+                ck_assert_msg(r->ents.count == nwant, "%s: %zu entries, want %zu", run_desc,
+                              r->ents.count, nwant);
+}
+
+static void op_ls_root(struct fx *fx, struct res *r)
+{
+        r->rc = warder_backend_ls(fx->guard, ws, strlen(ws), 0, &r->ents, NULL);
+}
+
+static void ck_ls_root(struct fx *fx, const struct res *r, bool clean)
+{
+        (void)fx;
+        static const char *const want[] = {"locked.txt", "maybe", "pub.txt", "sub", NULL};
+        if (clean)
+                ck_assert_int_eq(r->rc, 0);
+        entries_safe(r, want, clean);
+}
+
+static void op_ls_vault(struct fx *fx, struct res *r)
+{
+        r->rc = warder_backend_ls(fx->guard, W("vault"), strlen(W("vault")), 0, &r->ents, NULL);
+}
+
+static void ck_ls_vault(struct fx *fx, const struct res *r, bool clean)
+{
+        refused(fx, r, clean, WARDER_EDENIED, MOCK_LS);
+        ck_assert_ptr_null(r->ents.items);
+}
+
+static void op_glob_all(struct fx *fx, struct res *r)
+{
+        r->rc = warder_backend_glob(fx->guard, "**", ws, strlen(ws), 0, &r->ents, NULL);
+}
+
+static void ck_glob_all(struct fx *fx, const struct res *r, bool clean)
+{
+        (void)fx;
+        static const char *const want[] = {"locked.txt", "maybe",     "maybe/x.txt", "pub.txt",
+                                           "sub",        "sub/a.txt", "sub/new.txt", NULL};
+        if (clean)
+                ck_assert_int_eq(r->rc, 0);
+        entries_safe(r, want, clean);
+}
+
+static void op_glob_sub(struct fx *fx, struct res *r)
+{
+        r->rc = warder_backend_glob(fx->guard, "*", W("sub"), strlen(W("sub")), 0, &r->ents, NULL);
+}
+
+static void ck_glob_sub(struct fx *fx, const struct res *r, bool clean)
+{
+        (void)fx;
+        static const char *const want[] = {"sub/a.txt", "sub/new.txt", NULL};
+        if (clean)
+                ck_assert_int_eq(r->rc, 0);
+        entries_safe(r, want, clean);
+}
+
+static int g_grep(struct fx *fx, const char *pattern, const char *base, unsigned flags,
+                  struct res *r)
+{
+        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+        req.pattern = pattern;
+        req.path = base;
+        req.path_len = strlen(base);
+        req.flags = flags;
+        return warder_backend_grep(fx->guard, &req, &r->grep, NULL);
+}
+
+static void grep_safe(const struct res *r, bool clean, size_t clean_count)
+{
+        if (r->rc != 0) {
+                ck_assert_msg(r->grep.items == NULL && r->grep.count == 0,
+                              "%s: matches returned with an error", run_desc);
+                return;
+        }
+        for (size_t i = 0; i < r->grep.count; i++) {
+                const struct warder_grep_match *m = &r->grep.items[i];
+                ck_assert_msg(!strstr(m->text, SECRET), "%s: a secret line in %s", run_desc,
+                              m->path);
+                ck_assert_msg(!forbidden(m->path) && !strstr(m->path, "maybe"), "%s: a match in %s",
+                              run_desc, m->path);
+                ck_assert_msg(strcmp(m->path, W("pub.txt")) == 0 ||
+                                  strcmp(m->path, W("sub/a.txt")) == 0,
+                              "%s: a match in %s", run_desc, m->path);
+        }
+        if (clean)
+                ck_assert_msg(r->grep.count == clean_count, "%s: %zu matches, want %zu", run_desc,
+                              r->grep.count, clean_count);
+}
+
+static void op_grep_regex(struct fx *fx, struct res *r)
+{
+        r->rc = g_grep(fx, SECRET "|public", ws, 0, r);
+}
+
+static void op_grep_caseless(struct fx *fx, struct res *r)
+{
+        r->rc = g_grep(fx, "HUNTER2|PUBLIC", ws, WARDER_GREP_CASELESS, r);
+}
+
+static void ck_grep_all(struct fx *fx, const struct res *r, bool clean)
+{
+        (void)fx;
+        if (clean) {
+                ck_assert_int_eq(r->rc, 0);
+                /* .env, sub/.env, vault/key and maybe/x.txt are in scope but not searched */
+                ck_assert_uint_ge(r->grep.hidden_files, 4);
+        }
+        grep_safe(r, clean, 2);
+}
+
+static void op_grep_literal_file(struct fx *fx, struct res *r)
+{
+        r->rc = g_grep(fx, SECRET, W(".env"), 0, r);
+}
+
+static void ck_grep_file(struct fx *fx, const struct res *r, bool clean)
+{
+        (void)fx;
+        if (clean) {
+                ck_assert_int_eq(r->rc, 0);
+                ck_assert_uint_eq(r->grep.hidden_files, 1);
+        }
+        grep_safe(r, clean, 0);
+}
+
+/* ---- execute ---------------------------------------------------------------------------- */
+
+static int g_exec(struct fx *fx, const char *cmd, struct res *r)
+{
+        struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
+        req.command = cmd;
+        req.command_len = strlen(cmd);
+        return warder_backend_execute(fx->guard, &req, &r->exec, NULL);
+}
+
+static void op_exec_pub(struct fx *fx, struct res *r)
+{
+        r->rc = g_exec(fx, "cat pub.txt", r);
+}
+
+static void ck_exec_pub(struct fx *fx, const struct res *r, bool clean)
+{
+        if (clean)
+                ck_assert_int_eq(r->rc, 0);
+        ck_assert_msg(!r->exec.out.data || !strstr(r->exec.out.data, SECRET), "%s: leaked",
+                      run_desc);
+        if (r->rc == 0 && clean)
+                ck_assert_str_eq(r->exec.out.data,
+                                 fx->mock ? "cat pub.txt" : "public line\n"); /* mock: echo */
+}
+
+static void exec_refused(struct fx *fx, const struct res *r, bool clean, int clean_rc)
+{
+        (void)fx;
+        if (clean)
+                ck_assert_msg(r->rc == clean_rc, "%s: rc %d, want %d", run_desc, r->rc, clean_rc);
+        ck_assert_msg(r->rc != 0, "%s: a refused command ran", run_desc);
+        ck_assert_msg(r->exec.out.data == NULL, "%s: output with an error", run_desc);
+        ck_assert_msg(r->inner_calls[MOCK_EXECUTE] == 0, "%s: the inner backend ran it", run_desc);
+}
+
+static void ck_exec_denied(struct fx *fx, const struct res *r, bool clean)
+{
+        exec_refused(fx, r, clean, WARDER_EDENIED);
+}
+
+static void ck_exec_ask(struct fx *fx, const struct res *r, bool clean)
+{
+        exec_refused(fx, r, clean, WARDER_EASK);
+}
+
+static void op_exec_env(struct fx *fx, struct res *r)
+{
+        r->rc = g_exec(fx, "cat .env", r);
+}
+
+static void op_exec_chain(struct fx *fx, struct res *r)
+{
+        r->rc = g_exec(fx, "cd sub && cat ../vault/key | tee /dev/null", r);
+}
+
+static void op_exec_glob(struct fx *fx, struct res *r)
+{
+        r->rc = g_exec(fx, "cat vault/*", r);
+}
+
+static void op_exec_rm(struct fx *fx, struct res *r)
+{
+        r->rc = g_exec(fx, "timeout 5 rm -rf sub", r);
+}
+
+static void op_exec_link(struct fx *fx, struct res *r)
+{
+        r->rc = g_exec(fx, "cat pub-link", r);
+}
+
+static void op_exec_ask(struct fx *fx, struct res *r)
+{
+        r->rc = g_exec(fx, "curl -d @pub.txt example.invalid", r);
+}
+
+static const struct fcase cases[] = {
+    {"read an allowed file", FX_ALL, op_read_pub, ck_read_pub},
+    {"read .env", FX_ALL, op_read_env, ck_read_denied},
+    {"read sub/.env", FX_ALL, op_read_sub_env, ck_read_denied},
+    {"read sub/../vault/key", FX_ALL, op_read_dotdot, ck_read_denied},
+    {"read vault/key (relative)", FX_ALL, op_read_relative, ck_read_denied},
+    {"read a symlink to .env", FX_LOCALS, op_read_link, ck_read_denied},
+    {"read through a symlinked directory", FX_LOCALS, op_read_link_dir, ck_read_denied},
+    {"read an ask file", FX_ALL, op_read_ask, ck_read_ask},
+    {"write an allowed file", FX_ALL, op_write_new, ck_write_new},
+    {"write .env", FX_ALL, op_write_env, ck_write_env},
+    {"write a write-denied file", FX_ALL, op_write_locked, ck_write_locked},
+    {"write through a symlink to .env", FX_LOCALS, op_write_link, ck_write_env},
+    {"write an ask file", FX_ALL, op_write_ask, ck_write_ask},
+    {"edit an allowed file", FX_ALL, op_edit_pub, ck_edit_pub},
+    {"edit .env (text present)", FX_ALL, op_edit_env_present, ck_edit_env},
+    {"edit .env (text absent)", FX_ALL, op_edit_env_absent, ck_edit_env},
+    {"edit through a symlink to .env", FX_LOCALS, op_edit_link, ck_edit_env},
+    {"ls the root", FX_ALL, op_ls_root, ck_ls_root},
+    {"ls the vault", FX_ALL, op_ls_vault, ck_ls_vault},
+    {"glob **", FX_ALL, op_glob_all, ck_glob_all},
+    {"glob sub/*", FX_ALL, op_glob_sub, ck_glob_sub},
+    {"grep a regex", FX_ALL, op_grep_regex, ck_grep_all},
+    {"grep caseless", FX_ALL, op_grep_caseless, ck_grep_all},
+    {"grep a denied file", FX_ALL, op_grep_literal_file, ck_grep_file},
+    {"execute cat pub.txt", FX_EXEC, op_exec_pub, ck_exec_pub},
+    {"execute cat .env", FX_EXEC, op_exec_env, ck_exec_denied},
+    {"execute cd sub && cat ../vault/key", FX_EXEC, op_exec_chain, ck_exec_denied},
+    {"execute cat vault/*", FX_EXEC, op_exec_glob, ck_exec_denied},
+    {"execute timeout 5 rm -rf sub", FX_EXEC, op_exec_rm, ck_exec_denied},
+    {"execute cat pub-link", FX_LOCALS, op_exec_link, ck_exec_denied},
+    {"execute curl (ask)", FX_EXEC, op_exec_ask, ck_exec_ask},
+};
+
+/* ---- the walk --------------------------------------------------------------------------- */
+
+static void run_once(struct fx *fx, const struct fcase *c, bool armed, unsigned long n, bool sticky,
+                     bool clean)
+{
+        struct res r;
+        memset(&r, 0, sizeof(r));
+        fx_reset(fx);
+        if (armed)
+                warder__fault_arm(n, sticky, WARDER__FAULT_ALL);
+        c->op(fx, &r);
+        if (armed)
+                warder__fault_off();
+        if (fx->mock)
+                for (int k = 0; k < MOCK_OP_COUNT; k++)
+                        r.inner_calls[k] = mock_calls(fx->mock, (enum mock_op)k);
+        snprintf(run_desc, sizeof(run_desc), "%s on %s, %s point %lu%s: %s (rc %d)", c->name,
+                 fx_names[fx->kind], sticky ? "every point from" : "only", n,
+                 armed ? "" : " (unarmed)", armed ? warder__fault_where() : "-", r.rc);
+        c->check(fx, &r, clean);
+        res_free(&r);
+}
+
+/* Walks every failure point of one case, once-only and sticky; returns the points. */
+static unsigned long walk_case(struct fx *fx, const struct fcase *c)
+{
+        /* Clean: the exact right answer (also warms per-thread caches up). */
+        run_once(fx, c, false, 0, false, true);
+        /* Counting: still the right answer, and how many points there are. */
+        fx_reset(fx);
+        struct res r;
+        memset(&r, 0, sizeof(r));
+        warder__fault_count(WARDER__FAULT_ALL);
+        c->op(fx, &r);
+        unsigned long total = warder__fault_points();
+        warder__fault_off();
+        res_free(&r);
+        ck_assert_msg(total > 0, "%s on %s: no failure point met", c->name, fx_names[fx->kind]);
+        unsigned long fired = 0;
+        for (int sticky = 0; sticky < 2; sticky++) {
+                for (unsigned long n = 1; n <= total; n++) {
+                        run_once(fx, c, true, n, sticky, false);
+                        fired += warder__fault_fired();
+                }
+        }
+        ck_assert_msg(fired >= total, "%s on %s: only %lu of %lu points were reached", c->name,
+                      fx_names[fx->kind], fired, 2 * total);
+        return total;
+}
+
+/* Control arm: without warder the secrets are there to be read. */
+static void control_arm(void)
+{
+        const char *const secrets[] = {SECRET, NULL};
+        const char *plain = plain_read(W("pub-link"));
+        ck_assert(plain && holds_any(plain, strlen(plain), secrets));
+        plain = plain_read(W("sub/vault-link/key"));
+        ck_assert(plain && holds_any(plain, strlen(plain), secrets));
+}
+
+START_TEST(walk_every_point)
+{
+        control_arm();
+        struct fx fx;
+        fx_open(&fx, (enum fx_kind)_i);
+        if (fx.mem) {
+                /* Control arm: the inner backend alone hands the secret out. */
+                struct warder_bytes b = {0};
+                ck_assert_int_eq(
+                    warder_backend_read(fx.mem, W(".env"), strlen(W(".env")), 0, 0, 0, &b, NULL),
+                    0);
+                ck_assert_ptr_nonnull(strstr(b.data, SECRET));
+                warder_bytes_free(&b);
+        }
+        unsigned long points = 0;
+        size_t ncases = 0;
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                if (!(cases[i].fixtures & (1u << _i)))
+                        continue;
+                points += walk_case(&fx, &cases[i]);
+                ncases++;
+        }
+        fprintf(stderr, "fault walk over %s: %zu cases, %lu failure points, %lu runs\n",
+                fx_names[_i], ncases, points, 2 * points);
+        fx_close(&fx);
+}
+END_TEST
+
+/* ---- decisions without a backend, and loading --------------------------------------------- */
+
+struct dcase {
+        enum warder_op op;
+        const char *target, *real;
+        enum warder_action at_least;
+};
+
+static const struct dcase dcases[] = {
+    {WARDER_OP_READ, ".env", NULL, WARDER_DENY},
+    {WARDER_OP_READ, "pub.txt", ".env", WARDER_DENY},
+    {WARDER_OP_READ, "sub/../vault/key", NULL, WARDER_DENY},
+    {WARDER_OP_READ, "maybe/x.txt", NULL, WARDER_ASK},
+    {WARDER_OP_WRITE, "locked.txt", NULL, WARDER_DENY},
+    {WARDER_OP_LS, "vault", NULL, WARDER_DENY},
+    {WARDER_OP_EXECUTE, "cat .env", NULL, WARDER_DENY},
+    {WARDER_OP_EXECUTE, "X=1 nice -n 5 rm -rf sub", NULL, WARDER_DENY},
+    {WARDER_OP_EXECUTE, "sh -c 'cd sub; cat ../vault/key'", NULL, WARDER_DENY},
+    {WARDER_OP_EXECUTE, "echo ok; curl example.invalid", NULL, WARDER_ASK},
+    {WARDER_OP_EXECUTE, "cat $(echo pub.txt)", NULL, WARDER_ASK},
+};
+
+static int decide(warder_ruleset *rs, const struct dcase *c, struct warder_decision *d)
+{
+        char lit[PATH_MAX], real[PATH_MAX];
+        if (c->op == WARDER_OP_EXECUTE)
+                return warder_ruleset_check(rs, c->op, c->target, NULL, d, NULL);
+        snprintf(lit, sizeof(lit), "%s/%s", ws, c->target);
+        if (c->real)
+                snprintf(real, sizeof(real), "%s/%s", ws, c->real);
+        return warder_ruleset_check(rs, c->op, lit, c->real ? real : NULL, d, NULL);
+}
+
+START_TEST(walk_decisions)
+{
+        struct fx fx;
+        fx_open(&fx, FX_MEMORY);
+        unsigned long points = 0;
+        for (size_t i = 0; i < sizeof(dcases) / sizeof(dcases[0]); i++) {
+                const struct dcase *c = &dcases[i];
+                struct warder_decision d = WARDER_DECISION_INIT;
+                ck_assert_int_eq(decide(fx.rs, c, &d), 0);
+                ck_assert_msg(d.action >= c->at_least, "%s: clean decision too weak", c->target);
+                warder_decision_clear(&d);
+                warder__fault_count(WARDER__FAULT_ALL);
+                ck_assert_int_eq(decide(fx.rs, c, &d), 0);
+                unsigned long total = warder__fault_points();
+                warder__fault_off();
+                warder_decision_clear(&d);
+                points += total;
+                for (int sticky = 0; sticky < 2; sticky++) {
+                        for (unsigned long n = 1; n <= total; n++) {
+                                warder__fault_arm(n, sticky, WARDER__FAULT_ALL);
+                                int rc = decide(fx.rs, c, &d);
+                                warder__fault_off();
+                                ck_assert_msg(rc != 0 || d.action >= c->at_least,
+                                              "%s for %s: %s after %s", warder_op_name(c->op),
+                                              c->target, warder_action_name(d.action),
+                                              warder__fault_where());
+                                warder_decision_clear(&d);
+                        }
+                }
+        }
+        fprintf(stderr, "fault walk over decisions: %zu cases, %lu failure points\n",
+                sizeof(dcases) / sizeof(dcases[0]), points);
+        fx_close(&fx);
+}
+END_TEST
+
+/* A ruleset loaded while a point fails is a load error or the whole ruleset: never one that
+ * lost a rule (a malformed rule is a load error, never an inert one). */
+START_TEST(walk_loading)
+{
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = ws;
+        warder_ruleset *rs = NULL;
+        warder__fault_count(WARDER__FAULT_ALL);
+        ck_assert_int_eq(
+            warder_ruleset_load_string(&rs, rules_yaml, strlen(rules_yaml), "fault", &ro, NULL), 0);
+        unsigned long total = warder__fault_points();
+        warder__fault_off();
+        warder_ruleset_free(rs);
+        for (unsigned long n = 1; n <= total; n++) {
+                rs = NULL;
+                warder__fault_arm(n, false, WARDER__FAULT_ALL);
+                int rc = warder_ruleset_load_string(&rs, rules_yaml, strlen(rules_yaml), "fault",
+                                                    &ro, NULL);
+                warder__fault_off();
+                if (rc) {
+                        ck_assert_ptr_null(rs);
+                        continue;
+                }
+                for (size_t i = 0; i < sizeof(dcases) / sizeof(dcases[0]); i++) {
+                        struct warder_decision d = WARDER_DECISION_INIT;
+                        ck_assert_int_eq(decide(rs, &dcases[i], &d), 0);
+                        ck_assert_msg(d.action >= dcases[i].at_least,
+                                      "loaded with point %lu failed (%s): %s is %s", n,
+                                      warder__fault_where(), dcases[i].target,
+                                      warder_action_name(d.action));
+                        warder_decision_clear(&d);
+                }
+                warder_ruleset_free(rs);
+        }
+        fprintf(stderr, "fault walk over loading: %lu failure points\n", total);
+}
+END_TEST
+
+/* The counter itself: the n-th point fails once, or from there on. */
+START_TEST(counter_semantics)
+{
+        warder__fault_count(WARDER__FAULT_ALLOC);
+        char *a = warder_strndup("abc", 3);
+        ck_assert_ptr_nonnull(a);
+        ck_assert_uint_eq(warder__fault_points(), 1);
+        free(a);
+        warder__fault_arm(2, false, WARDER__FAULT_ALLOC);
+        char *p[4];
+        for (int i = 0; i < 4; i++)
+                p[i] = warder_strndup("abc", 3);
+        warder__fault_off();
+        ck_assert(p[0] && !p[1] && p[2] && p[3]);
+        ck_assert(warder__fault_fired());
+        ck_assert_ptr_nonnull(strstr(warder__fault_where(), "alloc"));
+        for (int i = 0; i < 4; i++)
+                free(p[i]);
+        warder__fault_arm(2, true, WARDER__FAULT_ALLOC);
+        for (int i = 0; i < 4; i++)
+                p[i] = warder_strndup("abc", 3);
+        warder__fault_off();
+        ck_assert(p[0] && !p[1] && !p[2] && !p[3]);
+        free(p[0]);
+        /* Kinds not armed are not counted. */
+        warder__fault_arm(1, false, WARDER__FAULT_BACKEND);
+        a = warder_strndup("abc", 3);
+        warder__fault_off();
+        ck_assert_ptr_nonnull(a);
+        ck_assert_uint_eq(warder__fault_points(), 0);
+        free(a);
+}
+END_TEST
+
+int main(void)
+{
+        Suite *s = suite_create("fault");
+        TCase *tc = tcase_create("core");
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_set_timeout(tc, 900);
+        tcase_add_test(tc, counter_semantics);
+        tcase_add_loop_test(tc, walk_every_point, 0, FX_COUNT);
+        tcase_add_test(tc, walk_decisions);
+        tcase_add_test(tc, walk_loading);
+        suite_add_tcase(s, tc);
+        return warder_test_run(s);
+}
