@@ -300,15 +300,28 @@ static int check_bytes(struct warder_bytes *bytes, const char *what, struct ward
         return 0;
 }
 
+/* Whether `count` items of `size` bytes fit in `items`. Results are allocated with the result
+ * helpers (malloc), so the allocation says how many it holds: a count beyond that would make
+ * every reader, the guard first, run off the end. */
+static bool count_fits(const void *items, size_t count, size_t size)
+{
+        return !count || malloc_usable_size((void *)items) / size >= count;
+}
+
 static bool name_ok(const char *name)
 {
         return name[0] && strcmp(name, ".") && strcmp(name, "..") && !strchr(name, '/');
 }
 
-static int check_entries(const struct warder_entries *e, const char *what, struct warder_error *err)
+static int check_entries(struct warder_entries *e, const char *what, struct warder_error *err)
 {
         if (e->count && !e->items)
                 return broken(err, what, "a count without entries");
+        if (!count_fits(e->items, e->count, sizeof(*e->items))) {
+                /* Which items are real cannot be told: only the array is freed. */
+                e->count = 0;
+                return broken(err, what, "a count larger than its entries");
+        }
         for (size_t i = 0; i < e->count; i++) {
                 const struct warder_entry *it = &e->items[i];
                 if (!it->name || !it->path)
@@ -336,10 +349,14 @@ static int cmp_entry_path(const void *a, const void *b)
                       ((const struct warder_entry *)b)->path);
 }
 
-static int check_grep(const struct warder_grep_result *g, struct warder_error *err)
+static int check_grep(struct warder_grep_result *g, struct warder_error *err)
 {
         if (g->count && !g->items)
                 return broken(err, "grep", "a count without matches");
+        if (!count_fits(g->items, g->count, sizeof(*g->items))) {
+                g->count = 0; /* as for entries */
+                return broken(err, "grep", "a count larger than its matches");
+        }
         for (size_t i = 0; i < g->count; i++) {
                 const struct warder_grep_match *m = &g->items[i];
                 if (!m->path || !m->text)
