@@ -35,7 +35,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-enum { OFF, COUNTING, ARMED };
+enum { OFF, COUNTING, ARMED, HOOKED };
 
 /* One process-wide state: the walking test is single-threaded, and other threads of a
  * fault-injection build see OFF (one relaxed load per point). */
@@ -44,6 +44,8 @@ static unsigned kinds_on;
 static unsigned long points, target;
 static bool sticky, fired;
 static char where[160];
+static void (*hook_fn)(void *);
+static void *hook_ud;
 
 static const char *kind_name(unsigned kind)
 {
@@ -69,6 +71,13 @@ bool warder__fault_hit(unsigned kind, const char *file, int line)
         if (m == OFF || !(kind & kinds_on))
                 return false;
         unsigned long n = __atomic_add_fetch(&points, 1, __ATOMIC_RELAXED);
+        if (m == HOOKED && n == target && !fired) {
+                fired = true;
+                snprintf(where, sizeof(where), "%s %s:%d (point %lu)", kind_name(kind), file, line,
+                         n);
+                hook_fn(hook_ud);
+                return false;
+        }
         if (m != ARMED || n < target || (n > target && !sticky))
                 return false;
         if (!fired) {
@@ -99,6 +108,16 @@ void warder__fault_arm(unsigned long n, bool stick, unsigned kinds)
         target = n;
         sticky = stick;
         __atomic_store_n(&state, ARMED, __ATOMIC_SEQ_CST);
+}
+
+void warder__fault_hook(unsigned long n, unsigned kinds, void (*fn)(void *ud), void *ud)
+{
+        warder__fault_count(kinds);
+        __atomic_store_n(&state, OFF, __ATOMIC_SEQ_CST);
+        target = n;
+        hook_fn = fn;
+        hook_ud = ud;
+        __atomic_store_n(&state, HOOKED, __ATOMIC_SEQ_CST);
 }
 
 void warder__fault_off(void)

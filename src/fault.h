@@ -23,6 +23,10 @@
  * Points are counted per process (a forked child continues from its parent's count). The
  * control functions exist only in a fault-injection build; tests that use them are built
  * only there.
+ *
+ * Instead of failing the N-th point, a test may run a function of its own there (and let the
+ * call proceed): a race made deterministic, e.g. a directory swapped for a symlink between
+ * any two system calls of an operation.
  */
 #ifndef WARDER_FAULT_H
 #define WARDER_FAULT_H
@@ -50,6 +54,8 @@ bool warder__fault_hit(unsigned kind, const char *file, int line);
 void warder__fault_count(unsigned kinds);
 /* Fails the n-th point (1-based) of `kinds` from now on; with `sticky`, every later one too. */
 void warder__fault_arm(unsigned long n, bool sticky, unsigned kinds);
+/* Runs fn(ud) at the n-th point (1-based) of `kinds`, once, before that call proceeds. */
+void warder__fault_hook(unsigned long n, unsigned kinds, void (*fn)(void *ud), void *ud);
 /* Stops counting and failing. */
 void warder__fault_off(void);
 /* Points met since the last count/arm. */

@@ -15,9 +15,12 @@
  * has only read, write and ls (the library's fallbacks do edit, glob and grep).
  */
 #include <check.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fault.h"
@@ -879,6 +882,234 @@ START_TEST(walk_loading)
 }
 END_TEST
 
+/* ---- races made deterministic ------------------------------------------------------------
+ * A directory, or a file, is swapped with a symlink to the outside (renameat2
+ * RENAME_EXCHANGE) right before the N-th system call or backend call of an operation, for
+ * every N: whatever the interleaving, nothing outside the root is read, listed, created or
+ * changed. The local backend is used alone (follow on and off) and under an allow-all guard.
+ */
+
+static char out_dir[64];
+
+struct swap {
+        char a[PATH_MAX], b[PATH_MAX];
+        int done;
+};
+
+static void swap_init(struct swap *s, const char *a, const char *b)
+{
+        snprintf(s->a, sizeof(s->a), "%s", W(a));
+        snprintf(s->b, sizeof(s->b), "%s", W(b));
+        s->done = 0;
+}
+
+static void swap_now(void *ud)
+{
+        struct swap *s = ud;
+        if (syscall(SYS_renameat2, AT_FDCWD, s->a, AT_FDCWD, s->b, 2 /* EXCHANGE */) == 0)
+                s->done++;
+}
+
+/* A directory the operation just created is replaced by a symlink to the outside. */
+static void plant_now(void *ud)
+{
+        struct swap *s = ud;
+        struct stat st;
+        if (lstat(s->a, &st) == 0 && S_ISDIR(st.st_mode) && rmdir(s->a) == 0 &&
+            symlink(s->b, s->a) == 0)
+                s->done++;
+}
+
+static void swap_fixture(void)
+{
+        snprintf(out_dir, sizeof(out_dir), "/tmp/warder-fault-out-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(out_dir));
+        put(at(out_dir, "file"), "OUTSIDE " SECRET "\n");
+        rm_rf(ws);
+        mkd(ws);
+        mkd(W("a"));
+        mkd(W("a/b"));
+        put(W("a/b/file"), "inside b\n");
+        lnk(out_dir, W("a/b-link"));
+        mkd(W("c"));
+        put(W("c/file"), "inside c\n");
+        lnk(at(out_dir, "file"), W("c/link"));
+}
+
+/* Puts the real directory and file back where they were. */
+static void swap_restore(void)
+{
+        struct stat st;
+        ck_assert_int_eq(lstat(W("a/b"), &st), 0);
+        if (S_ISLNK(st.st_mode))
+                ck_assert_int_eq(
+                    syscall(SYS_renameat2, AT_FDCWD, W("a/b"), AT_FDCWD, W("a/b-link"), 2), 0);
+        ck_assert_int_eq(lstat(W("c/file"), &st), 0);
+        if (S_ISLNK(st.st_mode))
+                ck_assert_int_eq(
+                    syscall(SYS_renameat2, AT_FDCWD, W("c/file"), AT_FDCWD, W("c/link"), 2), 0);
+        put(W("c/file"), "inside c\n");
+        /* a write that met the swapped name replaced the link by a file */
+        ck_assert_int_eq(lstat(W("c/link"), &st), 0);
+        if (!S_ISLNK(st.st_mode)) {
+                ck_assert_int_eq(unlink(W("c/link")), 0);
+                lnk(at(out_dir, "file"), W("c/link"));
+        }
+        char cmd[256];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'/made* '%s'/.warder-*", W("a/b"), W("c"));
+        ck_assert_int_eq(system(cmd), 0);
+}
+
+/* Nothing outside changed: the one file is intact and nothing was created beside it. */
+static void outside_intact(const char *what)
+{
+        char *now = peek(at(out_dir, "file"));
+        ck_assert_msg(now && strcmp(now, "OUTSIDE " SECRET "\n") == 0, "%s: outside changed: '%s'",
+                      what, now ? now : "(gone)");
+        DIR *d = opendir(out_dir);
+        ck_assert_ptr_nonnull(d);
+        for (struct dirent *e; (e = readdir(d));)
+                ck_assert_msg(!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+                                  !strcmp(e->d_name, "file"),
+                              "%s: '%s' created outside", what, e->d_name);
+        closedir(d);
+}
+
+enum swap_op { SW_READ, SW_WRITE_MKDIR, SW_WRITE_FILE, SW_EDIT, SW_LS, SW_GLOB, SW_GREP, SW_N };
+static const char *const swap_op_names[SW_N] = {
+    "read a/b/file", "write a/b/made/sub/f", "write c/file", "edit c/file", "ls a/b", "glob **",
+    "grep"};
+
+static int swap_run(warder_backend *b, enum swap_op op, unsigned flags, struct res *r)
+{
+        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+        switch (op) {
+        case SW_READ:
+                return warder_backend_read(b, W("a/b/file"), strlen(W("a/b/file")), 0, 0, flags,
+                                           &r->bytes, NULL);
+        case SW_WRITE_MKDIR:
+                return warder_backend_write(b, W("a/b/made/sub/f"), strlen(W("a/b/made/sub/f")),
+                                            "x", 1, flags, NULL);
+        case SW_WRITE_FILE:
+                return warder_backend_write(b, W("c/file"), strlen(W("c/file")), "new\n", 4, flags,
+                                            NULL);
+        case SW_EDIT:
+                return warder_backend_edit(b, W("c/file"), strlen(W("c/file")), SECRET,
+                                           strlen(SECRET), "x", 1, flags, &r->count, NULL);
+        case SW_LS:
+                return warder_backend_ls(b, W("a/b"), strlen(W("a/b")), flags, &r->ents, NULL);
+        case SW_GLOB:
+                return warder_backend_glob(b, "**", ws, strlen(ws), flags, &r->ents, NULL);
+        case SW_GREP:
+                req.pattern = "inside|" SECRET;
+                req.path = ws;
+                req.path_len = strlen(ws);
+                req.flags = flags;
+                return warder_backend_grep(b, &req, &r->grep, NULL);
+        case SW_N:
+                break;
+        }
+        return WARDER_EINVAL;
+}
+
+static void swap_check(const struct res *r, const char *what)
+{
+        ck_assert_msg(!r->bytes.data || !strstr(r->bytes.data, SECRET), "%s: read outside", what);
+        for (size_t i = 0; i < r->ents.count; i++)
+                ck_assert_msg(strncmp(r->ents.items[i].path, ws, strlen(ws)) == 0 &&
+                                  !strstr(r->ents.items[i].path, "/a/b/file/"),
+                              "%s: listed '%s'", what, r->ents.items[i].path);
+        for (size_t i = 0; i < r->ents.count; i++)
+                ck_assert_msg(strcmp(r->ents.items[i].name, "file") != 0 ||
+                                  strncmp(r->ents.items[i].path, ws, strlen(ws)) == 0,
+                              "%s", what);
+        for (size_t i = 0; i < r->grep.count; i++)
+                ck_assert_msg(!strstr(r->grep.items[i].text, SECRET), "%s: grep read outside in %s",
+                              what, r->grep.items[i].path);
+        ck_assert_msg(r->count == 0, "%s: edited the outside file", what);
+        outside_intact(what);
+}
+
+/* _i: bit 0 fallback walk, bit 1 follow symlinks, bit 2 under a guard. */
+START_TEST(swap_at_every_point)
+{
+        swap_fixture();
+        struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
+        o.force_fallback = _i & 1;
+        o.follow_symlinks = _i & 2;
+        warder_backend *b = NULL;
+        ck_assert_int_eq(warder_local_new(&b, ws, &o, NULL), 0);
+        warder_ruleset *rs = NULL;
+        if (_i & 4) {
+                static const char allow[] = "warder: 1\ndefault: allow\n";
+                struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+                ro.root = ws;
+                ck_assert_int_eq(
+                    warder_ruleset_load_string(&rs, allow, strlen(allow), "allow", &ro, NULL), 0);
+                warder_backend *g = NULL;
+                ck_assert_int_eq(warder_guard_new(&g, b, rs, NULL, NULL), 0);
+                b = g;
+        }
+        /* control: through the swapped names, a plain open reaches outside */
+        struct swap sw_dir;
+        swap_init(&sw_dir, "a/b", "a/b-link");
+        swap_now(&sw_dir);
+        ck_assert_ptr_nonnull(strstr(plain_read(W("a/b/file")), SECRET));
+        swap_restore();
+        unsigned long total_points = 0, swaps = 0;
+        for (int op = 0; op < SW_N; op++) {
+                for (int which = 0; which < (op == SW_WRITE_MKDIR ? 3 : 2); which++) {
+                        unsigned flags = (_i & 4) ? 0 : WARDER_NOFOLLOW * !(_i & 2);
+                        struct swap sw;
+                        void (*fn)(void *) = swap_now;
+                        if (which == 2) {
+                                swap_init(&sw, "a/b/made", "-");
+                                snprintf(sw.b, sizeof(sw.b), "%s", out_dir);
+                                fn = plant_now;
+                        } else if (which) {
+                                swap_init(&sw, "c/file", "c/link");
+                        } else {
+                                swap_init(&sw, "a/b", "a/b-link");
+                        }
+                        struct res r;
+                        memset(&r, 0, sizeof(r));
+                        swap_restore();
+                        warder__fault_count(WARDER__FAULT_KERNEL | WARDER__FAULT_BACKEND);
+                        swap_run(b, (enum swap_op)op, flags, &r);
+                        unsigned long total = warder__fault_points();
+                        warder__fault_off();
+                        res_free(&r);
+                        total_points += total;
+                        for (unsigned long n = 1; n <= total + 1; n++) {
+                                char what[160];
+                                static const char *const swapped[] = {
+                                    "swap of a/b", "swap of c/file", "a/b/made replaced by a link"};
+                                snprintf(what, sizeof(what), "%s, %s before point %lu",
+                                         swap_op_names[op], swapped[which], n);
+                                memset(&r, 0, sizeof(r));
+                                swap_restore();
+                                sw.done = 0;
+                                warder__fault_hook(n, WARDER__FAULT_KERNEL | WARDER__FAULT_BACKEND,
+                                                   fn, &sw);
+                                swap_run(b, (enum swap_op)op, flags, &r);
+                                warder__fault_off();
+                                swaps += sw.done;
+                                swap_check(&r, what);
+                                res_free(&r);
+                        }
+                }
+        }
+        swap_restore();
+        fprintf(stderr, "swap walk (%s, follow %s%s): %lu points, %lu swaps\n",
+                (_i & 1) ? "fallback" : "openat2", (_i & 2) ? "on" : "off",
+                (_i & 4) ? ", guarded" : "", total_points, swaps);
+        ck_assert_uint_gt(swaps, 0);
+        warder_backend_free(b);
+        warder_ruleset_free(rs);
+        rm_rf(out_dir);
+}
+END_TEST
+
 /* The counter itself: the n-th point fails once, or from there on. */
 START_TEST(counter_semantics)
 {
@@ -923,6 +1154,7 @@ int main(void)
         tcase_add_loop_test(tc, walk_every_point, 0, FX_COUNT);
         tcase_add_test(tc, walk_decisions);
         tcase_add_test(tc, walk_loading);
+        tcase_add_loop_test(tc, swap_at_every_point, 0, 8);
         suite_add_tcase(s, tc);
         return warder_test_run(s);
 }
