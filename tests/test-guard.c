@@ -1370,6 +1370,8 @@ END_TEST
 
 struct auditor {
         int events, filtered, asked;
+        int filtered_refused; /* result entries reported with a final action other than allow */
+        enum warder_op last_filtered_op;
         enum warder_action last_final;
         char last_rule[64];
         char last_literal[256];
@@ -1380,9 +1382,11 @@ static void audit_cb(void *ud, const struct warder_audit_event *ev)
 {
         struct auditor *a = ud;
         a->events++;
-        if (ev->filtered)
+        if (ev->filtered) {
                 a->filtered++;
-        else {
+                a->filtered_refused += ev->final_action != WARDER_ALLOW;
+                a->last_filtered_op = ev->request->op;
+        } else {
                 a->last_final = ev->final_action;
                 a->last_op = ev->request->op;
                 snprintf(a->last_rule, sizeof(a->last_rule), "%s",
@@ -1425,6 +1429,26 @@ START_TEST(audit_events)
         ck_assert_int_eq(au.filtered, (int)(e.count + e.hidden) - 1);
         ck_assert_uint_gt(e.hidden, 0);
         warder_entries_free(&e);
+        /* grep: one event for the request, one per file of the raw results (flagged filtered);
+         * the files whose matches were dropped are reported refused */
+        int before = au.events, before_filtered = au.filtered;
+        int before_refused = au.filtered_refused;
+        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+        req.pattern = "TOKEN";
+        req.path = "/w";
+        req.path_len = 2;
+        struct warder_grep_result gr = {0};
+        ck_assert_int_eq(warder_backend_grep(g, &req, &gr, NULL), 0);
+        ck_assert_uint_gt(gr.count, 0);
+        ck_assert_uint_gt(gr.hidden_files, 0);
+        size_t kept_files = 0;
+        for (size_t i = 0; i < gr.count; i++)
+                kept_files += i == 0 || strcmp(gr.items[i].path, gr.items[i - 1].path) != 0;
+        ck_assert_int_eq(au.filtered - before_filtered, (int)(kept_files + gr.hidden_files));
+        ck_assert_int_eq(au.events - before, 1 + au.filtered - before_filtered);
+        ck_assert_int_eq(au.filtered_refused - before_refused, (int)gr.hidden_files);
+        ck_assert_int_eq(au.last_filtered_op, WARDER_OP_GREP);
+        warder_grep_result_free(&gr);
         /* warder_guard_check decides quietly: no audit, no approval */
         int events = au.events, asked = ap.calls;
         struct warder_decision d = WARDER_DECISION_INIT;

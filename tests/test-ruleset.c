@@ -614,6 +614,13 @@ START_TEST(test_two_forms)
         ck_assert_int_eq(d.action, WARDER_DENY);
         ck_assert_int_eq(d.form, WARDER_FORM_REAL);
         warder_decision_clear(&d);
+        /* a link allowed by a rule of its own, whose real form rule 0 denies: still denied */
+        ck_assert_int_eq(
+            warder_ruleset_check(rs, WARDER_OP_READ, "/safe/link", "/h/.ssh/id_rsa", &d, NULL), 0);
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        ck_assert_int_eq(d.form, WARDER_FORM_REAL);
+        ck_assert_uint_eq(d.rule_index, 0);
+        warder_decision_clear(&d);
         ck_assert_int_eq(warder_ruleset_check(rs, WARDER_OP_READ, "~/.ssh/x", "/safe/x", &d, NULL),
                          0);
         ck_assert_int_eq(d.action, WARDER_DENY);
