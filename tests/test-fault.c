@@ -27,6 +27,7 @@
 #include "fs-fixture.h"
 #include "mock-backend.h"
 #include "support.h"
+#include "util.h"
 #include "warder/warder.h"
 
 #define SECRET "hunter2"
@@ -185,6 +186,7 @@ static void fx_close(struct fx *fx)
 
 struct res {
         int rc;
+        struct warder_error err;
         struct warder_bytes bytes;
         struct warder_entries ents;
         struct warder_grep_result grep;
@@ -195,6 +197,7 @@ struct res {
 
 static void res_free(struct res *r)
 {
+        warder_error_clear(&r->err);
         warder_bytes_free(&r->bytes);
         warder_entries_free(&r->ents);
         warder_grep_result_free(&r->grep);
@@ -215,7 +218,7 @@ struct fcase {
 
 static int g_read(struct fx *fx, const char *target, struct res *r)
 {
-        return warder_backend_read(fx->guard, target, strlen(target), 0, 0, 0, &r->bytes, NULL);
+        return warder_backend_read(fx->guard, target, strlen(target), 0, 0, 0, &r->bytes, &r->err);
 }
 
 static void no_secret_bytes(const struct res *r)
@@ -303,7 +306,7 @@ static void ck_read_ask(struct fx *fx, const struct res *r, bool clean)
 static void op_write_new(struct fx *fx, struct res *r)
 {
         r->rc = warder_backend_write(fx->guard, W("sub/new.txt"), strlen(W("sub/new.txt")), "NEW",
-                                     3, 0, NULL);
+                                     3, 0, &r->err);
 }
 
 static void ck_write_new(struct fx *fx, const struct res *r, bool clean)
@@ -332,7 +335,8 @@ static void write_refused(struct fx *fx, const struct res *r, bool clean, int cl
 
 static void op_write_env(struct fx *fx, struct res *r)
 {
-        r->rc = warder_backend_write(fx->guard, W(".env"), strlen(W(".env")), "PWNED", 5, 0, NULL);
+        r->rc =
+            warder_backend_write(fx->guard, W(".env"), strlen(W(".env")), "PWNED", 5, 0, &r->err);
 }
 
 static void ck_write_env(struct fx *fx, const struct res *r, bool clean)
@@ -343,7 +347,7 @@ static void ck_write_env(struct fx *fx, const struct res *r, bool clean)
 static void op_write_locked(struct fx *fx, struct res *r)
 {
         r->rc = warder_backend_write(fx->guard, W("locked.txt"), strlen(W("locked.txt")), "PWNED",
-                                     5, 0, NULL);
+                                     5, 0, &r->err);
 }
 
 static void ck_write_locked(struct fx *fx, const struct res *r, bool clean)
@@ -354,13 +358,13 @@ static void ck_write_locked(struct fx *fx, const struct res *r, bool clean)
 static void op_write_link(struct fx *fx, struct res *r)
 {
         r->rc = warder_backend_write(fx->guard, W("pub-link"), strlen(W("pub-link")), "PWNED", 5, 0,
-                                     NULL);
+                                     &r->err);
 }
 
 static void op_write_ask(struct fx *fx, struct res *r)
 {
         r->rc = warder_backend_write(fx->guard, W("maybe/x.txt"), strlen(W("maybe/x.txt")), "PWNED",
-                                     5, 0, NULL);
+                                     5, 0, &r->err);
 }
 
 static void ck_write_ask(struct fx *fx, const struct res *r, bool clean)
@@ -371,7 +375,7 @@ static void ck_write_ask(struct fx *fx, const struct res *r, bool clean)
 static void op_edit_pub(struct fx *fx, struct res *r)
 {
         r->rc = warder_backend_edit(fx->guard, W("sub/a.txt"), strlen(W("sub/a.txt")), "public", 6,
-                                    "PUBLIC", 6, 0, &r->count, NULL);
+                                    "PUBLIC", 6, 0, &r->count, &r->err);
 }
 
 static void ck_edit_pub(struct fx *fx, const struct res *r, bool clean)
@@ -395,19 +399,19 @@ static void ck_edit_pub(struct fx *fx, const struct res *r, bool clean)
 static void op_edit_env_present(struct fx *fx, struct res *r)
 {
         r->rc = warder_backend_edit(fx->guard, W(".env"), strlen(W(".env")), SECRET, strlen(SECRET),
-                                    "x", 1, 0, &r->count, NULL);
+                                    "x", 1, 0, &r->count, &r->err);
 }
 
 static void op_edit_env_absent(struct fx *fx, struct res *r)
 {
         r->rc = warder_backend_edit(fx->guard, W(".env"), strlen(W(".env")), "zzz", 3, "x", 1, 0,
-                                    &r->count, NULL);
+                                    &r->count, &r->err);
 }
 
 static void op_edit_link(struct fx *fx, struct res *r)
 {
         r->rc = warder_backend_edit(fx->guard, W("pub-link"), strlen(W("pub-link")), SECRET,
-                                    strlen(SECRET), "x", 1, 0, &r->count, NULL);
+                                    strlen(SECRET), "x", 1, 0, &r->count, &r->err);
 }
 
 static void ck_edit_env(struct fx *fx, const struct res *r, bool clean)
@@ -456,7 +460,7 @@ static void entries_safe(const struct res *r, const char *const *want, bool clea
 
 static void op_ls_root(struct fx *fx, struct res *r)
 {
-        r->rc = warder_backend_ls(fx->guard, ws, strlen(ws), 0, &r->ents, NULL);
+        r->rc = warder_backend_ls(fx->guard, ws, strlen(ws), 0, &r->ents, &r->err);
 }
 
 static void ck_ls_root(struct fx *fx, const struct res *r, bool clean)
@@ -470,7 +474,7 @@ static void ck_ls_root(struct fx *fx, const struct res *r, bool clean)
 
 static void op_ls_vault(struct fx *fx, struct res *r)
 {
-        r->rc = warder_backend_ls(fx->guard, W("vault"), strlen(W("vault")), 0, &r->ents, NULL);
+        r->rc = warder_backend_ls(fx->guard, W("vault"), strlen(W("vault")), 0, &r->ents, &r->err);
 }
 
 static void ck_ls_vault(struct fx *fx, const struct res *r, bool clean)
@@ -481,7 +485,7 @@ static void ck_ls_vault(struct fx *fx, const struct res *r, bool clean)
 
 static void op_glob_all(struct fx *fx, struct res *r)
 {
-        r->rc = warder_backend_glob(fx->guard, "**", ws, strlen(ws), 0, &r->ents, NULL);
+        r->rc = warder_backend_glob(fx->guard, "**", ws, strlen(ws), 0, &r->ents, &r->err);
 }
 
 static void ck_glob_all(struct fx *fx, const struct res *r, bool clean)
@@ -496,7 +500,8 @@ static void ck_glob_all(struct fx *fx, const struct res *r, bool clean)
 
 static void op_glob_sub(struct fx *fx, struct res *r)
 {
-        r->rc = warder_backend_glob(fx->guard, "*", W("sub"), strlen(W("sub")), 0, &r->ents, NULL);
+        r->rc =
+            warder_backend_glob(fx->guard, "*", W("sub"), strlen(W("sub")), 0, &r->ents, &r->err);
 }
 
 static void ck_glob_sub(struct fx *fx, const struct res *r, bool clean)
@@ -516,7 +521,7 @@ static int g_grep(struct fx *fx, const char *pattern, const char *base, unsigned
         req.path = base;
         req.path_len = strlen(base);
         req.flags = flags;
-        return warder_backend_grep(fx->guard, &req, &r->grep, NULL);
+        return warder_backend_grep(fx->guard, &req, &r->grep, &r->err);
 }
 
 static void grep_safe(const struct res *r, bool clean, size_t clean_count)
@@ -584,7 +589,7 @@ static int g_exec(struct fx *fx, const char *cmd, struct res *r)
         struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
         req.command = cmd;
         req.command_len = strlen(cmd);
-        return warder_backend_execute(fx->guard, &req, &r->exec, NULL);
+        return warder_backend_execute(fx->guard, &req, &r->exec, &r->err);
 }
 
 static void op_exec_pub(struct fx *fx, struct res *r)
@@ -706,6 +711,10 @@ static void run_once(struct fx *fx, const struct fcase *c, bool armed, unsigned 
         snprintf(run_desc, sizeof(run_desc), "%s on %s, %s point %lu%s: %s (rc %d)", c->name,
                  fx_names[fx->kind], sticky ? "every point from" : "only", n,
                  armed ? "" : " (unarmed)", armed ? warder__fault_where() : "-", r.rc);
+        /* an error comes with its detail: the same code, and a message (architecture.md) */
+        if (r.rc)
+                ck_assert_msg(r.err.code == r.rc && r.err.message[0], "%s: error detail %d '%s'",
+                              run_desc, r.err.code, r.err.message);
         c->check(fx, &r, clean);
         res_free(&r);
 }
@@ -797,15 +806,24 @@ static const struct dcase dcases[] = {
     {WARDER_OP_EXECUTE, "cat $(echo pub.txt)", NULL, WARDER_ASK},
 };
 
+/* Decides, and checks that a failure comes with its detail. */
 static int decide(warder_ruleset *rs, const struct dcase *c, struct warder_decision *d)
 {
         char lit[PATH_MAX], real[PATH_MAX];
-        if (c->op == WARDER_OP_EXECUTE)
-                return warder_ruleset_check(rs, c->op, c->target, NULL, d, NULL);
-        snprintf(lit, sizeof(lit), "%s/%s", ws, c->target);
-        if (c->real)
-                snprintf(real, sizeof(real), "%s/%s", ws, c->real);
-        return warder_ruleset_check(rs, c->op, lit, c->real ? real : NULL, d, NULL);
+        struct warder_error err = WARDER_ERROR_INIT;
+        int rc;
+        if (c->op == WARDER_OP_EXECUTE) {
+                rc = warder_ruleset_check(rs, c->op, c->target, NULL, d, &err);
+        } else {
+                snprintf(lit, sizeof(lit), "%s/%s", ws, c->target);
+                if (c->real)
+                        snprintf(real, sizeof(real), "%s/%s", ws, c->real);
+                rc = warder_ruleset_check(rs, c->op, lit, c->real ? real : NULL, d, &err);
+        }
+        ck_assert_msg(!rc || (err.code == rc && err.message[0]), "%s: error detail %d for %d",
+                      c->target, err.code, rc);
+        warder_error_clear(&err);
+        return rc;
 }
 
 START_TEST(walk_decisions)
@@ -850,21 +868,39 @@ START_TEST(walk_loading)
 {
         struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
         ro.root = ws;
+        /* the fixture's rules, plus rules whose index keys are longer than a stack key */
+        char longname[301];
+        memset(longname, 'n', 300);
+        longname[300] = '\0';
+        struct warder__buf doc = WARDER__BUF_INIT;
+        const char *at_read = strstr(rules_yaml, "read:\n  rules:\n") + strlen("read:\n  rules:\n");
+        warder__buf_append(&doc, rules_yaml, (size_t)(at_read - rules_yaml));
+        warder__buf_printf(&doc,
+                           "    - {pattern: '/%s/%s', action: deny}\n"
+                           "    - {pattern: '/%s/d%s/**', action: deny}\n",
+                           ws + 1, longname, ws + 1, longname);
+        warder__buf_puts(&doc, at_read);
+        char exact[512], below[512];
+        snprintf(exact, sizeof(exact), "%s/%s", ws, longname);
+        snprintf(below, sizeof(below), "%s/d%s/x", ws, longname);
         warder_ruleset *rs = NULL;
         warder__fault_count(WARDER__FAULT_ALL);
-        ck_assert_int_eq(
-            warder_ruleset_load_string(&rs, rules_yaml, strlen(rules_yaml), "fault", &ro, NULL), 0);
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, doc.data, doc.len, "fault", &ro, NULL), 0);
         unsigned long total = warder__fault_points();
         warder__fault_off();
         warder_ruleset_free(rs);
         for (unsigned long n = 1; n <= total; n++) {
                 rs = NULL;
+                struct warder_error err = WARDER_ERROR_INIT;
                 warder__fault_arm(n, false, WARDER__FAULT_ALL);
-                int rc = warder_ruleset_load_string(&rs, rules_yaml, strlen(rules_yaml), "fault",
-                                                    &ro, NULL);
+                int rc = warder_ruleset_load_string(&rs, doc.data, doc.len, "fault", &ro, &err);
                 warder__fault_off();
                 if (rc) {
                         ck_assert_ptr_null(rs);
+                        ck_assert_msg(err.code == rc && err.message[0],
+                                      "load with point %lu failed (%s): error detail %d for %d", n,
+                                      warder__fault_where(), err.code, rc);
+                        warder_error_clear(&err);
                         continue;
                 }
                 for (size_t i = 0; i < sizeof(dcases) / sizeof(dcases[0]); i++) {
@@ -876,8 +912,19 @@ START_TEST(walk_loading)
                                       warder_action_name(d.action));
                         warder_decision_clear(&d);
                 }
+                const char *longs[] = {exact, below};
+                for (size_t i = 0; i < 2; i++) {
+                        struct warder_decision d = WARDER_DECISION_INIT;
+                        ck_assert_int_eq(
+                            warder_ruleset_check(rs, WARDER_OP_READ, longs[i], NULL, &d, NULL), 0);
+                        ck_assert_msg(d.action == WARDER_DENY,
+                                      "loaded with point %lu failed (%s): a long key is %s", n,
+                                      warder__fault_where(), warder_action_name(d.action));
+                        warder_decision_clear(&d);
+                }
                 warder_ruleset_free(rs);
         }
+        warder__buf_free(&doc);
         fprintf(stderr, "fault walk over loading: %lu failure points\n", total);
 }
 END_TEST
@@ -986,26 +1033,26 @@ static int swap_run(warder_backend *b, enum swap_op op, unsigned flags, struct r
         switch (op) {
         case SW_READ:
                 return warder_backend_read(b, W("a/b/file"), strlen(W("a/b/file")), 0, 0, flags,
-                                           &r->bytes, NULL);
+                                           &r->bytes, &r->err);
         case SW_WRITE_MKDIR:
                 return warder_backend_write(b, W("a/b/made/sub/f"), strlen(W("a/b/made/sub/f")),
-                                            "x", 1, flags, NULL);
+                                            "x", 1, flags, &r->err);
         case SW_WRITE_FILE:
                 return warder_backend_write(b, W("c/file"), strlen(W("c/file")), "new\n", 4, flags,
-                                            NULL);
+                                            &r->err);
         case SW_EDIT:
                 return warder_backend_edit(b, W("c/file"), strlen(W("c/file")), SECRET,
-                                           strlen(SECRET), "x", 1, flags, &r->count, NULL);
+                                           strlen(SECRET), "x", 1, flags, &r->count, &r->err);
         case SW_LS:
-                return warder_backend_ls(b, W("a/b"), strlen(W("a/b")), flags, &r->ents, NULL);
+                return warder_backend_ls(b, W("a/b"), strlen(W("a/b")), flags, &r->ents, &r->err);
         case SW_GLOB:
-                return warder_backend_glob(b, "**", ws, strlen(ws), flags, &r->ents, NULL);
+                return warder_backend_glob(b, "**", ws, strlen(ws), flags, &r->ents, &r->err);
         case SW_GREP:
                 req.pattern = "inside|" SECRET;
                 req.path = ws;
                 req.path_len = strlen(ws);
                 req.flags = flags;
-                return warder_backend_grep(b, &req, &r->grep, NULL);
+                return warder_backend_grep(b, &req, &r->grep, &r->err);
         case SW_N:
                 break;
         }
@@ -1091,9 +1138,12 @@ START_TEST(swap_at_every_point)
                                 sw.done = 0;
                                 warder__fault_hook(n, WARDER__FAULT_KERNEL | WARDER__FAULT_BACKEND,
                                                    fn, &sw);
-                                swap_run(b, (enum swap_op)op, flags, &r);
+                                int rc = swap_run(b, (enum swap_op)op, flags, &r);
                                 warder__fault_off();
                                 swaps += sw.done;
+                                ck_assert_msg(!rc || (r.err.code == rc && r.err.message[0]),
+                                              "%s: error detail %d '%s' for %d", what, r.err.code,
+                                              r.err.message, rc);
                                 swap_check(&r, what);
                                 res_free(&r);
                         }

@@ -675,6 +675,29 @@ START_TEST(test_fold_case)
         ck_assert_int_eq(act(rs, WARDER_OP_READ, "/x/.ENV", NULL), WARDER_ALLOW);
         ck_assert_int_eq(act(rs, WARDER_OP_READ, "/x/.env", NULL), WARDER_DENY);
         warder_ruleset_free(rs);
+        /* every letter folds, A and Z included, in keys the index files (exact name, extension,
+         * directory) as in what is checked */
+        struct warder__buf b = WARDER__BUF_INIT;
+        warder__buf_puts(&b, "warder: 1\ndefault: allow\nfold_case: true\nread:\n  rules:\n");
+        for (char c = 'a'; c <= 'z'; c++)
+                warder__buf_printf(&b,
+                                   "    - deny: '**/k%c'\n    - deny: '**/*.%cx'\n"
+                                   "    - deny: '/D%c/**'\n",
+                                   c, c - 32, c - 32);
+        rs = load_ok(b.data);
+        for (char c = 'a'; c <= 'z'; c++) {
+                char t[64];
+                snprintf(t, sizeof(t), "/q/K%c", c - 32);
+                ck_assert_msg(act(rs, WARDER_OP_READ, t, NULL) == WARDER_DENY, "%s", t);
+                snprintf(t, sizeof(t), "/q/f.%cX", c);
+                ck_assert_msg(act(rs, WARDER_OP_READ, t, NULL) == WARDER_DENY, "%s", t);
+                snprintf(t, sizeof(t), "/d%c/f", c);
+                ck_assert_msg(act(rs, WARDER_OP_READ, t, NULL) == WARDER_DENY, "%s", t);
+        }
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/q/K@", NULL), WARDER_ALLOW); /* '@' + 32 */
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/q/K[", NULL), WARDER_ALLOW); /* 'Z' + 1 */
+        warder_ruleset_free(rs);
+        warder__buf_free(&b);
 }
 END_TEST
 
