@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential meson ninja-build pkg-config python3
+  build-essential meson ninja-build pkg-config python3 git
   libpcre2-dev libyaml-dev uthash-dev check
   clang libclang-rt-14-dev clang-format
 )
