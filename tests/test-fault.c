@@ -16,11 +16,14 @@
  */
 #include <check.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <spawn.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fault.h"
@@ -1160,6 +1163,117 @@ START_TEST(swap_at_every_point)
 }
 END_TEST
 
+/* ---- descriptors across a concurrent exec ----------------------------------------------
+ * A multi-threaded host may fork and exec in another thread while an operation holds a
+ * descriptor open: every descriptor the local backend opens is close-on-exec, so a program
+ * started at any point of an operation inherits none of them. Here a program that lists its
+ * descriptors is started right before each system call of each operation. */
+
+static int spawned_fds(void)
+{
+        int p[2];
+        ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+        char *argv[] = {(char *)"/bin/ls", (char *)"-1", (char *)"/proc/self/fd", NULL};
+        char *envp[] = {NULL};
+        pid_t pid;
+        ck_assert_int_eq(posix_spawn(&pid, "/bin/ls", &fa, NULL, argv, envp), 0);
+        posix_spawn_file_actions_destroy(&fa);
+        close(p[1]);
+        char buf[4096];
+        size_t n = 0;
+        for (ssize_t r; (r = read(p[0], buf + n, sizeof(buf) - 1 - n)) > 0;)
+                n += (size_t)r;
+        close(p[0]);
+        int status;
+        waitpid(pid, &status, 0);
+        int lines = 0;
+        for (size_t i = 0; i < n; i++)
+                lines += buf[i] == '\n';
+        return lines;
+}
+
+struct fd_probe {
+        int baseline, worst;
+};
+
+static void probe_now(void *ud)
+{
+        struct fd_probe *f = ud;
+        int n = spawned_fds();
+        if (n > f->worst)
+                f->worst = n;
+}
+
+START_TEST(no_descriptor_reaches_a_child)
+{
+        struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
+        o.force_fallback = _i;
+        warder_backend *b = NULL;
+        ck_assert_int_eq(warder_local_new(&b, ws, &o, NULL), 0);
+        struct fd_probe f = {spawned_fds(), 0};
+        /* control: a descriptor opened without O_CLOEXEC does reach the child */
+        int leak = open(W("pub.txt"), O_RDONLY);
+        ck_assert_int_gt(spawned_fds(), f.baseline);
+        close(leak);
+        ck_assert_int_eq(spawned_fds(), f.baseline);
+        unsigned long points = 0;
+        for (int op = 0; op < 6; op++) {
+                for (unsigned long n = 1;; n++) {
+                        struct res r;
+                        memset(&r, 0, sizeof(r));
+                        rm_rf(W("sub/made")); /* the write creates its parent every time */
+                        warder__fault_hook(n, WARDER__FAULT_KERNEL, probe_now, &f);
+                        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+                        char *real = NULL;
+                        switch (op) {
+                        case 0:
+                                warder_backend_read(b, W("pub-link"), strlen(W("pub-link")), 0, 0,
+                                                    0, &r.bytes, NULL);
+                                break;
+                        case 1:
+                                warder_backend_write(b, W("sub/made/new.txt"),
+                                                     strlen(W("sub/made/new.txt")), "x", 1, 0,
+                                                     NULL);
+                                break;
+                        case 2:
+                                warder_backend_ls(b, W("sub"), strlen(W("sub")), 0, &r.ents, NULL);
+                                break;
+                        case 3:
+                                warder_backend_glob(b, "**", ws, strlen(ws), 0, &r.ents, NULL);
+                                break;
+                        case 4:
+                                req.pattern = "public";
+                                req.path = ws;
+                                req.path_len = strlen(ws);
+                                warder_backend_grep(b, &req, &r.grep, NULL);
+                                break;
+                        default:
+                                warder_backend_realpath(b, W("sub/vault-link/key"),
+                                                        strlen(W("sub/vault-link/key")), &real,
+                                                        NULL);
+                                break;
+                        }
+                        bool reached = warder__fault_fired();
+                        warder__fault_off();
+                        res_free(&r);
+                        free(real);
+                        ck_assert_msg(f.worst <= f.baseline,
+                                      "operation %d: a child started before point %lu (%s) "
+                                      "inherited %d descriptors more",
+                                      op, n, warder__fault_where(), f.worst - f.baseline);
+                        if (!reached)
+                                break;
+                        points++;
+                }
+        }
+        fprintf(stderr, "descriptor walk (%s): %lu points\n", _i ? "fallback" : "openat2", points);
+        warder_backend_free(b);
+}
+END_TEST
+
 /* The counter itself: the n-th point fails once, or from there on. */
 START_TEST(counter_semantics)
 {
@@ -1205,6 +1319,7 @@ int main(void)
         tcase_add_test(tc, walk_decisions);
         tcase_add_test(tc, walk_loading);
         tcase_add_loop_test(tc, swap_at_every_point, 0, 8);
+        tcase_add_loop_test(tc, no_descriptor_reaches_a_child, 0, 2);
         suite_add_tcase(s, tc);
         return warder_test_run(s);
 }
