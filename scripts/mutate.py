@@ -71,8 +71,8 @@ KEYWORDS = {"if", "while", "for", "switch", "return", "sizeof", "else", "do", "c
 OPERATORS = """
   ROR   a comparison changed: >= <-> >, <= <-> <, == <-> !=
   LCR   && <-> ||
-  NEG   an if/while condition negated, and each of its &&/|| operands on its own; a bool
-        function's returned expression negated
+  NEG   an if/while condition negated, or each of its &&/|| operands on its own when it has
+        several; a bool function's returned expression negated
   RET0  an int function returns 0 instead of its value (an error path returning success)
   DEL   a call statement deleted (calls that only release resources excepted)
   FLAG  one constant dropped from an OR'ed set of flags
@@ -297,11 +297,13 @@ def mutants_of(path, rel):
                 if a >= b:
                     continue
                 cond = src[toks[a].start:toks[b - 1].end]
-                add("NEG", "negate %s (%s)" % (t.text, " ".join(cond.split())),
-                    [(toks[a].start, toks[a].start, "!("), (toks[b - 1].end, toks[b - 1].end, ")")],
-                    t.start)
                 parts = top_level_operands(toks, a, b)
-                if len(parts) > 1:
+                # the whole condition, or (when it has several) each of its operands
+                if len(parts) <= 1:
+                    add("NEG", "negate %s (%s)" % (t.text, " ".join(cond.split())),
+                        [(toks[a].start, toks[a].start, "!("),
+                         (toks[b - 1].end, toks[b - 1].end, ")")], t.start)
+                else:
                     for (pa, pb) in parts:
                         if pa >= pb:
                             continue
@@ -451,6 +453,7 @@ class Bench:
                 shutil.copy(src, dst)  # a fresh mtime: ninja must rebuild from it
         vectors = os.path.normpath(os.path.join(ROOT, "..", "shared", "glob",
                                                 "wildmatch-vectors.tsv"))
+        self.vectors = vectors
         if not os.path.exists(os.path.join(self.build, "build.ninja")):
             # -O1 without debug info: a mutant compiles 2-3 times faster than with -O2 -g, and
             # the tests still run at a useful speed. Fault injection on: test-fault is a killer.
@@ -479,6 +482,73 @@ class Bench:
             if "libwarder" in e.get("output", ""):
                 self.objects[os.path.relpath(path, self.tree)] = os.path.join(self.build,
                                                                               e["output"])
+
+    def coverage(self, wanted):
+        """{(file, function): names of the tests that execute it} for the files in `wanted`,
+        from a coverage build of the same tree (each test run alone, gcov after each). A test
+        that never runs a function cannot notice a change inside it, so a mutant runs only
+        the tests that reach its function. Cached while the tree's files are unchanged."""
+        digest = hashlib.sha1()
+        for d, _, fs in sorted(os.walk(self.tree)):
+            if "/_" in d + "/" and os.path.relpath(d, self.tree).startswith("_"):
+                continue
+            for f in sorted(fs):
+                digest.update(open(os.path.join(d, f), "rb").read())
+        key = digest.hexdigest()
+        cache = os.path.join(self.work, "coverage.json")
+        if os.path.exists(cache):
+            c = json.load(open(cache))
+            if c.get("key") == key and set(wanted) <= set(c.get("files", [])):
+                return {tuple(k.split(" :: ", 1)): set(v) for k, v in c["map"].items()}
+        cov = os.path.join(self.tree, "_cov")
+        if not os.path.exists(os.path.join(cov, "build.ninja")):
+            r = sh(["meson", "setup", cov, self.tree, "-Dfault_injection=true", "-Dwerror=false",
+                    "-Db_coverage=true", "-Dbuildtype=debug",
+                    "-Dwildmatch_vectors=" + self.vectors])
+            if r.returncode:
+                sys.exit("meson setup (coverage) failed:\n" + r.stdout[-3000:])
+        r = sh(["ninja", "-C", cov])
+        if r.returncode:
+            sys.exit("the coverage build failed:\n" + r.stdout[-3000:])
+        tests = [t for t in json.loads(sh(["meson", "introspect", "--tests", cov]).stdout)
+                 if "warder:headers" not in t["suite"]]
+        objdir = [os.path.join(cov, d) for d in os.listdir(os.path.join(cov, "src"))
+                  if d.startswith("libwarder.so") and d.endswith(".p")]
+        objdir = os.path.join(cov, "src", os.path.basename(objdir[0])) if objdir else None
+        result = {}
+        print("mutate: coverage of %d tests (once per tree)" % len(tests), flush=True)
+        for t in tests:
+            for d, _, fs in os.walk(cov):
+                for f in fs:
+                    if f.endswith(".gcda"):
+                        os.remove(os.path.join(d, f))
+            p = self.start_test(t, t.get("timeout") or 300)
+            try:
+                p.wait(timeout=(t.get("timeout") or 300) * 3)
+            except subprocess.TimeoutExpired:
+                pass
+            finally:
+                kill_session(p.pid)
+                p.wait()
+            gcdas = [os.path.join(objdir, f) for f in os.listdir(objdir)
+                     if f.endswith(".gcda")] if objdir else []
+            if not gcdas:
+                continue
+            out = subprocess.run(["gcov", "--json-format", "--stdout"] + gcdas, cwd=cov,
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
+            for line in out.splitlines():
+                for f in json.loads(line).get("files", []):
+                    rel = os.path.relpath(os.path.normpath(os.path.join(cov, f["file"])),
+                                          self.tree)
+                    if rel not in wanted:
+                        continue
+                    for fn in f.get("functions", []):
+                        if fn.get("execution_count", 0) > 0:
+                            result.setdefault((rel, fn["name"]), set()).add(t["name"])
+        json.dump({"key": key, "files": sorted(wanted),
+                   "map": {" :: ".join(k): sorted(v) for k, v in result.items()}},
+                  open(cache, "w"))
+        return result
 
     def compile(self, targets=None):
         r = sh(["ninja", "-C", self.build] + (targets or self.targets))
@@ -590,6 +660,8 @@ def main():
     ap.add_argument("--changed", metavar="BASE",
                     help="only functions whose code differs from git revision BASE")
     ap.add_argument("--list", action="store_true", help="list the mutants and exit")
+    ap.add_argument("--report", action="store_true",
+                    help="the table from earlier results only (nothing is built or run)")
     ap.add_argument("--show", metavar="TEXT",
                     help="print the diff of every mutant whose id contains TEXT and exit")
     ap.add_argument("--work", default=os.path.join(ROOT, "build-mutate"),
@@ -649,24 +721,28 @@ def main():
     results_path = os.path.join(bench.work, "results.jsonl")
     if args.fresh and os.path.exists(results_path):
         os.remove(results_path)
-    print("mutate: preparing %s" % bench.tree, flush=True)
-    bench.prepare()
-    ok, log = bench.compile()
-    if not ok:
-        sys.exit("the unmutated tree does not build:\n" + log[-3000:])
-
+    durations, covered = {}, {}
+    if not args.report:
+        print("mutate: preparing %s" % bench.tree, flush=True)
+        bench.prepare()
+        ok, log = bench.compile()
+        if not ok:
+            sys.exit("the unmutated tree does not build:\n" + log[-3000:])
     # Baseline: the suite must pass, and how long each test takes sets its timeout.
-    durations = {}
-    for t in bench.tests:
+    for t in [] if args.report else bench.tests:
         ok, rc, secs = bench.run_test(t, t.get("timeout") or 300)
         if not ok:
             sys.exit("test '%s' fails without any mutant (exit %s): fix the suite first" %
                      (t["name"], rc))
         durations[t["name"]] = secs
-    print("mutate: baseline suite %.0f s over %d tests (%s)" % (
-        sum(durations.values()), len(bench.tests),
-        ", ".join("%s %.1f" % kv for kv in sorted(durations.items(), key=lambda kv: -kv[1])[:6])),
-        flush=True)
+    if not args.report:
+        print("mutate: baseline suite %.0f s over %d tests (%s)" % (
+            sum(durations.values()), len(bench.tests),
+            ", ".join("%s %.1f" % kv for kv in sorted(durations.items(), key=lambda kv: -kv[1])[:6])),
+            flush=True)
+
+    if not args.report:
+        covered = bench.coverage({rel for rel, muts in plan if muts})
 
     done = {}
     if os.path.exists(results_path):
@@ -681,14 +757,15 @@ def main():
     start = time.time()
     summary = {}
     survivors = []
+    os.makedirs(bench.work, exist_ok=True)
     out = open(results_path, "a")
-    stopped = False
+    stopped = args.report
     try:
         for rel, muts in plan:
             path = os.path.join(bench.tree, rel)
             original = open(os.path.join(ROOT, rel), encoding="utf-8",
                             errors="surrogateescape").read()
-            base_obj = bench.stripped(rel)
+            base_obj = None if args.report else bench.stripped(rel)
             s = summary.setdefault(rel, dict.fromkeys(
                 ["killed", "survived", "equivalent", "identical", "invalid", "skipped"], 0))
             for m in muts:
@@ -720,8 +797,12 @@ def main():
                         rec["status"] = "identical"
                     else:
                         rec["status"] = "survived"
-                        order = sorted(bench.tests, key=lambda t: (-kills.get(t["name"], 0),
-                                                                   durations[t["name"]]))
+                        reach = covered.get((m.file, m.func), set())
+                        order = sorted((t for t in bench.tests if t["name"] in reach),
+                                       key=lambda t: (-kills.get(t["name"], 0),
+                                                      durations[t["name"]]))
+                        if not order:
+                            rec["unreached"] = True  # no test runs this function
                         limits = {t["name"]: max(10.0, 5 * durations[t["name"]])
                                   for t in bench.tests}
                         killer, rc = bench.run_tests(order, limits)
@@ -740,7 +821,8 @@ def main():
                 out.write(json.dumps(rec) + "\n")
                 out.flush()
                 print("%-9s %s:%d %s%s" % (rec["status"], rel, m.line, m.id.split(" :: ", 1)[1],
-                                           " (%s)" % rec["killer"] if "killer" in rec else ""),
+                                           " (%s)" % rec["killer"] if "killer" in rec else
+                                           " (no test runs it)" if rec.get("unreached") else ""),
                       flush=True)
     except KeyboardInterrupt:
         print("mutate: interrupted", file=sys.stderr)
@@ -749,7 +831,8 @@ def main():
         out.close()
         # leave the scratch tree as the sources are (the next run rebuilds from there)
         for rel, _ in plan:
-            shutil.copy(os.path.join(ROOT, rel), os.path.join(bench.tree, rel))
+            if os.path.isdir(bench.tree):
+                shutil.copy(os.path.join(ROOT, rel), os.path.join(bench.tree, rel))
 
     status = 0
     print("\n| file | killed | survived | score | equivalent (listed) | identical code | "
@@ -773,7 +856,7 @@ def main():
             if not e["used"]:
                 print("note: %s:%d matches no mutant any more: %s :: %s" % (
                     os.path.relpath(EQUIVALENTS, ROOT), e["line"], e["func"], e["desc"]))
-    if stopped:
+    if stopped and not args.report:
         print("mutate: stopped early (budget or interrupt); rerun to resume")
     return status
 
