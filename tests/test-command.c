@@ -1001,6 +1001,58 @@ START_TEST(test_precise_answers)
 }
 END_TEST
 
+/* §5.5: a declared variable is expanded unless the line may give it another value; only a
+ * whole-word occurrence of its name (not a longer name containing it) is such a rebinding.
+ * And of two equally strict answers the first one is the one named. */
+START_TEST(test_variable_names)
+{
+        warder_ruleset *rs = load(rules_yaml);
+        NEED(rs);
+        static const char *const env[] = {"SAFE=src", "CDPATHX=/etc", "HOME//etc", NULL};
+        static const struct {
+                const char *cmd;
+                enum warder_action want;
+        } rows[] = {
+            {"cat $SAFE/main.c", WARDER_ALLOW},
+            /* longer names that contain SAFE rebind nothing, whatever borders them */
+            {"echo SAFEa SAFEz SAFEA SAFEZ SAFE0 SAFE9 SAFE_; cat $SAFE/main.c", WARDER_ALLOW},
+            {"echo aSAFE zSAFE ASAFE ZSAFE 0SAFE 9SAFE _SAFE; cat $SAFE/main.c", WARDER_ALLOW},
+            {"echo ${SAFE}; cat $SAFE/main.c", WARDER_ALLOW},
+            /* the name itself, assigned: unknown from there on */
+            {"SAFE=x; cat $SAFE/main.c", WARDER_ASK},
+            {"echo x; export SAFE; cat $SAFE/main.c", WARDER_ASK},
+            {"read SAFE; cat $SAFE/main.c", WARDER_ASK},
+            /* a declared CDPATHX is not CDPATH: cd into a relative directory stays known */
+            {"cd src && cat main.c", WARDER_ALLOW},
+            /* "HOME//etc" declares no HOME: ~ is the ruleset's home */
+            {"cat ~/notes.txt", WARDER_ALLOW},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+                ctx.env = env;
+                struct warder_decision d = WARDER_DECISION_INIT;
+                ck_assert_int_eq(warder_ruleset_check_command(rs, rows[i].cmd, strlen(rows[i].cmd),
+                                                              &ctx, &d, NULL),
+                                 0);
+                ck_assert_msg(d.action == rows[i].want, "%s: %s, want %s (%s)", rows[i].cmd,
+                              warder_action_name(d.action), warder_action_name(rows[i].want),
+                              d.note ? d.note : "");
+                warder_decision_clear(&d);
+        }
+        /* the first of equally strict answers names the decision */
+        struct warder_decision d;
+        ck_assert_int_eq(decide(rs, "cat .env; cat sub/.env; cat /etc/passwd", false, &d),
+                         WARDER_DENY);
+        ck_assert_str_eq(d.candidate, "/ws/.env");
+        ck_assert_str_eq(d.segment, "cat .env");
+        warder_decision_clear(&d);
+        ck_assert_int_eq(decide(rs, "cat $NOPE; cat `x`", false, &d), WARDER_ASK);
+        ck_assert_str_eq(d.segment, "cat $NOPE");
+        warder_decision_clear(&d);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 /* docs/execute.md: the table of examples is executed here. */
 START_TEST(test_docs_examples)
 {
@@ -1083,6 +1135,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_docs_examples);
         tcase_add_test(tc, test_real_links_and_globs);
         tcase_add_test(tc, test_precise_answers);
+        tcase_add_test(tc, test_variable_names);
         suite_add_tcase(s, tc);
         return s;
 }

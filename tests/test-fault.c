@@ -17,6 +17,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <spawn.h>
@@ -829,19 +830,59 @@ static int decide(warder_ruleset *rs, const struct dcase *c, struct warder_decis
         return rc;
 }
 
-START_TEST(walk_decisions)
+/* A decision made on a thread of its own, so its first-use per-thread buffers (scratch,
+ * match data) are allocated during the decision, each a failure point too. */
+struct dthread {
+        warder_ruleset *rs;
+        const struct dcase *c;
+        int rc, err_code;
+        bool err_message;
+        enum warder_action action;
+};
+
+static void *dthread_run(void *p)
 {
-        struct fx fx;
-        fx_open(&fx, FX_MEMORY);
+        struct dthread *t = p;
+        char lit[PATH_MAX], real[PATH_MAX];
+        struct warder_error err = WARDER_ERROR_INIT;
+        struct warder_decision d = WARDER_DECISION_INIT;
+        if (t->c->op == WARDER_OP_EXECUTE) {
+                t->rc = warder_ruleset_check(t->rs, t->c->op, t->c->target, NULL, &d, &err);
+        } else {
+                snprintf(lit, sizeof(lit), "%s/%s", ws, t->c->target);
+                if (t->c->real)
+                        snprintf(real, sizeof(real), "%s/%s", ws, t->c->real);
+                t->rc =
+                    warder_ruleset_check(t->rs, t->c->op, lit, t->c->real ? real : NULL, &d, &err);
+        }
+        t->action = d.action;
+        t->err_code = err.code;
+        t->err_message = err.message[0] != '\0';
+        warder_decision_clear(&d);
+        warder_error_clear(&err);
+        return NULL;
+}
+
+static void decide_on_a_new_thread(struct dthread *t)
+{
+        pthread_t th;
+        ck_assert_int_eq(pthread_create(&th, NULL, dthread_run, t), 0);
+        ck_assert_int_eq(pthread_join(th, NULL), 0);
+}
+
+/* Walks every point of each decision: on this thread (once and sticky), then each run on a
+ * fresh thread. Returns the points. */
+static unsigned long walk_dcases(warder_ruleset *rs, const struct dcase *list, size_t ncases)
+{
         unsigned long points = 0;
-        for (size_t i = 0; i < sizeof(dcases) / sizeof(dcases[0]); i++) {
-                const struct dcase *c = &dcases[i];
+        for (size_t i = 0; i < ncases; i++) {
+                const struct dcase *c = &list[i];
                 struct warder_decision d = WARDER_DECISION_INIT;
-                ck_assert_int_eq(decide(fx.rs, c, &d), 0);
+                ck_assert_int_eq(decide(rs, c, &d), 0);
                 ck_assert_msg(d.action >= c->at_least, "%s: clean decision too weak", c->target);
                 warder_decision_clear(&d);
                 warder__fault_count(WARDER__FAULT_ALL);
-                ck_assert_int_eq(decide(fx.rs, c, &d), 0);
+                ck_assert_int_eq(decide(rs, c, &d), 0);
                 unsigned long total = warder__fault_points();
                 warder__fault_off();
                 warder_decision_clear(&d);
@@ -849,7 +890,7 @@ START_TEST(walk_decisions)
                 for (int sticky = 0; sticky < 2; sticky++) {
                         for (unsigned long n = 1; n <= total; n++) {
                                 warder__fault_arm(n, sticky, WARDER__FAULT_ALL);
-                                int rc = decide(fx.rs, c, &d);
+                                int rc = decide(rs, c, &d);
                                 warder__fault_off();
                                 ck_assert_msg(rc != 0 || d.action >= c->at_least,
                                               "%s for %s: %s after %s", warder_op_name(c->op),
@@ -858,9 +899,50 @@ START_TEST(walk_decisions)
                                 warder_decision_clear(&d);
                         }
                 }
+                struct dthread t = {rs, c, 0, 0, false, WARDER_ALLOW};
+                warder__fault_count(WARDER__FAULT_ALL);
+                decide_on_a_new_thread(&t);
+                unsigned long fresh = warder__fault_points();
+                warder__fault_off();
+                ck_assert_int_eq(t.rc, 0);
+                points += fresh;
+                for (unsigned long n = 1; n <= fresh; n++) {
+                        warder__fault_arm(n, false, WARDER__FAULT_ALL);
+                        decide_on_a_new_thread(&t);
+                        warder__fault_off();
+                        ck_assert_msg(t.rc != 0 || t.action >= c->at_least,
+                                      "%s for %s on a new thread: %s after %s",
+                                      warder_op_name(c->op), c->target,
+                                      warder_action_name(t.action), warder__fault_where());
+                        ck_assert_msg(!t.rc || (t.err_code == t.rc && t.err_message),
+                                      "%s on a new thread: error detail %d for %d after %s",
+                                      c->target, t.err_code, t.rc, warder__fault_where());
+                }
         }
+        return points;
+}
+
+START_TEST(walk_decisions)
+{
+        struct fx fx;
+        fx_open(&fx, FX_MEMORY);
+        unsigned long points = walk_dcases(fx.rs, dcases, sizeof(dcases) / sizeof(dcases[0]));
+        /* with fold_case, targets are folded into a per-thread buffer too */
+        static const char fold_yaml[] = "warder: 1\ndefault: allow\nfold_case: true\n"
+                                        "read:\n  rules:\n    - deny: '**/.ENV'\n"
+                                        "    - deny: 'VAULT/**'\n";
+        static const struct dcase fold_cases[] = {{WARDER_OP_READ, ".env", NULL, WARDER_DENY},
+                                                  {WARDER_OP_READ, "vault/key", NULL, WARDER_DENY},
+                                                  {WARDER_OP_READ, "pub.txt", ".Env", WARDER_DENY}};
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = ws;
+        warder_ruleset *fold = NULL;
+        ck_assert_int_eq(
+            warder_ruleset_load_string(&fold, fold_yaml, strlen(fold_yaml), "fold", &ro, NULL), 0);
+        points += walk_dcases(fold, fold_cases, sizeof(fold_cases) / sizeof(fold_cases[0]));
+        warder_ruleset_free(fold);
         fprintf(stderr, "fault walk over decisions: %zu cases, %lu failure points\n",
-                sizeof(dcases) / sizeof(dcases[0]), points);
+                sizeof(dcases) / sizeof(dcases[0]) + 3, points);
         fx_close(&fx);
 }
 END_TEST
