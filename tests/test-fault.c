@@ -1014,6 +1014,103 @@ START_TEST(walk_loading)
 }
 END_TEST
 
+/* A ruleset whose tests name their own root keeps its source to be reloaded for them: loaded
+ * from a string and from a file with a point failing, it is an error or whole; and running its
+ * tests with a point failing is an error or an honest count (a case never passes wrongly). */
+START_TEST(walk_loading_with_tests)
+{
+        static const char doc[] = "warder: 1\n"
+                                  "default: allow\n"
+                                  "read:\n  rules:\n    - deny: '**/.env'\n"
+                                  "tests:\n"
+                                  "  root: /elsewhere\n"
+                                  "  home: /h\n"
+                                  "  cases:\n"
+                                  "    - {op: read, target: .env, expect: deny}\n"
+                                  "    - {op: read, target: /elsewhere/.env, expect: deny}\n"
+                                  "    - {op: read, target: a.txt, expect: allow}\n";
+        put(W("rules.yaml"), doc);
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = ws;
+        char env_path[PATH_MAX];
+        snprintf(env_path, sizeof(env_path), "%s/.env", ws);
+        unsigned long points = 0;
+        for (int from_file = 0; from_file < 2; from_file++) {
+                warder_ruleset *rs = NULL;
+                warder__fault_count(WARDER__FAULT_ALL);
+                int rc = from_file
+                             ? warder_ruleset_load_file(&rs, W("rules.yaml"), &ro, NULL)
+                             : warder_ruleset_load_string(&rs, doc, strlen(doc), "t", &ro, NULL);
+                unsigned long total = warder__fault_points();
+                warder__fault_off();
+                ck_assert_int_eq(rc, 0);
+                warder_ruleset_free(rs);
+                points += total;
+                for (unsigned long n = 1; n <= total; n++) {
+                        struct warder_error err = WARDER_ERROR_INIT;
+                        rs = NULL;
+                        warder__fault_arm(n, false, WARDER__FAULT_ALL);
+                        rc = from_file ? warder_ruleset_load_file(&rs, W("rules.yaml"), &ro, &err)
+                                       : warder_ruleset_load_string(&rs, doc, strlen(doc), "t", &ro,
+                                                                    &err);
+                        warder__fault_off();
+                        if (rc) {
+                                ck_assert_ptr_null(rs);
+                                ck_assert_msg(err.code == rc && err.message[0],
+                                              "load (%s) after %s: error detail %d for %d",
+                                              from_file ? "file" : "string", warder__fault_where(),
+                                              err.code, rc);
+                                warder_error_clear(&err);
+                                continue;
+                        }
+                        struct warder_decision d = WARDER_DECISION_INIT;
+                        ck_assert_int_eq(
+                            warder_ruleset_check(rs, WARDER_OP_READ, env_path, NULL, &d, NULL), 0);
+                        ck_assert_int_eq(d.action, WARDER_DENY);
+                        warder_decision_clear(&d);
+                        /* its tests still run against the source it kept */
+                        size_t passed = 0, failed = 0;
+                        ck_assert_int_eq(
+                            warder_ruleset_run_tests(rs, NULL, NULL, &passed, &failed, NULL), 0);
+                        ck_assert_msg(passed == 3 && failed == 0,
+                                      "tests after loading with %s failed: %zu passed, %zu failed",
+                                      warder__fault_where(), passed, failed);
+                        warder_ruleset_free(rs);
+                }
+                /* running the tests, each point failing in turn */
+                ck_assert_int_eq(
+                    from_file ? warder_ruleset_load_file(&rs, W("rules.yaml"), &ro, NULL)
+                              : warder_ruleset_load_string(&rs, doc, strlen(doc), "t", &ro, NULL),
+                    0);
+                size_t passed = 0, failed = 0;
+                warder__fault_count(WARDER__FAULT_ALL);
+                ck_assert_int_eq(warder_ruleset_run_tests(rs, NULL, NULL, &passed, &failed, NULL),
+                                 0);
+                total = warder__fault_points();
+                warder__fault_off();
+                ck_assert_uint_eq(passed, 3);
+                points += total;
+                for (unsigned long n = 1; n <= total; n++) {
+                        struct warder_error err = WARDER_ERROR_INIT;
+                        passed = failed = 0;
+                        warder__fault_arm(n, false, WARDER__FAULT_ALL);
+                        rc = warder_ruleset_run_tests(rs, NULL, NULL, &passed, &failed, &err);
+                        warder__fault_off();
+                        if (rc) {
+                                ck_assert_msg(err.code == rc && err.message[0],
+                                              "run_tests after %s: error detail %d for %d",
+                                              warder__fault_where(), err.code, rc);
+                                warder_error_clear(&err);
+                                continue;
+                        }
+                        ck_assert_uint_eq(passed + failed, 3);
+                }
+                warder_ruleset_free(rs);
+        }
+        fprintf(stderr, "fault walk over loading with tests: %lu failure points\n", points);
+}
+END_TEST
+
 /* ---- races made deterministic ------------------------------------------------------------
  * A directory, or a file, is swapped with a symlink to the outside (renameat2
  * RENAME_EXCHANGE) right before the N-th system call or backend call of an operation, for
@@ -1400,6 +1497,7 @@ int main(void)
         tcase_add_loop_test(tc, walk_every_point, 0, FX_COUNT);
         tcase_add_test(tc, walk_decisions);
         tcase_add_test(tc, walk_loading);
+        tcase_add_test(tc, walk_loading_with_tests);
         tcase_add_loop_test(tc, swap_at_every_point, 0, 8);
         tcase_add_loop_test(tc, no_descriptor_reaches_a_child, 0, 2);
         suite_add_tcase(s, tc);
