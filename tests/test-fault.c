@@ -947,6 +947,53 @@ START_TEST(walk_decisions)
 }
 END_TEST
 
+/* Explanations and single-rule matches (lint, `warder explain`): an error with detail, or
+ * the same answer as without a fault. */
+START_TEST(walk_explain)
+{
+        struct fx fx;
+        fx_open(&fx, FX_MEMORY);
+        char env_path[PATH_MAX];
+        snprintf(env_path, sizeof(env_path), "%s/sub/.env", ws);
+        unsigned long points = 0;
+        for (int what = 0; what < 3; what++) {
+                for (unsigned long n = 0;; n++) {
+                        struct warder_error err = WARDER_ERROR_INIT;
+                        struct warder_explanation *ex = NULL;
+                        bool matched = false;
+                        if (n)
+                                warder__fault_arm(n, false, WARDER__FAULT_ALL);
+                        int rc = what == 0 ? warder_ruleset_explain(fx.rs, WARDER_OP_READ, env_path,
+                                                                    NULL, &ex, &err)
+                                 : what == 1 ? warder_ruleset_explain(fx.rs, WARDER_OP_EXECUTE,
+                                                                      "rm -rf sub", NULL, &ex, &err)
+                                             : warder_ruleset_rule_match(fx.rs, WARDER_OP_READ, 0,
+                                                                         env_path, &matched, &err);
+                        bool reached = n == 0 || warder__fault_fired();
+                        warder__fault_off();
+                        if (rc) {
+                                ck_assert_msg(n > 0 && err.code == rc && err.message[0],
+                                              "%d after %s: error detail %d for %d", what,
+                                              warder__fault_where(), err.code, rc);
+                        } else if (what < 2) {
+                                ck_assert_int_eq(ex->decision.action, WARDER_DENY);
+                                ck_assert_uint_ge(ex->count, 1);
+                                ck_assert_ptr_nonnull(ex->literal);
+                        } else {
+                                ck_assert(matched);
+                        }
+                        warder_explanation_free(ex);
+                        warder_error_clear(&err);
+                        if (!reached)
+                                break;
+                        points += n > 0;
+                }
+        }
+        fprintf(stderr, "fault walk over explanations: %lu failure points\n", points);
+        fx_close(&fx);
+}
+END_TEST
+
 /* A ruleset loaded while a point fails is a load error or the whole ruleset: never one that
  * lost a rule (a malformed rule is a load error, never an inert one). */
 START_TEST(walk_loading)
@@ -1496,6 +1543,7 @@ int main(void)
         tcase_add_test(tc, counter_semantics);
         tcase_add_loop_test(tc, walk_every_point, 0, FX_COUNT);
         tcase_add_test(tc, walk_decisions);
+        tcase_add_test(tc, walk_explain);
         tcase_add_test(tc, walk_loading);
         tcase_add_test(tc, walk_loading_with_tests);
         tcase_add_loop_test(tc, swap_at_every_point, 0, 8);
