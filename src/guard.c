@@ -109,8 +109,8 @@ static int refuse(struct warder_error *err, int code, const struct warder_decisi
         int rc = warder__buf_printf(&m, "%s %s", warder_op_name(d->op), what);
         if (!rc && d->by_default) {
                 rc = warder__buf_printf(&m, " by the %s default", warder_op_name(d->op));
-        } else if (!rc) {
-                rc = warder__buf_printf(&m, " by rule %s '%s'", d->rule_id ? d->rule_id : "?",
+        } else if (!rc && d->rule_id) { /* (a raise names no rule: its note says why) */
+                rc = warder__buf_printf(&m, " by rule %s '%s'", d->rule_id,
                                         d->pattern ? d->pattern : "");
                 if (!rc && d->reason)
                         rc = warder__buf_printf(&m, " (%s)", d->reason);

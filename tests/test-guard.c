@@ -524,6 +524,81 @@ START_TEST(deny_message)
 }
 END_TEST
 
+/* The refusal says exactly what decided, in every shape a decision takes: a rule with a
+ * reason, one without, the operation's default, the real form, a command's segment and
+ * candidate, a raise's note, and ask. */
+START_TEST(refusal_messages)
+{
+        struct mock *m = mock_new(true, NULL);
+        warder_ruleset *rs = load("default: allow\n"
+                                  "read:\n"
+                                  "  rules:\n"
+                                  "    - {deny: '**/.env', reason: secrets here}\n"
+                                  "    - deny: '/etc/**'\n"
+                                  "    - ask: '**/*.ask'\n"
+                                  "write: {default: deny}\n"
+                                  "execute:\n"
+                                  "  rules:\n"
+                                  "    - deny: 'rm *'\n",
+                                  "/w");
+        warder_backend *g = guard_over(&m->base, rs, NULL);
+        struct warder_error err = WARDER_ERROR_INIT;
+        struct warder_bytes out = {0};
+        static const struct {
+                int op; /* 0 read, 1 write, 2 execute */
+                const char *target;
+                int rc;
+                const char *message;
+        } rows[] = {
+            {0, "/w/.env", WARDER_EDENIED,
+             "read denied by rule read:0 '**/.env' (secrets here) at test.yaml:5:7"},
+            {0, "/etc/passwd", WARDER_EDENIED,
+             "read denied by rule read:1 '/etc/**' at test.yaml:6:7"},
+            {0, "/w/link-env", WARDER_EDENIED,
+             "read denied by rule read:0 '**/.env' (secrets here) at test.yaml:5:7 [real form]"},
+            {0, "/w/q.ask", WARDER_EASK,
+             "read needs approval by rule read:2 '**/*.ask' at test.yaml:7:7"},
+            {1, "/w/ok.txt", WARDER_EDENIED, "write denied by the write default"},
+            {2, "ls; rm -rf x", WARDER_EDENIED,
+             "execute denied by rule execute:0 'rm *' at test.yaml:11:7 in 'rm -rf x'"},
+            {2, "cat .env", WARDER_EDENIED,
+             "execute denied by rule read:0 '**/.env' (secrets here) at test.yaml:5:7 in "
+             "'cat .env' for read of '/w/.env'"},
+            {2, "cat $NOPE", WARDER_EASK,
+             "execute needs approval in 'cat $NOPE' for read of '$NOPE'; "
+             "an argument that cannot be determined (a variable the host did not declare, or one "
+             "the command line sets)"},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                int rc;
+                if (rows[i].op == 0) {
+                        rc = warder_backend_read(g, rows[i].target, strlen(rows[i].target), 0, 0, 0,
+                                                 &out, &err);
+                } else if (rows[i].op == 1) {
+                        rc = warder_backend_write(g, rows[i].target, strlen(rows[i].target), "x", 1,
+                                                  0, &err);
+                } else {
+                        struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
+                        req.command = rows[i].target;
+                        req.command_len = strlen(rows[i].target);
+                        struct warder_exec_result r;
+                        memset(&r, 0, sizeof(r));
+                        rc = warder_backend_execute(g, &req, &r, &err);
+                        warder_exec_result_free(&r);
+                }
+                ck_assert_msg(rc == rows[i].rc, "%s: rc %d", rows[i].target, rc);
+                ck_assert_int_eq(err.code, rows[i].rc);
+                ck_assert_msg(strcmp(err.message, rows[i].message) == 0, "%s:\n got  %s\n want %s",
+                              rows[i].target, err.message, rows[i].message);
+                ck_assert_ptr_nonnull(err.decision);
+                warder_error_clear(&err);
+        }
+        ck_assert_int_eq(m->calls, 0);
+        warder_backend_free(g);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 /* ---- §3.1 bypass spellings, against the memory backend, each with a control arm -------- */
 
 static const char *const bypass[] = {"etc/passwd",   "/./etc/passwd", "//etc/passwd",
@@ -1883,6 +1958,7 @@ static Suite *guard_suite(void)
         TCase *tc = tcase_create("core");
         tcase_add_loop_test(tc, op_table, 0, (int)(N_PATH_OPS * N_OP_CASES));
         tcase_add_test(tc, deny_message);
+        tcase_add_test(tc, refusal_messages);
         tcase_add_loop_test(tc, bypass_spellings, 0, (int)(sizeof(bypass) / sizeof(bypass[0])));
         tcase_add_test(tc, bad_targets);
         tcase_add_test(tc, realpath_failure);
