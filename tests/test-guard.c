@@ -1445,6 +1445,7 @@ END_TEST
 
 struct auditor {
         int events, filtered, asked;
+        bool last_asked, last_approved;
         int filtered_refused; /* result entries reported with a final action other than allow */
         enum warder_op last_filtered_op;
         enum warder_action last_final;
@@ -1463,6 +1464,8 @@ static void audit_cb(void *ud, const struct warder_audit_event *ev)
                 a->last_filtered_op = ev->request->op;
         } else {
                 a->last_final = ev->final_action;
+                a->last_asked = ev->approval_asked;
+                a->last_approved = ev->approved;
                 a->last_op = ev->request->op;
                 snprintf(a->last_rule, sizeof(a->last_rule), "%s",
                          ev->decision->rule_id ? ev->decision->rule_id : "");
@@ -1496,11 +1499,46 @@ START_TEST(audit_events)
         ck_assert_int_eq(au.asked, 1);
         ck_assert_int_eq(au.last_final, WARDER_ALLOW);
         ck_assert_int_eq(au.last_op, WARDER_OP_WRITE);
+        ck_assert(au.last_asked && au.last_approved);
+        /* declined: asked, not approved, final deny */
+        ap.answer = false;
+        ck_assert_int_eq(do_op(g, WARDER_OP_WRITE, "q.ask", 0, &err, &content), WARDER_EDENIED);
+        ck_assert_int_eq(au.last_final, WARDER_DENY);
+        ck_assert(au.last_asked && !au.last_approved);
+        ap.answer = true;
+        /* approved by the request's flag: not asked, approved, final allow */
+        int asked_before = au.asked;
+        ck_assert_int_eq(do_op(g, WARDER_OP_WRITE, "q.ask", WARDER_APPROVED, &err, &content), 0);
+        ck_assert_int_eq(au.last_final, WARDER_ALLOW);
+        ck_assert(!au.last_asked && au.last_approved);
+        ck_assert_int_eq(au.asked, asked_before);
+        /* allowed outright: neither asked nor approved */
+        ck_assert_int_eq(do_op(g, WARDER_OP_READ, "/w/ok.txt", 0, &err, &content), 0);
+        free(content);
+        content = NULL;
+        ck_assert_int_eq(au.last_final, WARDER_ALLOW);
+        ck_assert(!au.last_asked && !au.last_approved);
+        {
+                /* without an approval callback: the ask is reported as ask */
+                struct auditor au2 = {0};
+                struct warder_guard_options o2 = WARDER_GUARD_OPTIONS_INIT;
+                o2.audit = audit_cb;
+                o2.audit_ud = &au2;
+                struct mock *m2 = mock_new(false, NULL);
+                warder_backend *g2 = guard_over(&m2->base, rs, &o2);
+                ck_assert_int_eq(do_op(g2, WARDER_OP_WRITE, "q.ask", 0, &err, &content),
+                                 WARDER_EASK);
+                ck_assert_int_eq(au2.events, 1);
+                ck_assert_int_eq(au2.last_final, WARDER_ASK);
+                ck_assert(!au2.last_asked && !au2.last_approved);
+                warder_backend_free(g2);
+        }
+        int events_before = au.events;
         /* ls: one event for the request, one per decided entry (flagged filtered); the
          * entry whose real form cannot be computed is dropped without a decision */
         struct warder_entries e = {0};
         ck_assert_int_eq(warder_backend_ls(g, "/w", 2, 0, &e, NULL), 0);
-        ck_assert_int_eq(au.events, 3 + (int)(e.count + e.hidden) - 1);
+        ck_assert_int_eq(au.events, events_before + 1 + (int)(e.count + e.hidden) - 1);
         ck_assert_int_eq(au.filtered, (int)(e.count + e.hidden) - 1);
         ck_assert_uint_gt(e.hidden, 0);
         warder_entries_free(&e);
