@@ -60,6 +60,7 @@ static const char rules_yaml[] = "warder: 1\n"
                                  "    - {pattern: '**/.env', action: deny, reason: secret}\n"
                                  "    - {pattern: 'vault/**', action: deny}\n"
                                  "    - {pattern: 'maybe/**', action: ask}\n"
+                                 "    - {pattern: aliases/sub-alias/a.txt, action: deny}\n"
                                  "write:\n"
                                  "  rules:\n"
                                  "    - {pattern: '**/.env', action: deny}\n"
@@ -73,10 +74,12 @@ static const char rules_yaml[] = "warder: 1\n"
                                  "  rules:\n"
                                  "    - {pattern: '**/.env', action: deny}\n"
                                  "    - {pattern: 'vault/**', action: deny}\n"
+                                 "    - {pattern: aliases/sub-alias/a.txt, action: deny}\n"
                                  "glob:\n"
                                  "  rules:\n"
                                  "    - {pattern: '**/.env', action: deny}\n"
                                  "    - {pattern: 'vault/**', action: deny}\n"
+                                 "    - {pattern: aliases/sub-alias/a.txt, action: deny}\n"
                                  "execute:\n"
                                  "  rules:\n"
                                  "    - {pattern: 'rm *', action: deny}\n"
@@ -107,6 +110,9 @@ static void fs_populate(void)
                 put(W(files[i].rel), files[i].data);
         lnk(".env", W("pub-link"));
         lnk("../vault", W("sub/vault-link"));
+        /* an allowed directory link: results through it are decided under this spelling too */
+        mkd(W("aliases"));
+        lnk("../sub", W("aliases/sub-alias"));
 }
 
 static void setup(void)
@@ -476,6 +482,17 @@ static bool forbidden(const char *path)
         return strstr(path, ".env") || strstr(path, "vault") || strstr(path, "link");
 }
 
+/* The local fixtures also hold aliases/ (a directory link): it is listed there. */
+static void entries_safe_fx(const struct fx *fx, const struct res *r, const char *const *want,
+                            const char *const *local_extra, bool clean);
+
+/* Whether the point that failed is an allocation: the request then fails, or its answer is
+ * the whole answer (out of memory is reported, never turned into a shorter listing). */
+static bool alloc_failed(void)
+{
+        return warder__fault_fired() && strncmp(warder__fault_where(), "alloc ", 6) == 0;
+}
+
 static void entries_safe(const struct res *r, const char *const *want, bool clean)
 {
         if (r->rc != 0) {
@@ -494,9 +511,22 @@ static void entries_safe(const struct res *r, const char *const *want, bool clea
                         known = strcmp(p, W(want[k])) == 0;
                 ck_assert_msg(known, "%s: unexpected entry '%s'", run_desc, p);
         }
-        if (clean)
+        if (clean || alloc_failed())
                 ck_assert_msg(r->ents.count == nwant, "%s: %zu entries, want %zu", run_desc,
                               r->ents.count, nwant);
+}
+
+static void entries_safe_fx(const struct fx *fx, const struct res *r, const char *const *want,
+                            const char *const *local_extra, bool clean)
+{
+        const char *all[32];
+        size_t n = 0;
+        for (size_t i = 0; want[i]; i++)
+                all[n++] = want[i];
+        for (size_t i = 0; !fx->mem && local_extra[i]; i++)
+                all[n++] = local_extra[i];
+        all[n] = NULL;
+        entries_safe(r, all, clean);
 }
 
 static void op_ls_root(struct fx *fx, struct res *r)
@@ -509,9 +539,10 @@ static void ck_ls_root(struct fx *fx, const struct res *r, bool clean)
         not_refused(r);
         (void)fx;
         static const char *const want[] = {"locked.txt", "maybe", "pub.txt", "sub", NULL};
+        static const char *const local[] = {"aliases", NULL};
         if (clean)
                 ck_assert_int_eq(r->rc, 0);
-        entries_safe(r, want, clean);
+        entries_safe_fx(fx, r, want, local, clean);
 }
 
 static void op_ls_vault(struct fx *fx, struct res *r)
@@ -536,9 +567,10 @@ static void ck_glob_all(struct fx *fx, const struct res *r, bool clean)
         (void)fx;
         static const char *const want[] = {"locked.txt", "maybe",     "maybe/x.txt", "pub.txt",
                                            "sub",        "sub/a.txt", "sub/new.txt", NULL};
+        static const char *const local[] = {"aliases", "aliases/sub-alias", NULL};
         if (clean)
                 ck_assert_int_eq(r->rc, 0);
-        entries_safe(r, want, clean);
+        entries_safe_fx(fx, r, want, local, clean);
 }
 
 static void op_glob_sub(struct fx *fx, struct res *r)
@@ -552,6 +584,30 @@ static void ck_glob_sub(struct fx *fx, const struct res *r, bool clean)
         not_refused(r);
         (void)fx;
         static const char *const want[] = {"sub/a.txt", "sub/new.txt", NULL};
+        if (clean)
+                ck_assert_int_eq(r->rc, 0);
+        entries_safe(r, want, clean);
+}
+
+/* Through the directory link: entries are decided under the caller's spelling too, where
+ * aliases/sub-alias/a.txt is denied although sub/a.txt is not. */
+static void op_ls_alias(struct fx *fx, struct res *r)
+{
+        r->rc = warder_backend_ls(fx->guard, W("aliases/sub-alias"), strlen(W("aliases/sub-alias")),
+                                  0, &r->ents, &r->err);
+}
+
+static void op_glob_alias(struct fx *fx, struct res *r)
+{
+        r->rc = warder_backend_glob(fx->guard, "*", W("aliases/sub-alias"),
+                                    strlen(W("aliases/sub-alias")), 0, &r->ents, &r->err);
+}
+
+static void ck_alias_listing(struct fx *fx, const struct res *r, bool clean)
+{
+        not_refused(r);
+        (void)fx;
+        static const char *const want[] = {"sub/new.txt", NULL};
         if (clean)
                 ck_assert_int_eq(r->rc, 0);
         entries_safe(r, want, clean);
@@ -585,7 +641,7 @@ static void grep_safe(const struct res *r, bool clean, size_t clean_count)
                                   strcmp(m->path, W("sub/a.txt")) == 0,
                               "%s: a match in %s", run_desc, m->path);
         }
-        if (clean)
+        if (clean || alloc_failed())
                 ck_assert_msg(r->grep.count == clean_count, "%s: %zu matches, want %zu", run_desc,
                               r->grep.count, clean_count);
 }
@@ -604,12 +660,35 @@ static void ck_grep_all(struct fx *fx, const struct res *r, bool clean)
 {
         not_refused(r);
         (void)fx;
+        if (clean)
+                ck_assert_int_eq(r->rc, 0);
+        /* .env, sub/.env, vault/key and maybe/x.txt are in scope but not searched */
+        if (clean || (r->rc == 0 && alloc_failed()))
+                ck_assert_msg(r->grep.hidden_files == 4, "%s: %zu files hidden", run_desc,
+                              r->grep.hidden_files);
+        grep_safe(r, clean, 2);
+}
+
+static void op_grep_alias(struct fx *fx, struct res *r)
+{
+        r->rc = g_grep(fx, "public", W("aliases/sub-alias"), 0, r);
+}
+
+static void op_grep_alias_file(struct fx *fx, struct res *r)
+{
+        r->rc = g_grep(fx, "public", W("aliases/sub-alias/a.txt"), 0, r);
+}
+
+/* The only match is in a.txt, whose spelling through the alias is denied for read. */
+static void ck_grep_alias(struct fx *fx, const struct res *r, bool clean)
+{
+        (void)fx;
         if (clean) {
                 ck_assert_int_eq(r->rc, 0);
-                /* .env, sub/.env, vault/key and maybe/x.txt are in scope but not searched */
-                ck_assert_uint_ge(r->grep.hidden_files, 4);
+                ck_assert_uint_eq(r->grep.hidden_files, 1);
         }
-        grep_safe(r, clean, 2);
+        ck_assert_msg(r->rc != 0 || r->grep.count == 0, "%s: %zu matches through the alias",
+                      run_desc, r->grep.count);
 }
 
 static void op_grep_literal_file(struct fx *fx, struct res *r)
@@ -691,6 +770,12 @@ static void op_exec_glob(struct fx *fx, struct res *r)
         r->rc = g_exec(fx, "cat vault/*", r);
 }
 
+/* Denied only through what the glob expands to: the pattern's own text is allowed. */
+static void op_exec_glob_env(struct fx *fx, struct res *r)
+{
+        r->rc = g_exec(fx, "cat .e* su*/.env", r);
+}
+
 static void op_exec_rm(struct fx *fx, struct res *r)
 {
         r->rc = g_exec(fx, "timeout 5 rm -rf sub", r);
@@ -736,11 +821,16 @@ static const struct fcase cases[] = {
     {"grep a regex", FX_ALL, op_grep_regex, ck_grep_all, false},
     {"grep caseless", FX_ALL, op_grep_caseless, ck_grep_all, false},
     {"grep a denied file", FX_ALL, op_grep_literal_file, ck_grep_file, false},
+    {"ls through a directory link", FX_LOCALS, op_ls_alias, ck_alias_listing, false},
+    {"glob through a directory link", FX_LOCALS, op_glob_alias, ck_alias_listing, false},
+    {"grep through a directory link", FX_LOCALS, op_grep_alias, ck_grep_alias, false},
+    {"grep a file through a directory link", FX_LOCALS, op_grep_alias_file, ck_grep_alias, false},
     {"execute cat pub.txt", FX_EXEC, op_exec_pub, ck_exec_pub, false},
     {"execute cat .env", FX_EXEC, op_exec_env, ck_exec_denied, false},
     {"execute cd sub && cat ../vault/key", FX_EXEC, op_exec_chain, ck_exec_denied, false},
     {"execute cat vault/*", FX_EXEC, op_exec_glob, ck_exec_denied, false},
     {"execute timeout 5 rm -rf sub", FX_EXEC, op_exec_rm, ck_exec_denied, false},
+    {"execute cat .e* su*/.env", FX_LOCALS, op_exec_glob_env, ck_exec_denied, false},
     {"execute cat pub-link", FX_LOCALS, op_exec_link, ck_exec_denied, false},
     {"execute curl (ask)", FX_EXEC, op_exec_ask, ck_exec_ask, false},
 };

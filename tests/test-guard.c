@@ -1576,6 +1576,46 @@ START_TEST(audit_events)
 }
 END_TEST
 
+/* §4.7: a file's consecutive matches share one decision, so one audit event per file of the
+ * results, whatever its number of matching lines; the dropped ones are reported refused. */
+START_TEST(grep_audit_once_per_file)
+{
+        warder_backend *mem = NULL;
+        ck_assert_int_eq(warder_memory_new(&mem, NULL), 0);
+        static const struct {
+                const char *path, *text;
+        } files[] = {{"/w/a.txt", "TOKEN 1\nTOKEN 2\nTOKEN 3\n"},
+                     {"/w/b.txt", "TOKEN 4\n"},
+                     {"/w/.env", "TOKEN 5\nTOKEN 6\n"},
+                     {"/w/c.txt", "TOKEN 7\nnothing\nTOKEN 8\n"}};
+        for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+                ck_assert_int_eq(warder_backend_write(mem, files[i].path, strlen(files[i].path),
+                                                      files[i].text, strlen(files[i].text), 0,
+                                                      NULL),
+                                 0);
+        warder_ruleset *rs = load("default: allow\nread:\n  rules:\n    - deny: '**/.env'\n", "/w");
+        struct auditor au = {0};
+        struct warder_guard_options o = WARDER_GUARD_OPTIONS_INIT;
+        o.audit = audit_cb;
+        o.audit_ud = &au;
+        warder_backend *g = guard_over(mem, rs, &o);
+        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+        req.pattern = "TOKEN";
+        req.path = "/w";
+        req.path_len = 2;
+        struct warder_grep_result r = {0};
+        ck_assert_int_eq(warder_backend_grep(g, &req, &r, NULL), 0);
+        ck_assert_uint_eq(r.count, 6);
+        ck_assert_uint_eq(r.hidden_files, 1);
+        ck_assert_int_eq(au.events, 1 + 4);
+        ck_assert_int_eq(au.filtered, 4);
+        ck_assert_int_eq(au.filtered_refused, 1);
+        warder_grep_result_free(&r);
+        warder_backend_free(g);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 /* ---- §4.1 guard over guard ------------------------------------------------------------------ */
 
 START_TEST(guard_over_guard)
@@ -2012,6 +2052,7 @@ static Suite *guard_suite(void)
         tcase_add_test(tc, approval_callback);
         tcase_add_test(tc, approved_flag);
         tcase_add_test(tc, audit_events);
+        tcase_add_test(tc, grep_audit_once_per_file);
         tcase_add_test(tc, guard_over_guard);
         tcase_add_test(tc, ownership);
         tcase_add_test(tc, check_does_not_forward);

@@ -335,13 +335,16 @@ START_TEST(ls_invented_entries)
             {"key", "/ws/vault/key", WARDER_ENTRY_FILE},     /* denied, and not in sub */
             {"b.txt", "/ws/sub/../.env", WARDER_ENTRY_FILE}, /* `..` to a denied file */
             {".env", "/ws/sub/a.txt", WARDER_ENTRY_FILE},    /* a denied name on a path */
+            {"a.txt", "/ws/sub/./a.txt", WARDER_ENTRY_FILE}, /* a `.` component */
+            {"a.txt", "/ws/sub//a.txt", WARDER_ENTRY_FILE},  /* an empty component */
+            {"sub", "/ws/sub", WARDER_ENTRY_DIR},            /* the directory itself */
             {"ok.txt", "/ws/sub/ok.txt", WARDER_ENTRY_FILE}, /* plausible: cannot be told */
             {NULL, NULL, 0}};
         extra_entries = fake;
         struct warder_entries e = {0};
         /* control: the liar's own listing carries every lie */
         ck_assert_int_eq(warder_backend_ls(world.liar, "/ws/sub", 7, 0, &e, NULL), 0);
-        ck_assert_uint_eq(e.count, 7);
+        ck_assert_uint_eq(e.count, 10);
         ck_assert(has_name(&e, ".env") && has_entry(&e, "/ws/vault/key"));
         warder_entries_free(&e);
         ck_assert_int_eq(warder_backend_ls(world.guard, "/ws/sub", 7, 0, &e, NULL), 0);
@@ -349,7 +352,9 @@ START_TEST(ls_invented_entries)
         ck_assert(has_entry(&e, "/ws/sub/a.txt") && has_name(&e, "a.txt"));
         ck_assert(has_entry(&e, "/ws/sub/ok.txt"));
         ck_assert(!has_name(&e, ".env") && !has_name(&e, "key") && !has_name(&e, "pub.txt"));
-        ck_assert_uint_eq(e.hidden, 5);
+        ck_assert(!has_entry(&e, "/ws/sub/./a.txt") && !has_entry(&e, "/ws/sub//a.txt"));
+        ck_assert(!has_entry(&e, "/ws/sub"));
+        ck_assert_uint_eq(e.hidden, 8);
         warder_entries_free(&e);
 }
 END_TEST
@@ -357,10 +362,15 @@ END_TEST
 /* glob results outside the base, or named unlike their path, are dropped too. */
 START_TEST(glob_invented_entries)
 {
-        static const struct fake_entry fake[] = {{"pub.txt", "/ws/pub.txt", WARDER_ENTRY_FILE},
-                                                 {".env", "/ws/sub/a.txt", WARDER_ENTRY_FILE},
-                                                 {"c.txt", "/ws/sub/x/c.txt", WARDER_ENTRY_FILE},
-                                                 {NULL, NULL, 0}};
+        static const struct fake_entry fake[] = {
+            {"pub.txt", "/ws/pub.txt", WARDER_ENTRY_FILE},
+            {".env", "/ws/sub/a.txt", WARDER_ENTRY_FILE},
+            {"c.txt", "/ws/sub/x/c.txt", WARDER_ENTRY_FILE},
+            {"c.txt", "/ws/sub/x/./c.txt", WARDER_ENTRY_FILE},
+            {"c.txt", "/ws/sub/x//c.txt", WARDER_ENTRY_FILE},
+            {"c.txt", "/ws/sub/../sub/x/c.txt", WARDER_ENTRY_FILE},
+            {"sub", "/ws/sub", WARDER_ENTRY_DIR},
+            {NULL, NULL, 0}};
         extra_entries = fake;
         struct warder_entries e = {0};
         ck_assert_int_eq(warder_backend_glob(world.liar, "**", "/ws/sub", 7, 0, &e, NULL), 0);
@@ -450,6 +460,8 @@ START_TEST(grep_hits_it_should_not_have)
             {"/ws/sub/../vault/key", SECRET " key"},     /* denied */
             {"/ws/sub/../maybe/x.txt", "maybe " SECRET}, /* ask */
             {"/ws/pub.txt", "public line"},              /* allowed, but not under the base */
+            {"/ws/sub/./a.txt", "a public note"},        /* a `.` component */
+            {"/ws/sub//a.txt", "a public note"},         /* an empty component */
             {NULL, NULL}};
         extra_hits = fake;
         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
@@ -460,13 +472,13 @@ START_TEST(grep_hits_it_should_not_have)
         /* control: the liar's answer carries the secret */
         ck_assert_int_eq(warder_backend_grep(world.liar, &req, &r, NULL), 0);
         ck_assert(grep_leaks(&r));
-        ck_assert_uint_eq(r.count, 6);
+        ck_assert_uint_eq(r.count, 8);
         warder_grep_result_free(&r);
         ck_assert_int_eq(warder_backend_grep(world.guard, &req, &r, NULL), 0);
         ck_assert(!grep_leaks(&r));
         ck_assert_uint_eq(r.count, 1);
         ck_assert_str_eq(r.items[0].path, "/ws/sub/a.txt");
-        ck_assert_uint_eq(r.hidden_files, 5);
+        ck_assert_uint_eq(r.hidden_files, 7);
         warder_grep_result_free(&r);
         /* a file base: a hit in another file is not a hit of that file */
         static const struct fake_hit other[] = {{"/ws/pub.txt", "public line"}, {NULL, NULL}};
