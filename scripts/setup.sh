@@ -63,6 +63,7 @@ check_all() {
   need "python3's pip (pip install ./python)" python3-pip system_python_has pip
   need "python3's setuptools (pip install ./python)" python3-setuptools system_python_has setuptools
   need "python3's wheel (pip install ./python)" python3-wheel system_python_has wheel
+  need "git (the mutation runner)" git command -v git
   need "the pkg-config module libpcre2-8 (PCRE2, 8-bit)" libpcre2-dev pkg-config --exists libpcre2-8
   need "the pkg-config module yaml-0.1 (libyaml)" libyaml-dev pkg-config --exists yaml-0.1
   need "the pkg-config module check (the Check unit test framework)" check pkg-config --exists check

@@ -564,8 +564,8 @@ START_TEST(versions_are_checked_on_entry)
         warder_rule_info_init(&info);
         ck_assert_int_eq(warder_ruleset_rule(&info, rs, WARDER_OP_READ, 0), 0);
         ck_assert_str_eq(info.pattern, "**/.env");
-        struct warder_ruleset_index_stats st = WARDER_RULESET_INDEX_STATS_INIT;
-        memset(&st, 0, sizeof(st));
+        struct warder_ruleset_index_stats st;
+        memset(&st, 0, sizeof(st)); /* as `= {0}` would be */
         ck_assert_int_eq(warder_ruleset_index_stats(&st, rs, WARDER_OP_READ, NULL), WARDER_EINVAL);
         warder_ruleset_index_stats_init(&st);
         ck_assert_int_eq(warder_ruleset_index_stats(&st, rs, WARDER_OP_READ, NULL), 0);

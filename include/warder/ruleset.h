@@ -165,6 +165,11 @@ WARDER_API int warder_ruleset_rule(struct warder_rule_info *out, const warder_ru
  * storage the decision owns; release with warder_decision_clear() in every case. A function
  * that fills a decision wants one initialised with WARDER_DECISION_INIT (its version is
  * checked, WARDER_EINVAL otherwise).
+ *
+ * WARDER_DECISION_INIT, and warder_decision_clear(), leave a decision that denies: a code
+ * path that returns before a rule or a default has decided can never hand out allow (fail
+ * closed by construction). Whoever accumulates the strictest of several decisions starts
+ * from its first one, never from an initialised one.
  */
 struct warder_decision {
         unsigned version; /* WARDER_DECISION_VERSION */
@@ -191,7 +196,7 @@ struct warder_decision {
 #define WARDER_DECISION_VERSION 1
 #define WARDER_DECISION_INIT                                                                       \
         {                                                                                          \
-                WARDER_DECISION_VERSION, WARDER_ALLOW, WARDER_OP_READ, false, WARDER_FORM_NONE,    \
+                WARDER_DECISION_VERSION, WARDER_DENY, WARDER_OP_READ, false, WARDER_FORM_NONE,     \
                     NULL, 0, NULL, NULL, NULL, 0, 0, NULL, NULL, WARDER_OP_READ, false, NULL, NULL \
         }
 

@@ -53,7 +53,7 @@ static inline uint32_t key_hash(const void *p, size_t n)
 }
 
 #define HASH_FUNCTION(keyptr, keylen, hashv) ((hashv) = key_hash((keyptr), (keylen)))
-#include <uthash.h>
+#include "uthash-safe.h"
 
 struct warder__key_entry {
         UT_hash_handle hh;
@@ -122,7 +122,14 @@ static int add(struct warder__index *idx, enum warder__key_kind kind, const char
                 }
                 memcpy(e->key, k, len);
                 e->len = len;
+                warder__hash_oom = false;
                 HASH_ADD(hh, idx->tab[kind], key[0], len, e);
+                if (warder__hash_oom) {
+                        free(e);
+                        if (k != small)
+                                free(k);
+                        return WARDER_ENOMEM;
+                }
         }
         if (k != small)
                 free(k);
