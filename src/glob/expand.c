@@ -435,6 +435,15 @@ int warder__glob_expand(const char *pattern, size_t len, unsigned flags, char **
         return 0;
 }
 
+int warder__glob_validate(const char *pattern, size_t len, unsigned flags, struct warder_error *err)
+{
+        struct warder__glob_alts a;
+        int rc = warder__glob_expand_alts(pattern, len, flags, &a, err);
+        if (!rc)
+                warder__glob_alts_free(&a);
+        return rc;
+}
+
 void warder__glob_strv_free(char **v, size_t count)
 {
         if (!v)

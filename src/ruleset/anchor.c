@@ -4,6 +4,7 @@
  * cover, and the split between alternatives that plain string comparisons decide exactly
  * (kept as `struct warder__alt`, indexed by key) and those that need the core matcher.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -470,10 +471,15 @@ struct hints {
 static int add_hint(struct hints *hs, enum warder__key_kind key, bool weak, const char *s, size_t n)
 {
         struct warder__rule *r = hs->rule;
-        struct warder__hint *v = realloc(r->hints, (r->nhints + 1) * sizeof(*v));
-        if (!v)
-                return WARDER_ENOMEM;
-        r->hints = v;
+        if (r->nhints == r->hcap) {
+                uint32_t cap = r->hcap ? r->hcap * 2 : 4;
+                struct warder__hint *v = realloc(r->hints, cap * sizeof(*v));
+                if (!v)
+                        return WARDER_ENOMEM;
+                r->hints = v;
+                r->hcap = cap;
+        }
+        struct warder__hint *v = r->hints;
         struct warder__hint *h = &v[r->nhints];
         h->key = (uint8_t)key;
         h->weak = weak;
@@ -835,11 +841,33 @@ int warder__rule_compile_path(struct warder__rule *rule, const char *root, const
                 }
         }
         rule->fold = fold_case && rule->action != WARDER_ALLOW;
-        if (!rc && nglob) {
-                rc = compile_union(rule, glob_alts, glob_lens, nglob, 0, &rule->glob, err);
+        size_t total = 0;
+        for (size_t i = 0; i < nglob; i++)
+                total += glob_lens[i] + 1;
+        if (!rc && nglob && (full || total > WARDER__LAZY_MAX)) {
+                /* a reference, or a matcher large enough that the compiler's own limits
+                 * might refuse it: compiled now, so that a refusal is a load error */
+                warder_glob *g = NULL, *gf = NULL;
+                rc = compile_union(rule, glob_alts, glob_lens, nglob, 0, &g, err);
                 if (!rc && rule->fold)
                         rc = compile_union(rule, glob_alts, glob_lens, nglob, WARDER_GLOB_FOLD_CASE,
-                                           &rule->glob_fold, err);
+                                           &gf, err);
+                atomic_init(&rule->glob, g);
+                atomic_init(&rule->glob_fold, gf);
+                rule->nglob = (uint32_t)nglob;
+        } else if (!rc && nglob) {
+                /* the pattern was validated by the expansion; compiled on first use */
+                rule->galts = malloc(total);
+                if (!rule->galts) {
+                        rc = WARDER_ENOMEM;
+                } else {
+                        char *w = rule->galts;
+                        for (size_t i = 0; i < nglob; i++) {
+                                memcpy(w, glob_alts[i], glob_lens[i] + 1);
+                                w += glob_lens[i] + 1;
+                        }
+                        rule->nglob = (uint32_t)nglob;
+                }
         } else if (!rc && rule->nalts == 0) {
                 rc = fail(&c, WARDER_EPARSE, -1, "empty pattern%s", "");
         }
@@ -868,17 +896,26 @@ int warder__rule_compile_command(struct warder__rule *rule, bool fold_case, size
         int charged = charge(rule, budget, alt_cost(pat, n) * (rule->fold ? 2 : 1), err);
         if (charged)
                 return charged;
-        const char *alt[1] = {pat};
-        size_t len[1] = {n};
+        rule->command = true;
+        rule->nglob = 1;
         struct warder_error e = WARDER_ERROR_INIT;
-        int rc = warder__glob_compile(&rule->glob, pat, n,
-                                      WARDER_GLOB_COMMAND | WARDER__GLOB_LAZY_JIT, &e);
-        if (!rc && rule->fold)
-                rc = warder__glob_compile(
-                    &rule->glob_fold, pat, n,
-                    WARDER_GLOB_COMMAND | WARDER_GLOB_FOLD_CASE | WARDER__GLOB_LAZY_JIT, &e);
-        (void)alt;
-        (void)len;
+        int rc;
+        if (n > WARDER__LAZY_MAX) {
+                warder_glob *g = NULL, *gf = NULL;
+                rc = warder__glob_compile(&g, pat, n, WARDER_GLOB_COMMAND | WARDER__GLOB_LAZY_JIT,
+                                          &e);
+                if (!rc && rule->fold)
+                        rc = warder__glob_compile(&gf, pat, n,
+                                                  WARDER_GLOB_COMMAND | WARDER_GLOB_FOLD_CASE |
+                                                      WARDER__GLOB_LAZY_JIT,
+                                                  &e);
+                atomic_init(&rule->glob, g);
+                atomic_init(&rule->glob_fold, gf);
+        } else {
+                /* the checks the compiler starts with (classes, escapes, NUL bytes), with the
+                 * same errors; compiled on first use */
+                rc = warder__glob_validate(pat, n, WARDER_GLOB_COMMAND, &e);
+        }
         if (rc) {
                 unsigned col = rule->pcolumn;
                 if (e.offset >= 0 && rule->pcontent_column)
@@ -906,8 +943,9 @@ void warder__rule_release(struct warder__rule *rule)
                 free(rule->alts[i].lit);
         }
         free(rule->alts);
-        warder_glob_free(rule->glob);
-        warder_glob_free(rule->glob_fold);
+        free(rule->galts);
+        warder_glob_free(atomic_load(&rule->glob));
+        warder_glob_free(atomic_load(&rule->glob_fold));
         free(rule->id);
         free(rule->pattern);
         free(rule->reason);
@@ -1016,10 +1054,86 @@ static bool alt_beneath(const struct warder__alt *alt, const char *dir, size_t l
         return true;
 }
 
-static bool glob_beneath(const warder_glob *g, const struct warder__rule *rule, const char *dir,
-                         size_t len)
+const warder_glob *warder__rule_glob(const struct warder__rule *rule, bool fold, int *rc)
 {
-        int rc = warder__glob_match_prefix(g, dir, len);
+        /* the compiled matcher is a cache, not part of the rule's value */
+        struct warder__rule *m = (struct warder__rule *)rule;
+        _Atomic(warder_glob *) *slot = fold ? &m->glob_fold : &m->glob;
+        warder_glob *g = atomic_load_explicit(slot, memory_order_acquire);
+        *rc = 0;
+        if (g)
+                return g;
+        if (!rule->nglob || (fold && !rule->fold) || (!rule->command && !rule->galts)) {
+                *rc = WARDER_EINVAL; /* no such matcher: a caller's bug, failed closed */
+                return NULL;
+        }
+        unsigned flags = WARDER__GLOB_LAZY_JIT | (fold ? WARDER_GLOB_FOLD_CASE : 0);
+        if (rule->command) {
+                *rc = warder__glob_compile(&g, rule->pattern, strlen(rule->pattern),
+                                           flags | WARDER_GLOB_COMMAND, NULL);
+        } else {
+                const char *stack_alts[8];
+                size_t stack_lens[8];
+                const char **alts = stack_alts;
+                size_t *lens = stack_lens;
+                if (rule->nglob > 8) {
+                        alts = malloc(rule->nglob * sizeof(*alts));
+                        lens = malloc(rule->nglob * sizeof(*lens));
+                }
+                if (!alts || !lens) {
+                        *rc = WARDER_ENOMEM;
+                } else {
+                        const char *a = rule->galts;
+                        for (uint32_t i = 0; i < rule->nglob; i++) {
+                                alts[i] = a;
+                                lens[i] = strlen(a);
+                                a += lens[i] + 1;
+                        }
+                        *rc =
+                            warder__glob_compile_union(&g, alts, lens, rule->nglob, flags,
+                                                       rule->pattern, strlen(rule->pattern), NULL);
+                }
+                if (alts != stack_alts) {
+                        free(alts);
+                        free(lens);
+                }
+        }
+        if (*rc) {
+                if (*rc > 0)
+                        *rc = WARDER_ENOMEM;
+                return NULL;
+        }
+        warder_glob *none = NULL;
+        if (!atomic_compare_exchange_strong_explicit(slot, &none, g, memory_order_acq_rel,
+                                                     memory_order_acquire)) {
+                warder_glob_free(g); /* another thread compiled it first */
+                g = none;
+        }
+        return g;
+}
+
+int warder__ruleset_compile_all(const warder_ruleset *rs)
+{
+        for (size_t op = 0; op < WARDER_OP_COUNT; op++) {
+                const struct warder__opset *o = &rs->ops[op];
+                for (size_t i = 0; i < o->n; i++) {
+                        const struct warder__rule *r = &o->rules[i];
+                        int rc = 0;
+                        if (r->nglob && !warder__rule_glob(r, false, &rc))
+                                return rc;
+                        if (r->nglob && r->fold && !warder__rule_glob(r, true, &rc))
+                                return rc;
+                }
+        }
+        return 0;
+}
+
+static bool glob_beneath(const struct warder__rule *rule, bool fold, const char *dir, size_t len)
+{
+        int rc;
+        const warder_glob *g = warder__rule_glob(rule, fold, &rc);
+        if (g)
+                rc = warder__glob_match_prefix(g, dir, len);
         if (rc < 0) /* §2.10: engine errors fail closed */
                 return rule->action != WARDER_ALLOW;
         return rc > 0;
@@ -1036,17 +1150,19 @@ bool warder__rule_beneath(const struct warder__rule *rule, const char *slashed, 
                 if (rule->fold && folded && alt_beneath(&rule->alts[i], folded, dl, true))
                         return true;
         }
-        if (rule->glob && glob_beneath(rule->glob, rule, slashed, len))
+        if (rule->nglob && glob_beneath(rule, false, slashed, len))
                 return true;
-        if (rule->glob_fold && glob_beneath(rule->glob_fold, rule, slashed, len))
+        if (rule->nglob && rule->fold && glob_beneath(rule, true, slashed, len))
                 return true;
         return false;
 }
 
-static bool glob_hit(const warder_glob *g, const struct warder__rule *rule,
-                     const struct warder__target *t)
+static bool glob_hit(const struct warder__rule *rule, bool fold, const struct warder__target *t)
 {
-        int rc = warder_glob_match(g, t->s, t->len);
+        int rc;
+        const warder_glob *g = warder__rule_glob(rule, fold, &rc);
+        if (g)
+                rc = warder_glob_match(g, t->s, t->len);
         if (rc < 0) /* §2.10: engine errors fail closed */
                 return rule->action != WARDER_ALLOW;
         return rc > 0;
@@ -1061,9 +1177,9 @@ bool warder__rule_match(const struct warder__rule *rule, const struct warder__ta
                 if (rule->fold && folded && warder__alt_match(&rule->alts[i], folded, true))
                         return true;
         }
-        if (rule->glob && glob_hit(rule->glob, rule, t))
+        if (rule->nglob && glob_hit(rule, false, t))
                 return true;
-        if (rule->glob_fold && glob_hit(rule->glob_fold, rule, t))
+        if (rule->nglob && rule->fold && glob_hit(rule, true, t))
                 return true;
         return false;
 }

@@ -451,7 +451,7 @@ int warder__index_build(struct warder__opset *set, const char *root, bool fold_c
                         free(r->hints[j].text);
                 free(r->hints);
                 r->hints = NULL;
-                r->nhints = 0;
+                r->nhints = r->hcap = 0;
         }
         if (!rc)
                 rc = build_filters(&set->idx);

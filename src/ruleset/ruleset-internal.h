@@ -112,12 +112,16 @@ struct warder__rule {
         bool foreign;             /* from a file the caller did not name: errors quote a prefix */
         struct warder__alt *alts; /* alternatives decided without a matcher */
         uint32_t nalts;
-        bool fold;                  /* fold_case applies (deny/ask with fold_case: true) */
-        warder_glob *glob;          /* the other alternatives as one matcher, or NULL */
-        warder_glob *glob_fold;     /* the same with case folding, for fold rules */
-        struct warder__hint *hints; /* index key candidates of the matcher's alternatives
-                                     * (freed once the index is built) */
-        uint32_t nhints, ngroups;
+        bool fold;                        /* fold_case applies (deny/ask with fold_case: true) */
+        bool command;                     /* an execute rule: the matcher is the pattern itself */
+        uint32_t nglob;                   /* alternatives the matcher decides (0: no matcher) */
+        char *galts;                      /* those alternatives, anchored, NUL-terminated one after
+                                           * another (NULL when the matcher was compiled at load) */
+        _Atomic(warder_glob *) glob;      /* the matcher, once compiled (warder__rule_glob) */
+        _Atomic(warder_glob *) glob_fold; /* the same with case folding, for fold rules */
+        struct warder__hint *hints;       /* index key candidates of the matcher's alternatives
+                                           * (freed once the index is built) */
+        uint32_t nhints, hcap, ngroups;
 };
 
 /* A posting: a rule reachable through a key; `alt` names an exact alternative, or is
@@ -243,6 +247,18 @@ int warder__rule_alternatives(const struct warder__rule *rule, const char *root,
                               char ***out, size_t *count, struct warder_error *err);
 int warder__rule_compile_command(struct warder__rule *rule, bool fold_case, size_t *budget,
                                  struct warder_error *err);
+/*
+ * The rule's matcher (the case-folding one when `fold`), compiled on first use: a rule the
+ * index never reaches is never compiled. Every error the compiler could report for what the
+ * loader accepted is reported at load instead (the pattern is validated there, and a matcher
+ * larger than WARDER__LAZY_MAX bytes is compiled there), so what is left here is running out
+ * of memory: NULL with *rc negative, and the caller fails closed (§2.10). Thread-safe: racing
+ * first uses compile twice and keep one.
+ */
+#define WARDER__LAZY_MAX 4096
+const warder_glob *warder__rule_glob(const struct warder__rule *rule, bool fold, int *rc);
+/* Compiles every lazy matcher of the ruleset (tests, fuzzers): 0, or the first error. */
+int warder__ruleset_compile_all(const warder_ruleset *rs);
 void warder__rule_release(struct warder__rule *rule);
 
 /* A normalised target split into components. */
