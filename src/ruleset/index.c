@@ -201,11 +201,11 @@ struct unit {
         struct cand chosen;
 };
 
+/* How many units offer each key: open addressing over keys borrowed from the rules. */
 struct counter {
-        UT_hash_handle hh;
-        size_t count;
-        size_t len;
-        char key[]; /* kind byte + text */
+        const char *text; /* NULL: a free slot */
+        uint32_t len, hash, count;
+        uint8_t kind;
 };
 
 struct chooser {
@@ -214,8 +214,41 @@ struct chooser {
         struct unit *u;
         size_t nu, capu;
         struct counter *counts;
-        struct warder__buf scratch;
+        size_t cmask, ncounts;
 };
+
+static uint32_t counter_hash(uint8_t kind, const char *text, size_t len)
+{
+        return key_hash(text, len) ^ (uint32_t)kind * 0x9e3779b9u;
+}
+
+static struct counter *counter_slot(struct counter *tab, size_t mask, uint8_t kind,
+                                    const char *text, size_t len, uint32_t h)
+{
+        for (size_t i = h & mask;; i = (i + 1) & mask) {
+                struct counter *c = &tab[i];
+                if (!c->text || (c->hash == h && c->kind == kind && c->len == len &&
+                                 memcmp(c->text, text, len) == 0))
+                        return c;
+        }
+}
+
+static int counts_grow(struct chooser *ch)
+{
+        size_t cap = ch->counts ? (ch->cmask + 1) * 2 : 1024;
+        struct counter *tab = calloc(cap, sizeof(*tab));
+        if (!tab)
+                return WARDER_ENOMEM;
+        for (size_t i = 0; ch->counts && i <= ch->cmask; i++) {
+                const struct counter *c = &ch->counts[i];
+                if (c->text)
+                        *counter_slot(tab, cap - 1, c->kind, c->text, c->len, c->hash) = *c;
+        }
+        free(ch->counts);
+        ch->counts = tab;
+        ch->cmask = cap - 1;
+        return 0;
+}
 
 static int push_cand(struct chooser *ch, enum warder__key_kind kind, const char *text, size_t len,
                      bool weak, uint32_t pcomps)
@@ -277,24 +310,22 @@ static bool is_sub(uint8_t kind)
 static int count_key(struct chooser *ch, uint8_t kind, const char *text, size_t len, size_t delta,
                      size_t *out)
 {
-        warder__buf_truncate(&ch->scratch, 0);
-        if (warder__buf_putc(&ch->scratch, (char)kind) ||
-            warder__buf_append(&ch->scratch, text, len))
+        if ((!ch->counts || (ch->ncounts + 1) * 2 > ch->cmask + 1) && delta && counts_grow(ch))
                 return WARDER_ENOMEM;
-        struct counter *c = NULL;
-        HASH_FIND(hh, ch->counts, ch->scratch.data, ch->scratch.len, c);
-        if (!c && delta) {
-                c = calloc(1, sizeof(*c) + ch->scratch.len);
-                if (!c)
-                        return WARDER_ENOMEM;
-                c->len = ch->scratch.len;
-                memcpy(c->key, ch->scratch.data, c->len);
-                HASH_ADD(hh, ch->counts, key[0], c->len, c);
+        if (!ch->counts) {
+                if (out)
+                        *out = 0;
+                return 0;
         }
-        if (c)
-                c->count += delta;
+        uint32_t h = counter_hash(kind, text, len);
+        struct counter *c = counter_slot(ch->counts, ch->cmask, kind, text, len, h);
+        if (!c->text && delta) {
+                *c = (struct counter){text, (uint32_t)len, h, 0, kind};
+                ch->ncounts++;
+        }
+        c->count += (uint32_t)delta;
         if (out)
-                *out = c ? c->count : 0;
+                *out = c->text ? c->count : 0;
         return 0;
 }
 
@@ -385,15 +416,9 @@ static int choose(struct chooser *ch)
 
 static void chooser_free(struct chooser *ch)
 {
-        struct counter *c, *tmp;
-        HASH_ITER(hh, ch->counts, c, tmp)
-        {
-                HASH_DEL(ch->counts, c);
-                free(c);
-        }
+        free(ch->counts);
         free(ch->c);
         free(ch->u);
-        warder__buf_free(&ch->scratch);
 }
 
 static int file_unit(struct warder__index *idx, const struct unit *un, bool fold, uint8_t action)
@@ -412,6 +437,15 @@ int warder__index_build(struct warder__opset *set, const char *root, bool fold_c
         struct chooser ch;
         memset(&ch, 0, sizeof(ch));
         int rc = 0;
+        /* room for every unit and candidate at once (an exact alternative offers at most 3) */
+        for (size_t i = 0; i < set->n; i++) {
+                ch.capu += set->rules[i].nalts + set->rules[i].ngroups;
+                ch.capc += 3 * (size_t)set->rules[i].nalts + set->rules[i].nhints;
+        }
+        ch.u = malloc((ch.capu ? ch.capu : 1) * sizeof(*ch.u));
+        ch.c = malloc((ch.capc ? ch.capc : 1) * sizeof(*ch.c));
+        if (!ch.u || !ch.c)
+                rc = WARDER_ENOMEM;
         for (size_t i = 0; i < set->n && !rc; i++) {
                 const struct warder__rule *r = &set->rules[i];
                 for (uint32_t j = 0; j < r->nalts && !rc; j++) {
