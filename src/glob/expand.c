@@ -383,8 +383,12 @@ static int expand_seq(const struct expander *x, size_t *ip, unsigned depth, bool
                         return warder__glob_fail(x->err, WARDER_EPARSE, i,
                                                  "unmatched '}' (write '\\}' for a literal '}')");
                 } else {
-                        rc = alts_append(out, x->p + i, 1);
-                        i++;
+                        /* a run of ordinary bytes is appended at once */
+                        size_t j = i + 1;
+                        while (j < x->len && !strchr("\\[{},", x->p[j]))
+                                j++;
+                        rc = alts_append(out, x->p + i, j - i);
+                        i = j;
                 }
                 if (rc)
                         return oom(x->err);
@@ -403,6 +407,33 @@ int warder__glob_expand_alts(const char *pattern, size_t len, unsigned flags,
                                          "pattern longer than %d bytes", WARDER_GLOB_MAX_PATTERN);
         struct expander x = {pattern ? pattern : "", len, flags, err};
         struct warder__glob_alts a = {NULL, 0};
+        if (!memchr(x.p, '{', len) && !memchr(x.p, '}', len) && !memchr(x.p, '\0', len)) {
+                /* nothing to expand or rewrite: validate, and the pattern is the alternative */
+                for (size_t i = 0; i < len; i++) {
+                        if (x.p[i] == '\\') {
+                                if (++i >= len)
+                                        return warder__glob_fail(err, WARDER_EPARSE, i - 1,
+                                                                 "trailing '\\' escapes nothing");
+                        } else if (x.p[i] == '[') {
+                                size_t end;
+                                int rc =
+                                    warder__glob_parse_class(x.p, len, i, flags, NULL, &end, err);
+                                if (rc)
+                                        return rc;
+                                i = end - 1;
+                        }
+                }
+                if (!(a.v = malloc(sizeof(*a.v))))
+                        return oom(err);
+                a.v[0] = (struct warder__buf)WARDER__BUF_INIT;
+                a.n = 1;
+                if (warder__buf_append(&a.v[0], x.p, len)) {
+                        warder__glob_alts_free(&a);
+                        return oom(err);
+                }
+                *out = a;
+                return 0;
+        }
         size_t i = 0;
         int rc = alts_push_empty(&a) ? oom(err) : expand_seq(&x, &i, 0, false, &a);
         if (rc) {
