@@ -11,6 +11,22 @@
 #include "warder/glob.h"
 #include "warder/ruleset.h"
 
+/* ---- Arenas (arena.c) --------------------------------------------------------------------- */
+
+struct warder__arena_chunk;
+
+/* Allocations that live as long as their owner (a ruleset, a YAML tree), freed together. */
+struct warder__arena {
+        struct warder__arena_chunk *head;
+        size_t next; /* the size of the next chunk */
+};
+
+/* `n` bytes aligned for any scalar, or NULL when out of memory. */
+void *warder__arena_alloc(struct warder__arena *a, size_t n);
+/* A NUL-terminated copy of s[0..n), or NULL. */
+char *warder__arena_strndup(struct warder__arena *a, const char *s, size_t n);
+void warder__arena_free(struct warder__arena *a);
+
 /* ---- YAML documents (yaml.c) ------------------------------------------------------------ */
 
 enum warder__ynode_type {
@@ -29,25 +45,24 @@ enum warder__yscalar {
 };
 
 struct warder__ynode {
-        enum warder__ynode_type type;
-        enum warder__yscalar stype; /* scalars only */
-        char *value;                /* scalars: NUL-terminated (may contain NUL: see len) */
+        char *value; /* scalars: NUL-terminated (may contain NUL: see len) */
         size_t len;
+        struct warder__ynode **items; /* sequence items, or mapping key/value pairs flattened */
+        size_t n, cap;
+        size_t expanded;       /* nodes after alias expansion, this one included */
+        size_t height;         /* nesting height after alias expansion, 1 for a scalar */
         unsigned line, column; /* 1-based start of the node */
         /* For scalars written on one line without escapes: the column of the first content
          * byte, so byte offsets map to columns. 0 when the mapping is not exact. */
         unsigned content_column;
-        struct warder__ynode **items; /* sequence items, or mapping key/value pairs flattened */
-        size_t n, cap;
-        size_t expanded; /* nodes after alias expansion, this one included */
-        size_t height;   /* nesting height after alias expansion, 1 for a scalar */
+        uint8_t type;  /* enum warder__ynode_type */
+        uint8_t stype; /* enum warder__yscalar, scalars only */
         bool complete;
-        struct warder__ynode *next_alloc;
 };
 
 struct warder__ydoc {
         struct warder__ynode *root; /* NULL for an empty document */
-        struct warder__ynode *all;  /* every allocated node, for freeing */
+        struct warder__arena arena; /* every node, its value and its items */
 };
 
 /* Parses one YAML document. Errors carry `file`, line and column; a name quoted from the
@@ -101,6 +116,9 @@ struct warder__hint {
 };
 
 struct warder__rule {
+        /* The ruleset's arena, which holds the strings, alternatives and stored matcher text
+         * below; NULL for a rule compiled alone, which owns them (malloc). */
+        struct warder__arena *arena;
         enum warder_action action;
         char *id;
         char *pattern; /* as written */
@@ -202,6 +220,7 @@ struct warder__test_case {
 
 struct warder_ruleset {
         atomic_long refs;
+        struct warder__arena arena; /* the rules' strings and alternatives */
         char *root;
         char *home; /* may be NULL */
         char *base_dir;
