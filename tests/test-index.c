@@ -223,7 +223,7 @@ static void run_round(unsigned long long seed, bool strictest, bool fold, size_t
         }
         size_t keyed = 0;
         for (int k = 0; k < WARDER__K_COUNT; k++)
-                keyed += set->idx.tab[k] != NULL;
+                keyed += set->idx.tab[k].n != 0;
         if (nrules >= 40)
                 ck_assert_uint_gt(keyed, 2); /* the index is in use, not only the residual list */
         for (int i = 0; i < 3000; i++) {

@@ -156,10 +156,24 @@ struct warder__plist {
         size_t n, cap;
 };
 
-struct warder__key_entry; /* uthash entry, index.c */
+/* A key of one kind and the run of postings filed under it. */
+struct warder__kent {
+        uint32_t hash, key, len; /* key: offset of its bytes in the table's `keys` */
+        uint32_t first, n;       /* its postings: post[first .. first + n) */
+};
+
+/* The keys of one kind: open addressing over entries, all postings in one array, in rule
+ * order within each key. */
+struct warder__ktab {
+        uint32_t *slots; /* entry index + 1, 0 when free; mask + 1 of them (NULL: no key) */
+        uint32_t mask, n;
+        struct warder__kent *ent;
+        char *keys;
+        struct warder__posting *post;
+};
 
 struct warder__index {
-        struct warder__key_entry *tab[WARDER__K_COUNT];
+        struct warder__ktab tab[WARDER__K_COUNT];
         /* one bit per hash value (mask + 1 bits): most absent keys cost no table probe */
         uint64_t *filter[WARDER__K_COUNT];
         uint32_t fmask[WARDER__K_COUNT];
