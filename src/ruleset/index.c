@@ -197,7 +197,7 @@ struct cand {
 /* One alternative of a rule: an exact one (alt < nalts) or a matcher group (CONFIRM). */
 struct unit {
         uint32_t rule, alt;
-        size_t first, n; /* its candidates */
+        uint32_t first, n; /* its candidates */
         struct cand chosen;
 };
 
@@ -235,12 +235,7 @@ static struct counter *counter_slot(struct counter *tab, size_t mask, uint8_t ki
 
 static int counts_grow(struct chooser *ch)
 {
-        /* first sized for every candidate at half load (grams may add more) */
-        size_t cap = 1024;
-        while (cap < 2 * ch->nc && cap < ((size_t)1 << 30))
-                cap *= 2;
-        if (ch->counts)
-                cap = (ch->cmask + 1) * 2;
+        size_t cap = ch->counts ? (ch->cmask + 1) * 2 : 1024;
         struct counter *tab = calloc(cap, sizeof(*tab));
         if (!tab)
                 return WARDER_ENOMEM;
@@ -269,7 +264,8 @@ static int push_unit(struct chooser *ch, uint32_t rule, uint32_t alt)
 {
         if (grow(&ch->u, &ch->capu, ch->nu, sizeof(*ch->u), 256))
                 return WARDER_ENOMEM;
-        ch->u[ch->nu++] = (struct unit){rule, alt, ch->nc, 0, {"", 0, WARDER__K_COUNT, false, 0}};
+        ch->u[ch->nu++] =
+            (struct unit){rule, alt, (uint32_t)ch->nc, 0, {"", 0, WARDER__K_COUNT, false, 0}};
         return 0;
 }
 

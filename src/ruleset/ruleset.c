@@ -118,6 +118,10 @@ static int build(warder_ruleset *rs, struct raw *raw, size_t budget, struct ward
                         if (rc)
                                 return rc;
                 }
+                /* everything was moved out of the raw rules */
+                free(ro->rules);
+                ro->rules = NULL;
+                ro->n = ro->cap = 0;
                 if (op == WARDER_OP_EXECUTE) {
                         for (int a = 0; a < 3; a++) {
                                 o->by_action[a] = malloc(o->n * sizeof(uint32_t));
