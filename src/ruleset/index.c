@@ -191,7 +191,7 @@ struct cand {
         uint32_t len;
         uint8_t kind;
         bool weak;
-        uint32_t pcomps;
+        uint32_t hash; /* of the key (strong and weak keys), for counting */
 };
 
 /* One alternative of a rule: an exact one (alt < nalts) or a matcher group (CONFIRM). */
@@ -213,6 +213,10 @@ struct chooser {
         size_t nc, capc;
         struct unit *u;
         size_t nu, capu;
+        /* strong and weak keys: slots of (count << 32 | index of the first candidate + 1) */
+        uint64_t *kslots;
+        size_t kmask;
+        /* grams */
         struct counter *counts;
         size_t cmask, ncounts;
 };
@@ -250,12 +254,20 @@ static int counts_grow(struct chooser *ch)
         return 0;
 }
 
+static bool is_sub(uint8_t kind)
+{
+        return kind == WARDER__K_BSUB || kind == WARDER__K_PSUB;
+}
+
 static int push_cand(struct chooser *ch, enum warder__key_kind kind, const char *text, size_t len,
                      bool weak, uint32_t pcomps)
 {
         if (grow(&ch->c, &ch->capc, ch->nc, sizeof(*ch->c), 256))
                 return WARDER_ENOMEM;
-        ch->c[ch->nc++] = (struct cand){text, (uint32_t)len, (uint8_t)kind, weak, pcomps};
+        (void)pcomps;
+        ch->c[ch->nc++] =
+            (struct cand){text, (uint32_t)len, (uint8_t)kind, weak,
+                          is_sub((uint8_t)kind) ? 0 : counter_hash((uint8_t)kind, text, len)};
         ch->u[ch->nu - 1].n++;
         return 0;
 }
@@ -302,11 +314,6 @@ static int exact_cands(struct chooser *ch, const struct warder__alt *a, const ch
         return rc;
 }
 
-static bool is_sub(uint8_t kind)
-{
-        return kind == WARDER__K_BSUB || kind == WARDER__K_PSUB;
-}
-
 /* Counts under (kind, text); `delta` 0 only reads. */
 static int count_key(struct chooser *ch, uint8_t kind, const char *text, size_t len, size_t delta,
                      size_t *out)
@@ -336,18 +343,47 @@ static int count_key(struct chooser *ch, uint8_t kind, const char *text, size_t 
              g##_i + glen <= (len) && glen; g##_i++)                                               \
                 for (const char *g = (text) + g##_i; g; g = NULL)
 
+static bool same_key(const struct cand *a, const struct cand *b)
+{
+        return a->hash == b->hash && a->kind == b->kind && a->len == b->len &&
+               memcmp(a->text, b->text, a->len) == 0;
+}
+
+/* The slot of candidate i's key: its count, or a free slot. */
+static uint64_t *key_slot(const struct chooser *ch, size_t i)
+{
+        const struct cand *c = &ch->c[i];
+        for (size_t k = c->hash & ch->kmask;; k = (k + 1) & ch->kmask) {
+                uint64_t v = ch->kslots[k];
+                if (!v || same_key(&ch->c[(uint32_t)v - 1], c))
+                        return &ch->kslots[k];
+        }
+}
+
 /* Counts the strong and weak keys every unit offers. */
 static int count_keys(struct chooser *ch)
 {
-        for (size_t u = 0; u < ch->nu; u++) {
-                const struct unit *un = &ch->u[u];
-                for (size_t i = un->first; i < un->first + un->n; i++) {
-                        const struct cand *c = &ch->c[i];
-                        if (!is_sub(c->kind) && count_key(ch, c->kind, c->text, c->len, 1, NULL))
-                                return WARDER_ENOMEM;
-                }
+        size_t n = 0, cap = 16;
+        for (size_t i = 0; i < ch->nc; i++)
+                n += !is_sub(ch->c[i].kind);
+        while (cap < n + n / 2 + 1)
+                cap *= 2;
+        if (!(ch->kslots = calloc(cap, sizeof(*ch->kslots))))
+                return WARDER_ENOMEM;
+        ch->kmask = cap - 1;
+        for (size_t i = 0; i < ch->nc; i++) {
+                if (is_sub(ch->c[i].kind))
+                        continue;
+                uint64_t *slot = key_slot(ch, i);
+                *slot = *slot ? *slot + ((uint64_t)1 << 32) : ((uint64_t)1 << 32 | (i + 1));
         }
         return 0;
+}
+
+/* How many units offer candidate i's key (0 when keys were not counted). */
+static size_t key_count(const struct chooser *ch, size_t i)
+{
+        return ch->kslots ? (size_t)(*key_slot(ch, i) >> 32) : 0;
 }
 
 /* Counts the grams of the units left without a strong key: the lists they would join. */
@@ -389,9 +425,7 @@ static int choose(struct chooser *ch, bool count)
                         const struct cand *c = &ch->c[i];
                         if (is_sub(c->kind) || c->weak)
                                 continue;
-                        size_t n = 0;
-                        if (count_key(ch, c->kind, c->text, c->len, 0, &n))
-                                return WARDER_ENOMEM;
+                        size_t n = key_count(ch, i);
                         /* ties: the key that is cheaper to look up (enum order) */
                         if (n < best || (n == best && c->kind < un->chosen.kind)) {
                                 best = n;
@@ -436,6 +470,7 @@ static int choose(struct chooser *ch, bool count)
 
 static void chooser_free(struct chooser *ch)
 {
+        free(ch->kslots);
         free(ch->counts);
         free(ch->c);
         free(ch->u);
