@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Bracket expressions (§2.5) and brace expansion (§2.6) of the core matcher. */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -488,17 +489,19 @@ int warder__glob_escape(struct warder__buf *out, const char *s, size_t len)
 {
         if (!out || (!s && len))
                 return WARDER_EINVAL;
+        if (len > SIZE_MAX / 2 || warder__buf_reserve(out, 2 * len))
+                return WARDER_ENOMEM;
         for (size_t i = 0; i < len; i++) {
                 char c = s[i];
-                if (c == '\0')
+                if (c == '\0') {
+                        out->data[out->len] = '\0';
                         return WARDER_EINVAL;
-                int rc = 0;
+                }
+                /* strchr() also finds the terminating NUL, excluded above */
                 if (strchr("\\*?[]{},!~ \t", c))
-                        rc = warder__buf_putc(out, '\\');
-                if (!rc)
-                        rc = warder__buf_putc(out, c);
-                if (rc)
-                        return rc;
+                        out->data[out->len++] = '\\';
+                out->data[out->len++] = c;
         }
-        return warder__buf_reserve(out, 0) ? WARDER_ENOMEM : 0;
+        out->data[out->len] = '\0';
+        return 0;
 }
