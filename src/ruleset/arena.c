@@ -20,9 +20,9 @@ struct warder__arena_chunk {
 
 void *warder__arena_alloc(struct warder__arena *a, size_t n)
 {
-        n = (n + 7) & ~(size_t)7;
-        if (n == 0)
-                n = 8;
+        if (n > SIZE_MAX - 8)
+                return NULL;
+        n = n ? (n + 7) & ~(size_t)7 : 8;
         struct warder__arena_chunk *c = a->head;
         if (!c || c->cap - c->used < n) {
                 size_t cap = a->next ? a->next : FIRST_CHUNK;
