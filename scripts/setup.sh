@@ -50,6 +50,7 @@ check_all() {
   need "ninja" ninja-build command -v ninja
   need "pkg-config" pkg-config command -v pkg-config
   need "python3" python3 command -v python3
+  need "git (the mutation runner)" git command -v git
   need "the pkg-config module libpcre2-8 (PCRE2, 8-bit)" libpcre2-dev pkg-config --exists libpcre2-8
   need "the pkg-config module yaml-0.1 (libyaml)" libyaml-dev pkg-config --exists yaml-0.1
   need "the pkg-config module check (the Check unit test framework)" check pkg-config --exists check

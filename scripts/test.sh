@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Builds warder and runs the whole test suite twice: a normal build and an ASan+UBSan build,
-# both with warnings as errors. Names every skipped test with the reason it printed, and ends
+# both with warnings as errors. The ASan build is also a fault-injection build
+# (-Dfault_injection=true), so it runs tests/test-fault.c, which fails every failure point of
+# the guarded operations in turn, under the sanitizers. Names every skipped test with the reason it printed, and ends
 # with the line "N passed, N failed, N skipped" (a skipped test is never counted as passed).
 # Exit status: 0 when nothing failed (skips allowed), 1 otherwise.
 # Usage: scripts/test.sh [--quick]   (--quick: the normal build only)
@@ -74,7 +76,8 @@ PY
 
 run_suite build
 if [ $quick -eq 0 ]; then
-  run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
+  run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug \
+    -Dfault_injection=true
 fi
 
 for note in "${skip_notes[@]}"; do

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "backend-internal.h"
+#include "fault.h"
 #include "util.h"
 #include "warder/glob.h"
 #include "warder/sys/backend.h"
@@ -248,6 +249,15 @@ static void cstr_free(struct cstr *s)
         s->p = NULL;
 }
 
+/* A failure point of fault-injection builds (fault.h): the method fails before it runs. In
+ * a normal build WARDER__FAULT is false and this is never called. */
+static int injected(const char *what, struct warder_error *err)
+{
+        return warder_error_set(err, WARDER_EIO, "%s: injected failure", what);
+}
+
+#define CALL(what, err, call) (WARDER__FAULT(WARDER__FAULT_BACKEND) ? injected(what, err) : (call))
+
 /* Maps what a backend method returned: unknown codes become WARDER_EBACKEND, and a failure
  * without detail gets a generic message. */
 static int map_status(int rc, const char *what, struct warder_error *err)
@@ -291,15 +301,28 @@ static int check_bytes(struct warder_bytes *bytes, const char *what, struct ward
         return 0;
 }
 
+/* Whether `count` items of `size` bytes fit in `items`. Results are allocated with the result
+ * helpers (malloc), so the allocation says how many it holds: a count beyond that would make
+ * every reader, the guard first, run off the end. */
+static bool count_fits(const void *items, size_t count, size_t size)
+{
+        return !count || malloc_usable_size((void *)items) / size >= count;
+}
+
 static bool name_ok(const char *name)
 {
         return name[0] && strcmp(name, ".") && strcmp(name, "..") && !strchr(name, '/');
 }
 
-static int check_entries(const struct warder_entries *e, const char *what, struct warder_error *err)
+static int check_entries(struct warder_entries *e, const char *what, struct warder_error *err)
 {
         if (e->count && !e->items)
                 return broken(err, what, "a count without entries");
+        if (!count_fits(e->items, e->count, sizeof(*e->items))) {
+                /* Which items are real cannot be told: only the array is freed. */
+                e->count = 0;
+                return broken(err, what, "a count larger than its entries");
+        }
         for (size_t i = 0; i < e->count; i++) {
                 const struct warder_entry *it = &e->items[i];
                 if (!it->name || !it->path)
@@ -327,10 +350,14 @@ static int cmp_entry_path(const void *a, const void *b)
                       ((const struct warder_entry *)b)->path);
 }
 
-static int check_grep(const struct warder_grep_result *g, struct warder_error *err)
+static int check_grep(struct warder_grep_result *g, struct warder_error *err)
 {
         if (g->count && !g->items)
                 return broken(err, "grep", "a count without matches");
+        if (!count_fits(g->items, g->count, sizeof(*g->items))) {
+                g->count = 0; /* as for entries */
+                return broken(err, "grep", "a count larger than its matches");
+        }
         for (size_t i = 0; i < g->count; i++) {
                 const struct warder_grep_match *m = &g->items[i];
                 if (!m->path || !m->text)
@@ -350,7 +377,8 @@ static int call_read(warder_backend *b, const char *path, uint64_t offset, uint6
                      unsigned flags, struct warder_bytes *out, struct warder_error *err)
 {
         struct warder_bytes tmp = {NULL, 0, false};
-        int rc = map_status(b->ops->read(b, path, offset, limit, flags, &tmp, err), "read", err);
+        int rc = map_status(
+            CALL("read", err, b->ops->read(b, path, offset, limit, flags, &tmp, err)), "read", err);
         if (!rc)
                 rc = check_bytes(&tmp, "read", err);
         if (rc) {
@@ -364,14 +392,15 @@ static int call_read(warder_backend *b, const char *path, uint64_t offset, uint6
 static int call_write(warder_backend *b, const char *path, const void *data, size_t len,
                       unsigned flags, struct warder_error *err)
 {
-        return map_status(b->ops->write(b, path, data, len, flags, err), "write", err);
+        return map_status(CALL("write", err, b->ops->write(b, path, data, len, flags, err)),
+                          "write", err);
 }
 
 static int call_ls(warder_backend *b, const char *path, unsigned flags, struct warder_entries *out,
                    struct warder_error *err)
 {
         struct warder_entries tmp = {NULL, 0, 0};
-        int rc = map_status(b->ops->ls(b, path, flags, &tmp, err), "ls", err);
+        int rc = map_status(CALL("ls", err, b->ops->ls(b, path, flags, &tmp, err)), "ls", err);
         if (!rc)
                 rc = check_entries(&tmp, "ls", err);
         if (rc) {
@@ -851,9 +880,10 @@ WARDER_API int warder_backend_edit(warder_backend *b, const char *path, size_t p
         }
         size_t n = 0;
         if (b->ops->edit)
-                rc = map_status(
-                    b->ops->edit(b, p.p, old_text, old_len, new_text, new_len, flags, &n, err),
-                    "edit", err);
+                rc = map_status(CALL("edit", err,
+                                     b->ops->edit(b, p.p, old_text, old_len, new_text, new_len,
+                                                  flags, &n, err)),
+                                "edit", err);
         else
                 rc = edit_fallback(b, p.p, old_text, old_len, new_text, new_len, flags, &n, err);
         cstr_free(&p);
@@ -898,7 +928,8 @@ WARDER_API int warder_backend_glob(warder_backend *b, const char *pattern, const
         }
         struct warder_entries tmp = {NULL, 0, 0};
         if (b->ops->glob)
-                rc = map_status(b->ops->glob(b, pattern, p.p, flags, &tmp, err), "glob", err);
+                rc = map_status(CALL("glob", err, b->ops->glob(b, pattern, p.p, flags, &tmp, err)),
+                                "glob", err);
         else
                 rc = glob_fallback(b, pattern, p.p, flags, &tmp, err);
         cstr_free(&p);
@@ -943,7 +974,7 @@ WARDER_API int warder_backend_grep(warder_backend *b, const struct warder_grep_r
         copy.path = p.p;
         struct warder_grep_result tmp = {NULL, 0, 0, false};
         if (b->ops->grep)
-                rc = map_status(b->ops->grep(b, &copy, &tmp, err), "grep", err);
+                rc = map_status(CALL("grep", err, b->ops->grep(b, &copy, &tmp, err)), "grep", err);
         else
                 rc = grep_fallback(b, &copy, &tmp, err);
         cstr_free(&p);
@@ -992,7 +1023,7 @@ WARDER_API int warder_backend_execute(warder_backend *b, const struct warder_exe
         copy.command = c.p;
         struct warder_exec_result tmp;
         memset(&tmp, 0, sizeof(tmp));
-        rc = map_status(b->ops->execute(b, &copy, &tmp, err), "execute", err);
+        rc = map_status(CALL("execute", err, b->ops->execute(b, &copy, &tmp, err)), "execute", err);
         cstr_free(&c);
         if (!rc)
                 rc = check_bytes(&tmp.out, "execute", err);
@@ -1027,7 +1058,8 @@ WARDER_API int warder_backend_realpath(warder_backend *b, const char *path, size
                 return rc;
         }
         char *tmp = NULL;
-        rc = map_status(b->ops->realpath(b, p.p, &tmp, err), "realpath", err);
+        rc =
+            map_status(CALL("realpath", err, b->ops->realpath(b, p.p, &tmp, err)), "realpath", err);
         cstr_free(&p);
         if (!rc && (!tmp || tmp[0] != '/'))
                 rc = broken(err, "realpath", "no absolute path");

@@ -104,8 +104,8 @@ static int refuse(struct warder_error *err, int code, const struct warder_decisi
         int rc = warder__buf_printf(&m, "%s %s", warder_op_name(d->op), what);
         if (!rc && d->by_default) {
                 rc = warder__buf_printf(&m, " by the %s default", warder_op_name(d->op));
-        } else if (!rc) {
-                rc = warder__buf_printf(&m, " by rule %s '%s'", d->rule_id ? d->rule_id : "?",
+        } else if (!rc && d->rule_id) { /* (a raise names no rule: its note says why) */
+                rc = warder__buf_printf(&m, " by rule %s '%s'", d->rule_id,
                                         d->pattern ? d->pattern : "");
                 if (!rc && d->reason)
                         rc = warder__buf_printf(&m, " (%s)", d->reason);
@@ -550,36 +550,66 @@ static void audit_result(struct request *r, enum warder_op op, const char *path,
         audit(r->g, &req, d, false, false, true, d->action);
 }
 
-/* Is this entry's path its base's real form plus its name (so only a symlink needs
- * resolving)? */
-static bool directly_under(const char *base, const struct warder_entry *e)
+/*
+ * Whether `path` lies below `base` (both absolute; `base` normalised) and every component
+ * after the base is a name (none empty, `.` or `..`), so that the path is what it spells; or,
+ * with `self`, is `base` itself. *last receives its last component. A result the inner
+ * backend places anywhere else is not what was asked for, whatever it claims (§4.1).
+ */
+static bool path_below(const char *base, const char *path, bool self, const char **last)
 {
         size_t n = strlen(base);
         if (n == 1)
                 n = 0;
-        return strncmp(e->path, base, n) == 0 && e->path[n] == '/' &&
-               strcmp(e->path + n + 1, e->name) == 0;
+        if (strncmp(path, base, n) != 0)
+                return false;
+        const char *p = path + n;
+        *last = NULL;
+        if (!*p)
+                return self && n;
+        while (*p == '/') {
+                const char *c = p + 1;
+                size_t len = strcspn(c, "/");
+                if (len == 0 || (len == 1 && c[0] == '.') ||
+                    (len == 2 && c[0] == '.' && c[1] == '.'))
+                        return false;
+                *last = c;
+                p = c + len;
+        }
+        return !*p && *last;
+}
+
+/* Is this entry where a listing of `base` may put it: below it (directly for ls), named by
+ * its path's last component? */
+static bool in_place(const char *base, const struct warder_entry *e, bool ls)
+{
+        const char *last;
+        return path_below(base, e->path, false, &last) && strcmp(last, e->name) == 0 &&
+               (!ls || last == e->path + (strlen(base) == 1 ? 1 : strlen(base) + 1));
 }
 
 /*
- * Drops every entry that is not allowed for `op` (§4.6), counting the drops in `hidden`. The
- * container is compacted in place (the library allocated it). On failure (out of memory)
- * every entry not yet decided is dropped too, and the error is returned.
+ * Drops every entry that is not allowed for `op` (§4.6), counting the drops in `hidden`; and
+ * every entry the listing cannot hold (in_place). Only a backend that promises true entry
+ * types (WARDER_BACKEND_CAP_REAL_RESULTS) has its non-symlink ls entries taken for their own
+ * real form. The container is compacted in place (the library allocated it). On failure (out
+ * of memory) every entry not yet decided is dropped too, and the error is returned.
  */
 static int filter_entries(struct request *r, enum warder_op op, const char *base_lit,
                           const char *base_real, bool ls, struct warder_entries *ents)
 {
         struct warder__buf lit = WARDER__BUF_INIT, alt = WARDER__BUF_INIT;
         bool can_real = r->g->inner_realpath;
+        bool true_types = r->g->inner->ops->caps & WARDER_BACKEND_CAP_REAL_RESULTS;
         const char *real_base = base_real ? base_real : base_lit;
         int rc = 0;
         size_t kept = 0;
         for (size_t i = 0; i < ents->count; i++) {
                 struct warder_entry *e = &ents->items[i];
                 bool keep = false;
-                if (rc == 0 && e->path) {
-                        bool resolve = can_real && (!ls || e->type == WARDER_ENTRY_SYMLINK ||
-                                                    !directly_under(real_base, e));
+                if (rc == 0 && e->path && in_place(real_base, e, ls)) {
+                        bool resolve =
+                            can_real && (!ls || !true_types || e->type == WARDER_ENTRY_SYMLINK);
                         struct warder_decision d = WARDER_DECISION_INIT;
                         char *real = NULL;
                         rc = decide_result(r, op, op, e->path, resolve, base_lit, base_real, &lit,
@@ -708,6 +738,9 @@ static int filter_grep(struct grep_gate *gg, struct warder_grep_result *res)
 {
         struct request *r = gg->r;
         struct warder__buf prev = WARDER__BUF_INIT;
+        /* A hit belongs to the searched file, or to a file below the searched directory (the
+         * base as forwarded); one placed anywhere else is dropped undecided (path_below). */
+        const char *fbase = gg->base_real ? gg->base_real : gg->base_lit;
         bool have_prev = false, prev_keep = false;
         int rc = 0;
         size_t kept = 0;
@@ -717,15 +750,16 @@ static int filter_grep(struct grep_gate *gg, struct warder_grep_result *res)
                 if (rc == 0 && (!have_prev || strcmp(prev.data, path) != 0)) {
                         struct warder_decision d = WARDER_DECISION_INIT;
                         char *real = NULL;
+                        const char *last;
                         prev_keep = false;
-                        if (m->path && gg->outer && !gg->outer(gg->outer_ud, path, strlen(path)))
+                        if (!m->path || !path_below(fbase, path, true, &last))
+                                rc = 1;
+                        else if (gg->outer && !gg->outer(gg->outer_ud, path, strlen(path)))
                                 rc = 1;
                         else
-                                rc = m->path
-                                         ? decide_result(r, WARDER_OP_GREP, WARDER_OP_READ, path,
-                                                         gg->resolve, gg->base_lit, gg->base_real,
-                                                         &gg->lit, &gg->alt, &d, &real)
-                                         : 1;
+                                rc = decide_result(r, WARDER_OP_GREP, WARDER_OP_READ, path,
+                                                   gg->resolve, gg->base_lit, gg->base_real,
+                                                   &gg->lit, &gg->alt, &d, &real);
                         if (rc == 0) {
                                 audit_result(r, WARDER_OP_GREP, path, &gg->lit, real, &d);
                                 prev_keep = d.action == WARDER_ALLOW;

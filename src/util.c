@@ -6,6 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "uthash-safe.h"
+
+_Thread_local bool warder__hash_oom;
+
 int warder__buf_reserve(struct warder__buf *b, size_t extra)
 {
         if (extra > SIZE_MAX - b->len - 1)

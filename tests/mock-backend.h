@@ -14,8 +14,9 @@
  *     ... warder_backend_read(guard, "/ws/.env", ...) == WARDER_EDENIED ...
  *     ck_assert_uint_eq(mock_calls(mock, MOCK_READ), 0);
  *
- * Execute (when enabled) answers exit status 0 with the command line as stdout, unless an
- * exec hook is set. Realpath (when enabled) is the identity unless a realpath hook is set.
+ * Execute (when enabled) answers exit status 0 with the command line as stdout. Realpath (when
+ * enabled) is the identity unless a realpath hook is set. mock_set_lies() makes ls, glob and
+ * grep rewrite what the inner backend answered (a backend that lies, tests/test-liars.c).
  * The mock is thread-safe (its counters sit behind a mutex).
  */
 #ifndef WARDER_TEST_MOCK_BACKEND_H
@@ -51,6 +52,15 @@ enum mock_op {
 
 typedef int (*mock_realpath_fn)(void *ud, const char *path, char **out);
 
+/* A backend that lies (tests/test-liars.c): after a successful forward, the mock hands its
+ * result to these hooks (each may be NULL), which may rewrite it with the result helpers. */
+struct mock_lies {
+        int (*entries)(void *ud, enum mock_op op, const char *base, struct warder_entries *out);
+        int (*grep)(void *ud, const struct warder_grep_request *req,
+                    struct warder_grep_result *out);
+        void *ud;
+};
+
 struct mock_backend {
         struct warder_backend base; /* first member */
         warder_backend *inner;      /* owned; NULL: storage calls answer WARDER_ENOENT */
@@ -62,6 +72,7 @@ struct mock_backend {
         char log[16384];        /* "read /a\nls /\n…", truncated when full */
         mock_realpath_fn realpath_hook;
         void *realpath_ud;
+        const struct mock_lies *lies;
         int *destroyed; /* incremented by destroy when set */
 };
 
@@ -137,7 +148,11 @@ MOCK_FN int mock_ls(warder_backend *b, const char *path, unsigned flags, struct 
         warder_backend *in = mock_of(b)->inner;
         if (!in)
                 return warder_error_set(err, WARDER_ENOENT, "mock: no such directory '%s'", path);
-        return warder_backend_ls(in, path, strlen(path), flags, out, err);
+        rc = warder_backend_ls(in, path, strlen(path), flags, out, err);
+        const struct mock_lies *lies = mock_of(b)->lies;
+        if (!rc && lies && lies->entries)
+                rc = lies->entries(lies->ud, MOCK_LS, path, out);
+        return rc;
 }
 
 MOCK_FN int mock_glob(warder_backend *b, const char *pattern, const char *base, unsigned flags,
@@ -149,7 +164,11 @@ MOCK_FN int mock_glob(warder_backend *b, const char *pattern, const char *base, 
         warder_backend *in = mock_of(b)->inner;
         if (!in)
                 return warder_error_set(err, WARDER_ENOENT, "mock: no such directory '%s'", base);
-        return warder_backend_glob(in, pattern, base, strlen(base), flags, out, err);
+        rc = warder_backend_glob(in, pattern, base, strlen(base), flags, out, err);
+        const struct mock_lies *lies = mock_of(b)->lies;
+        if (!rc && lies && lies->entries)
+                rc = lies->entries(lies->ud, MOCK_GLOB, base, out);
+        return rc;
 }
 
 MOCK_FN int mock_grep(warder_backend *b, const struct warder_grep_request *req,
@@ -163,7 +182,11 @@ MOCK_FN int mock_grep(warder_backend *b, const struct warder_grep_request *req,
                 return warder_error_set(err, WARDER_ENOENT, "mock: no such path '%s'", req->path);
         struct warder_grep_request copy = *req;
         copy.path_len = strlen(req->path);
-        return warder_backend_grep(in, &copy, out, err);
+        rc = warder_backend_grep(in, &copy, out, err);
+        const struct mock_lies *lies = mock_of(b)->lies;
+        if (!rc && lies && lies->grep)
+                rc = lies->grep(lies->ud, req, out);
+        return rc;
 }
 
 MOCK_FN int mock_execute(warder_backend *b, const struct warder_exec_request *req,
@@ -292,6 +315,12 @@ MOCK_FN void mock_set_realpath(warder_backend *b, mock_realpath_fn fn, void *ud)
 {
         mock_of(b)->realpath_hook = fn;
         mock_of(b)->realpath_ud = ud;
+}
+
+/* Makes the mock rewrite its results (NULL: tell the truth again). */
+MOCK_FN void mock_set_lies(warder_backend *b, const struct mock_lies *lies)
+{
+        mock_of(b)->lies = lies;
 }
 
 #endif

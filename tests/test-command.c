@@ -1514,6 +1514,182 @@ START_TEST(test_docs_examples)
 }
 END_TEST
 
+/* ---- exact answers where a weaker one would be a leak ------------------------------------
+ * Each row names the real bug it stands for; the answer is asserted exactly, so a deny
+ * weakened to ask fails as surely as an allow. */
+
+static const char precise_yaml[] = "warder: 1\n"
+                                   "default: allow\n"
+                                   "read:\n"
+                                   "  rules:\n"
+                                   "    - deny: '-secret.txt'\n"
+                                   "    - deny: 'vault/*.key'\n"
+                                   "    - deny: vault\n"
+                                   "    - deny: 'safe/*.key'\n"
+                                   "write:\n"
+                                   "  rules:\n"
+                                   "    - deny: locked.txt\n"
+                                   "execute:\n"
+                                   "  default: allow\n"
+                                   "  rules:\n"
+                                   "    - deny: 'rm *'\n";
+
+/* /ws/link -> /ws/vault/pub and /ws/link2 -> /ws/safe/inner (allowed themselves): `..` after
+ * a link climbs to /ws/vault (denied, keys too) or /ws/safe (keys denied), not to /ws. */
+static int link_realpath(void *ud, const char *literal, char **out)
+{
+        (void)ud;
+        static const char *const map[][2] = {{"/ws/link2", "/ws/safe/inner"},
+                                             {"/ws/link", "/ws/vault/pub"}};
+        *out = NULL;
+        for (size_t i = 0; i < 2 && !*out; i++) {
+                size_t n = strlen(map[i][0]);
+                if (strncmp(literal, map[i][0], n) == 0 && (literal[n] == '/' || !literal[n])) {
+                        char buf[4096];
+                        snprintf(buf, sizeof(buf), "%s%s", map[i][1], literal + n);
+                        *out = strdup(buf);
+                        return *out ? 0 : WARDER_ENOMEM;
+                }
+        }
+        *out = strdup(literal);
+        return *out ? 0 : WARDER_ENOMEM;
+}
+
+START_TEST(test_precise_answers)
+{
+        warder_ruleset *rs = load(precise_yaml);
+        NEED(rs);
+        static const char *const env[] = {"X=rm", "L=ls", NULL};
+        static const struct {
+                const char *cmd;
+                bool realpath;
+                enum warder_action want;
+        } rows[] = {
+            /* sed -i writes its operands (§5.4): a write-denied file it edits is denied */
+            {"sed -i s/a/b/ locked.txt", false, WARDER_DENY},
+            {"sed --in-place s/a/b/ locked.txt", false, WARDER_DENY},
+            {"sed --in-place=.bak s/a/b/ locked.txt", false, WARDER_DENY},
+            {"sed -ni p locked.txt", false, WARDER_DENY},
+            {"sed -e s/a/b/ -i locked.txt", false, WARDER_DENY},
+            {"sed s/a/b/ locked.txt", false, WARDER_ALLOW}, /* control: a read */
+            {"sed -n p locked.txt", false, WARDER_ALLOW},
+            /* nice [-n N | -N] is stripped (§5.3), whatever the digit */
+            {"nice -n 5 rm -rf x", false, WARDER_DENY},
+            {"nice -n5 rm -rf x", false, WARDER_DENY},
+            {"nice --adjustment=5 rm -rf x", false, WARDER_DENY},
+            {"nice -0 rm -rf x", false, WARDER_DENY},
+            {"nice -5 rm -rf x", false, WARDER_DENY},
+            {"nice -9 rm -rf x", false, WARDER_DENY},
+            {"nice -19 rm -rf x", false, WARDER_DENY},
+            {"nice -n 5 ls", false, WARDER_ALLOW},
+            /* timeout has no -N: an unknown option stops the stripping at ask, never allow */
+            {"timeout -9 rm -rf x", false, WARDER_ASK},
+            {"timeout -s 9 5 rm -rf x", false, WARDER_DENY},
+            {"timeout -k 1 -s KILL 5 rm -rf x", false, WARDER_DENY},
+            {"timeout 5 rm -rf x", false, WARDER_DENY},
+            /* a declared variable's value is a form too (§5.5) */
+            {"$X -rf junk", false, WARDER_DENY},
+            {"\"$X\" -rf junk", false, WARDER_DENY},
+            {"${X} -rf junk", false, WARDER_DENY},
+            {"nice $X -rf junk", false, WARDER_DENY},
+            {"$L -la", false, WARDER_ALLOW},
+            /* after `--` a word is an operand even when it starts with `-` */
+            {"cat -- -secret.txt", false, WARDER_DENY},
+            {"cat -n -- -secret.txt", false, WARDER_DENY},
+            {"cat ./-secret.txt", false, WARDER_DENY},
+            {"cat -- other.txt", false, WARDER_ALLOW},
+            /* `..` after a symlink climbs from where the link leads (§5.5) */
+            {"cat link/../x.key", true, WARDER_DENY},
+            {"cat link/../x.key", false, WARDER_ALLOW}, /* control: lexically /ws/x.key */
+            {"cat /ws/link/../x.key", true, WARDER_DENY},
+            {"cd link && cat ../x.key", true, WARDER_DENY},
+            {"cd link && cat ../x.key", false, WARDER_ALLOW},
+            {"cd link && ls ..", true, WARDER_DENY},
+            {"cd link && ls ..", false, WARDER_ALLOW},
+            {"cd /ws/link/.. && cat x.key", true, WARDER_DENY},
+            /* cd into `..` after a link: the physical directory is where later paths start */
+            {"cd /ws/link2/.. && cat x.key", true, WARDER_DENY},
+            {"cd link2/.. && cat x.key", true, WARDER_DENY},
+            {"cd link2/.. && cat x.key", false, WARDER_ALLOW},
+            {"cd link2 && cat ../x.key", true, WARDER_DENY},
+            {"cat link/a.txt", true, WARDER_ALLOW},
+            {"cat other/../x.key", true, WARDER_ALLOW},
+            /* long options of the wrappers without a value are stripped too */
+            {"env --ignore-environment rm -rf x", false, WARDER_DENY},
+            {"timeout --preserve-status 5 rm -rf x", false, WARDER_DENY},
+            {"sudo --login rm -rf x", false, WARDER_DENY},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+                ctx.env = env;
+                if (rows[i].realpath)
+                        ctx.realpath = link_realpath;
+                struct warder_decision d = WARDER_DECISION_INIT;
+                struct warder_error err = WARDER_ERROR_INIT;
+                ck_assert_msg(warder_ruleset_check_command(rs, rows[i].cmd, strlen(rows[i].cmd),
+                                                           &ctx, &d, &err) == 0,
+                              "%s: %s", rows[i].cmd, err.message);
+                ck_assert_msg(d.action == rows[i].want, "%s (realpath %d): %s, want %s (%s)",
+                              rows[i].cmd, rows[i].realpath, warder_action_name(d.action),
+                              warder_action_name(rows[i].want), d.note ? d.note : "");
+                warder_decision_clear(&d);
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* §5.5: a declared variable is expanded unless the line may give it another value; only a
+ * whole-word occurrence of its name (not a longer name containing it) is such a rebinding.
+ * And of two equally strict answers the first one is the one named. */
+START_TEST(test_variable_names)
+{
+        warder_ruleset *rs = load(rules_yaml);
+        NEED(rs);
+        static const char *const env[] = {"SAFE=src", "CDPATHX=/etc", "HOME//etc", NULL};
+        static const struct {
+                const char *cmd;
+                enum warder_action want;
+        } rows[] = {
+            {"cat $SAFE/main.c", WARDER_ALLOW},
+            /* longer names that contain SAFE rebind nothing, whatever borders them */
+            {"echo SAFEa SAFEz SAFEA SAFEZ SAFE0 SAFE9 SAFE_; cat $SAFE/main.c", WARDER_ALLOW},
+            {"echo aSAFE zSAFE ASAFE ZSAFE 0SAFE 9SAFE _SAFE; cat $SAFE/main.c", WARDER_ALLOW},
+            {"echo ${SAFE}; cat $SAFE/main.c", WARDER_ALLOW},
+            /* the name itself, assigned: unknown from there on */
+            {"SAFE=x; cat $SAFE/main.c", WARDER_ASK},
+            {"echo x; export SAFE; cat $SAFE/main.c", WARDER_ASK},
+            {"read SAFE; cat $SAFE/main.c", WARDER_ASK},
+            /* a declared CDPATHX is not CDPATH: cd into a relative directory stays known */
+            {"cd src && cat main.c", WARDER_ALLOW},
+            /* "HOME//etc" declares no HOME: ~ is the ruleset's home */
+            {"cat ~/notes.txt", WARDER_ALLOW},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+                ctx.env = env;
+                struct warder_decision d = WARDER_DECISION_INIT;
+                ck_assert_int_eq(warder_ruleset_check_command(rs, rows[i].cmd, strlen(rows[i].cmd),
+                                                              &ctx, &d, NULL),
+                                 0);
+                ck_assert_msg(d.action == rows[i].want, "%s: %s, want %s (%s)", rows[i].cmd,
+                              warder_action_name(d.action), warder_action_name(rows[i].want),
+                              d.note ? d.note : "");
+                warder_decision_clear(&d);
+        }
+        /* the first of equally strict answers names the decision */
+        struct warder_decision d;
+        ck_assert_int_eq(decide(rs, "cat .env; cat sub/.env; cat /etc/passwd", false, &d),
+                         WARDER_DENY);
+        ck_assert_str_eq(d.candidate, "/ws/.env");
+        ck_assert_str_eq(d.segment, "cat .env");
+        warder_decision_clear(&d);
+        ck_assert_int_eq(decide(rs, "cat $NOPE; cat `x`", false, &d), WARDER_ASK);
+        ck_assert_str_eq(d.segment, "cat $NOPE");
+        warder_decision_clear(&d);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 static Suite *command_suite(void)
 {
         Suite *s = suite_create("command");
@@ -1543,6 +1719,8 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_invalid);
         tcase_add_test(tc, test_docs_examples);
         tcase_add_test(tc, test_real_links_and_globs);
+        tcase_add_test(tc, test_precise_answers);
+        tcase_add_test(tc, test_variable_names);
         tcase_add_test(tc, test_shell_globs);
         suite_add_tcase(s, tc);
         /* a few seconds: hundreds of lines, each run by two shells */

@@ -75,6 +75,29 @@ START_TEST(error_set_and_clear)
 }
 END_TEST
 
+/* Fail closed by construction: a decision nobody filled in denies, before and after clear, so
+ * a path that returns before deciding can never hand out allow. */
+START_TEST(undecided_denies)
+{
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        ck_assert(!d.by_default);
+        ck_assert_ptr_null(d.rule_id);
+        d.action = WARDER_ALLOW;
+        d.by_default = true;
+        warder_decision_clear(&d);
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        ck_assert(!d.by_default);
+        /* A copy of an allow stays an allow: only the unset state is a deny. */
+        struct warder_decision a = WARDER_DECISION_INIT, c = WARDER_DECISION_INIT;
+        a.action = WARDER_ALLOW;
+        ck_assert_int_eq(warder_decision_copy(&c, &a), 0);
+        ck_assert_int_eq(c.action, WARDER_ALLOW);
+        warder_decision_clear(&c);
+        ck_assert_int_eq(c.action, WARDER_DENY);
+}
+END_TEST
+
 START_TEST(long_messages_truncate)
 {
         struct warder_error err = WARDER_ERROR_INIT;
@@ -120,6 +143,7 @@ int main(void)
         tcase_add_test(tc, unknown_codes);
         tcase_add_test(tc, stable_numbers);
         tcase_add_test(tc, error_set_and_clear);
+        tcase_add_test(tc, undecided_denies);
         tcase_add_test(tc, long_messages_truncate);
         tcase_add_test(tc, names_round_trip);
         tcase_add_test(tc, version);

@@ -606,6 +606,81 @@ START_TEST(edit_is_decided_as_read)
 }
 END_TEST
 
+/* The refusal says exactly what decided, in every shape a decision takes: a rule with a
+ * reason, one without, the operation's default, the real form, a command's segment and
+ * candidate, a raise's note, and ask. */
+START_TEST(refusal_messages)
+{
+        struct mock *m = mock_new(true, NULL);
+        warder_ruleset *rs = load("default: allow\n"
+                                  "read:\n"
+                                  "  rules:\n"
+                                  "    - {deny: '**/.env', reason: secrets here}\n"
+                                  "    - deny: '/etc/**'\n"
+                                  "    - ask: '**/*.ask'\n"
+                                  "write: {default: deny}\n"
+                                  "execute:\n"
+                                  "  rules:\n"
+                                  "    - deny: 'rm *'\n",
+                                  "/w");
+        warder_backend *g = guard_over(&m->base, rs, NULL);
+        struct warder_error err = WARDER_ERROR_INIT;
+        struct warder_bytes out = {0};
+        static const struct {
+                int op; /* 0 read, 1 write, 2 execute */
+                const char *target;
+                int rc;
+                const char *message;
+        } rows[] = {
+            {0, "/w/.env", WARDER_EDENIED,
+             "read denied by rule read:0 '**/.env' (secrets here) at test.yaml:5:7"},
+            {0, "/etc/passwd", WARDER_EDENIED,
+             "read denied by rule read:1 '/etc/**' at test.yaml:6:7"},
+            {0, "/w/link-env", WARDER_EDENIED,
+             "read denied by rule read:0 '**/.env' (secrets here) at test.yaml:5:7 [real form]"},
+            {0, "/w/q.ask", WARDER_EASK,
+             "read needs approval by rule read:2 '**/*.ask' at test.yaml:7:7"},
+            {1, "/w/ok.txt", WARDER_EDENIED, "write denied by the write default"},
+            {2, "ls; rm -rf x", WARDER_EDENIED,
+             "execute denied by rule execute:0 'rm *' at test.yaml:11:7 in 'rm -rf x'"},
+            {2, "cat .env", WARDER_EDENIED,
+             "execute denied by rule read:0 '**/.env' (secrets here) at test.yaml:5:7 in "
+             "'cat .env' for read of '/w/.env'"},
+            {2, "cat $NOPE", WARDER_EASK,
+             "execute needs approval in 'cat $NOPE' for read of '$NOPE'; "
+             "an argument that cannot be determined (a variable the host did not declare, or one "
+             "the command line sets)"},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                int rc;
+                if (rows[i].op == 0) {
+                        rc = warder_backend_read(g, rows[i].target, strlen(rows[i].target), 0, 0, 0,
+                                                 &out, &err);
+                } else if (rows[i].op == 1) {
+                        rc = warder_backend_write(g, rows[i].target, strlen(rows[i].target), "x", 1,
+                                                  0, &err);
+                } else {
+                        struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
+                        req.command = rows[i].target;
+                        req.command_len = strlen(rows[i].target);
+                        struct warder_exec_result r;
+                        memset(&r, 0, sizeof(r));
+                        rc = warder_backend_execute(g, &req, &r, &err);
+                        warder_exec_result_free(&r);
+                }
+                ck_assert_msg(rc == rows[i].rc, "%s: rc %d", rows[i].target, rc);
+                ck_assert_int_eq(err.code, rows[i].rc);
+                ck_assert_msg(strcmp(err.message, rows[i].message) == 0, "%s:\n got  %s\n want %s",
+                              rows[i].target, err.message, rows[i].message);
+                ck_assert_ptr_nonnull(err.decision);
+                warder_error_clear(&err);
+        }
+        ck_assert_int_eq(m->calls, 0);
+        warder_backend_free(g);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 /* ---- §3.1 bypass spellings, against the memory backend, each with a control arm -------- */
 
 static const char *const bypass[] = {"etc/passwd",   "/./etc/passwd", "//etc/passwd",
@@ -1481,6 +1556,9 @@ END_TEST
 
 struct auditor {
         int events, filtered, asked;
+        bool last_asked, last_approved;
+        int filtered_refused; /* result entries reported with a final action other than allow */
+        enum warder_op last_filtered_op;
         enum warder_action last_final;
         char last_rule[64];
         char last_literal[256];
@@ -1491,10 +1569,14 @@ static void audit_cb(void *ud, const struct warder_audit_event *ev)
 {
         struct auditor *a = ud;
         a->events++;
-        if (ev->filtered)
+        if (ev->filtered) {
                 a->filtered++;
-        else {
+                a->filtered_refused += ev->final_action != WARDER_ALLOW;
+                a->last_filtered_op = ev->request->op;
+        } else {
                 a->last_final = ev->final_action;
+                a->last_asked = ev->approval_asked;
+                a->last_approved = ev->approved;
                 a->last_op = ev->request->op;
                 snprintf(a->last_rule, sizeof(a->last_rule), "%s",
                          ev->decision->rule_id ? ev->decision->rule_id : "");
@@ -1528,14 +1610,72 @@ START_TEST(audit_events)
         ck_assert_int_eq(au.asked, 1);
         ck_assert_int_eq(au.last_final, WARDER_ALLOW);
         ck_assert_int_eq(au.last_op, WARDER_OP_WRITE);
+        ck_assert(au.last_asked && au.last_approved);
+        /* declined: asked, not approved, final deny */
+        ap.answer = false;
+        ck_assert_int_eq(do_op(g, WARDER_OP_WRITE, "q.ask", 0, &err, &content), WARDER_EDENIED);
+        ck_assert_int_eq(au.last_final, WARDER_DENY);
+        ck_assert(au.last_asked && !au.last_approved);
+        ap.answer = true;
+        /* approved by the request's flag: not asked, approved, final allow */
+        int asked_before = au.asked;
+        ck_assert_int_eq(do_op(g, WARDER_OP_WRITE, "q.ask", WARDER_APPROVED, &err, &content), 0);
+        ck_assert_int_eq(au.last_final, WARDER_ALLOW);
+        ck_assert(!au.last_asked && au.last_approved);
+        ck_assert_int_eq(au.asked, asked_before);
+        /* allowed outright: neither asked nor approved */
+        ck_assert_int_eq(do_op(g, WARDER_OP_READ, "/w/ok.txt", 0, &err, &content), 0);
+        free(content);
+        content = NULL;
+        ck_assert_int_eq(au.last_final, WARDER_ALLOW);
+        ck_assert(!au.last_asked && !au.last_approved);
+        {
+                /* without an approval callback: the ask is reported as ask */
+                struct auditor au2 = {0};
+                struct warder_guard_options o2 = WARDER_GUARD_OPTIONS_INIT;
+                o2.audit = audit_cb;
+                o2.audit_ud = &au2;
+                struct mock *m2 = mock_new(false, NULL);
+                warder_backend *g2 = guard_over(&m2->base, rs, &o2);
+                ck_assert_int_eq(do_op(g2, WARDER_OP_WRITE, "q.ask", 0, &err, &content),
+                                 WARDER_EASK);
+                ck_assert_int_eq(au2.events, 1);
+                ck_assert_int_eq(au2.last_final, WARDER_ASK);
+                ck_assert(!au2.last_asked && !au2.last_approved);
+                warder_backend_free(g2);
+        }
+        int events_before = au.events;
         /* ls: one event for the request, one per decided entry (flagged filtered); the
          * entry whose real form cannot be computed is dropped without a decision */
         struct warder_entries e = {0};
         ck_assert_int_eq(warder_backend_ls(g, "/w", 2, 0, &e, NULL), 0);
-        ck_assert_int_eq(au.events, 3 + (int)(e.count + e.hidden) - 1);
+        ck_assert_int_eq(au.events, events_before + 1 + (int)(e.count + e.hidden) - 1);
         ck_assert_int_eq(au.filtered, (int)(e.count + e.hidden) - 1);
         ck_assert_uint_gt(e.hidden, 0);
         warder_entries_free(&e);
+        /* grep: one event for the request, one per file of the raw results (flagged filtered);
+         * the files whose matches were dropped are reported refused */
+        int before = au.events, before_filtered = au.filtered;
+        int before_refused = au.filtered_refused;
+        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+        req.pattern = "TOKEN";
+        req.path = "/w";
+        req.path_len = 2;
+        struct warder_grep_result gr = {0};
+        ck_assert_int_eq(warder_backend_grep(g, &req, &gr, NULL), 0);
+        ck_assert_uint_gt(gr.count, 0);
+        /* the mock's grep does not honour the guard's skip predicate: the guard drops the
+         * refused files' matches itself and counts none of them (§4.7) */
+        ck_assert_uint_eq(gr.hidden_files, 0);
+        int refused = au.filtered_refused - before_refused;
+        ck_assert_int_gt(refused, 0);
+        size_t kept_files = 0;
+        for (size_t i = 0; i < gr.count; i++)
+                kept_files += i == 0 || strcmp(gr.items[i].path, gr.items[i - 1].path) != 0;
+        ck_assert_int_eq(au.filtered - before_filtered, (int)kept_files + refused);
+        ck_assert_int_eq(au.events - before, 1 + au.filtered - before_filtered);
+        ck_assert_int_eq(au.last_filtered_op, WARDER_OP_GREP);
+        warder_grep_result_free(&gr);
         /* warder_guard_check decides quietly: no audit, no approval */
         int events = au.events, asked = ap.calls;
         struct warder_decision d = WARDER_DECISION_INIT;
@@ -1626,6 +1766,46 @@ START_TEST(approval_ex_callback)
         o.version = 1;
         ck_assert_int_eq(warder_guard_new(&g2, &m2->base, rs, &o, NULL), 0);
         warder_backend_free(g2);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* §4.7: a file's consecutive matches share one decision, so one audit event per file of the
+ * results, whatever its number of matching lines; the dropped ones are reported refused. */
+START_TEST(grep_audit_once_per_file)
+{
+        warder_backend *mem = NULL;
+        ck_assert_int_eq(warder_memory_new(&mem, NULL), 0);
+        static const struct {
+                const char *path, *text;
+        } files[] = {{"/w/a.txt", "TOKEN 1\nTOKEN 2\nTOKEN 3\n"},
+                     {"/w/b.txt", "TOKEN 4\n"},
+                     {"/w/.env", "TOKEN 5\nTOKEN 6\n"},
+                     {"/w/c.txt", "TOKEN 7\nnothing\nTOKEN 8\n"}};
+        for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+                ck_assert_int_eq(warder_backend_write(mem, files[i].path, strlen(files[i].path),
+                                                      files[i].text, strlen(files[i].text), 0,
+                                                      NULL),
+                                 0);
+        warder_ruleset *rs = load("default: allow\nread:\n  rules:\n    - deny: '**/.env'\n", "/w");
+        struct auditor au = {0};
+        struct warder_guard_options o = WARDER_GUARD_OPTIONS_INIT;
+        o.audit = audit_cb;
+        o.audit_ud = &au;
+        warder_backend *g = guard_over(mem, rs, &o);
+        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+        req.pattern = "TOKEN";
+        req.path = "/w";
+        req.path_len = 2;
+        struct warder_grep_result r = {0};
+        ck_assert_int_eq(warder_backend_grep(g, &req, &r, NULL), 0);
+        ck_assert_uint_eq(r.count, 6);
+        ck_assert_uint_eq(r.hidden_files, 1);
+        ck_assert_int_eq(au.events, 1 + 4);
+        ck_assert_int_eq(au.filtered, 4);
+        ck_assert_int_eq(au.filtered_refused, 1);
+        warder_grep_result_free(&r);
+        warder_backend_free(g);
         warder_ruleset_free(rs);
 }
 END_TEST
@@ -2094,6 +2274,7 @@ static Suite *guard_suite(void)
         TCase *tc = tcase_create("core");
         tcase_add_loop_test(tc, op_table, 0, (int)(N_PATH_OPS * N_OP_CASES));
         tcase_add_test(tc, deny_message);
+        tcase_add_test(tc, refusal_messages);
         tcase_add_test(tc, edit_is_decided_as_read);
         tcase_add_loop_test(tc, bypass_spellings, 0, (int)(sizeof(bypass) / sizeof(bypass[0])));
         tcase_add_test(tc, bad_targets);
@@ -2112,6 +2293,7 @@ static Suite *guard_suite(void)
         tcase_add_test(tc, approved_flag);
         tcase_add_test(tc, approval_ex_callback);
         tcase_add_test(tc, audit_events);
+        tcase_add_test(tc, grep_audit_once_per_file);
         tcase_add_test(tc, guard_over_guard);
         tcase_add_test(tc, ownership);
         tcase_add_test(tc, check_does_not_forward);

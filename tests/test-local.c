@@ -24,6 +24,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "backends/exec.h"
 #include "backends/local-internal.h"
 #include "contract.h"
 #include "support.h"
@@ -1082,6 +1083,235 @@ START_TEST(test_eacces)
 }
 END_TEST
 
+/* ---- confinement on its own ---------------------------------------------------------------
+ * The operations normalise every path before it reaches the kernel, and the guard forwards
+ * real forms; the tests below take that help away (a raw `..` handed to the confined open, a
+ * name planted where the backend will create a file), so each kernel flag has a test that
+ * fails without it. A directory or file swapped for a symlink between any two system calls
+ * of an operation is tests/test-fault.c's (it needs a fault-injection build to stop there).
+ */
+
+/* What a plain open(2) that follows symlinks reads (the control arm). */
+static char *plain(const char *path)
+{
+        static char buf[4096];
+        int fd = open(path, O_RDONLY);
+        if (fd < 0)
+                return NULL;
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        buf[n < 0 ? 0 : n] = '\0';
+        return buf;
+}
+
+static const char *outside_rel(const char *tail)
+{
+        static char buf[PATH_MAX];
+        snprintf(buf, sizeof(buf), "../%s%s", strrchr(outside, '/') + 1, tail);
+        return buf;
+}
+
+/* RESOLVE_BENEATH (and the fallback walk's `..` refusal): a raw `..` never leaves the root;
+ * RESOLVE_NO_SYMLINKS (and O_NOFOLLOW in the walk): no symlink is followed, not even one
+ * that stays inside. */
+START_TEST(test_raw_paths_confined)
+{
+        link_("a.txt", "in-link");
+        link_(outside, "out-link");
+        warder_backend *b = backend(_i, true);
+        /* control: the same relative paths, opened plainly from the root, reach outside */
+        int rfd = open(root, O_PATH | O_DIRECTORY);
+        ck_assert_int_ge(rfd, 0);
+        int fd = openat(rfd, outside_rel("/secret"), O_RDONLY);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+        fd = openat(rfd, "out-link/secret", O_RDONLY);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+        close(rfd);
+        static const char *const escapes[] = {NULL, "src/../..", "src/deep/../../.."};
+        for (size_t i = 0; i < sizeof(escapes) / sizeof(escapes[0]); i++) {
+                char rel[PATH_MAX];
+                if (escapes[i])
+                        snprintf(rel, sizeof(rel), "%s/%s/secret", escapes[i],
+                                 strrchr(outside, '/') + 1);
+                else
+                        snprintf(rel, sizeof(rel), "%s", outside_rel("/secret"));
+                fd = warder__local_open_raw(b, rel, O_RDONLY);
+                ck_assert_msg(fd == -EXDEV, "%s: %d", rel, fd);
+        }
+        ck_assert_int_lt(warder__local_open_raw(b, "out-link/secret", O_RDONLY), 0);
+        ck_assert_int_eq(warder__local_open_raw(b, "in-link", O_RDONLY), -ELOOP);
+        ck_assert_int_eq(warder__local_open_raw(b, "in-link", O_PATH), -ELOOP);
+        link_("src", "src-link");
+        ck_assert_int_eq(warder__local_open_raw(b, "src-link/main.c", O_RDONLY), -ELOOP);
+        /* what is not a symlink opens */
+        fd = warder__local_open_raw(b, "src/main.c", O_RDONLY);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+        warder_backend_free(b);
+}
+END_TEST
+
+static int temp_calls;
+
+/* The first temporary name is the planted one; later ones are fresh. */
+static void planted_name(char *buf, size_t size)
+{
+        int n = temp_calls++;
+        if (n == 0)
+                snprintf(buf, size, ".warder-planted.tmp");
+        else
+                snprintf(buf, size, ".warder-fresh-%d.tmp", n);
+}
+
+/* O_EXCL on the temporary file: a hard link planted at its name (to a file outside the root)
+ * is never opened, so the write cannot land in the linked file; nor is a planted symlink. */
+START_TEST(test_planted_temp_name)
+{
+        char secret[PATH_MAX];
+        snprintf(secret, sizeof(secret), "%s/secret", outside);
+        put("victim.txt", "old\n");
+        for (int kind = 0; kind < 2; kind++) {
+                if (kind == 0) {
+                        if (link(secret, P(".warder-planted.tmp")) != 0) {
+                                fprintf(stderr, "note: cannot hard-link across %s and %s: %s\n",
+                                        root, outside, strerror(errno));
+                                continue;
+                        }
+                        /* control: opening the planted name to write reaches the secret */
+                        int fd = open(P(".warder-planted.tmp"), O_WRONLY | O_TRUNC);
+                        ck_assert_int_ge(fd, 0);
+                        ck_assert_int_eq(write(fd, "CONTROL", 7), 7);
+                        close(fd);
+                        ck_assert_str_eq(slurp(secret), "CONTROL");
+                        fd = open(secret, O_WRONLY | O_TRUNC);
+                        ck_assert_int_eq(write(fd, "OUTSIDE-SECRET\n", 15), 15);
+                        close(fd);
+                } else {
+                        link_(secret, ".warder-planted.tmp");
+                }
+                warder_backend *b = backend(_i, true);
+                temp_calls = 0;
+                warder__local_temp_name_hook = planted_name;
+                int rc = wr(b, P("victim.txt"), "new\n", 0);
+                warder__local_temp_name_hook = NULL;
+                ck_assert_int_eq(rc, 0);
+                ck_assert_int_ge(temp_calls, 2);
+                ck_assert_str_eq(slurp(secret), "OUTSIDE-SECRET\n");
+                ck_assert_str_eq(slurp(P("victim.txt")), "new\n");
+                struct stat st;
+                ck_assert_int_eq(lstat(P("victim.txt"), &st), 0);
+                ck_assert(S_ISREG(st.st_mode) && st.st_nlink == 1);
+                ck_assert_int_eq(unlink(P(".warder-planted.tmp")), 0);
+                warder_backend_free(b);
+        }
+}
+END_TEST
+
+/* edit resolves once and then never follows: through a link inside the root it edits the
+ * target, through one leaving the root or a symlinked parent under NOFOLLOW it refuses, and
+ * the file outside is untouched. */
+START_TEST(test_edit_through_symlinks)
+{
+        char secret[PATH_MAX];
+        snprintf(secret, sizeof(secret), "%s/secret", outside);
+        link_(secret, "out-file");
+        link_(outside, "out-dir");
+        link_("src", "src-link");
+        warder_backend *b = backend(_i, true);
+        size_t n = 0;
+        static const struct {
+                const char *rel;
+                unsigned flags;
+                int rc;
+        } cases[] = {
+            {"out-file", 0, WARDER_EOUTSIDE},
+            {"out-dir/secret", 0, WARDER_EOUTSIDE},
+            {"out-file", WARDER_NOFOLLOW, WARDER_ESYMLINK},
+            {"out-dir/secret", WARDER_NOFOLLOW, WARDER_ESYMLINK},
+            {"src-link/main.c", WARDER_NOFOLLOW, WARDER_ESYMLINK},
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                const char *p = P(cases[i].rel);
+                /* control: the path leads to a file with the text */
+                if (strcmp(cases[i].rel, "src-link/main.c") != 0)
+                        ck_assert_ptr_nonnull(strstr(plain(p), "SECRET"));
+                ck_assert_int_eq(warder_backend_edit(b, p, strlen(p), "SECRET", 6, "PWNED", 5,
+                                                     cases[i].flags, &n, NULL),
+                                 cases[i].rc);
+        }
+        ck_assert_str_eq(slurp(secret), "OUTSIDE-SECRET\n");
+        ck_assert_str_eq(slurp(P("src/main.c")), "int main(void)\n{\n\treturn 0;\n}\n");
+        /* inside the root, followed: the target changes, the link stays a link */
+        const char *lp = P("src-link/main.c");
+        ck_assert_int_eq(
+            warder_backend_edit(b, lp, strlen(lp), "return 0", 8, "return 1", 8, 0, &n, NULL), 0);
+        ck_assert_str_eq(slurp(P("src/main.c")), "int main(void)\n{\n\treturn 1;\n}\n");
+        struct stat st;
+        ck_assert_int_eq(lstat(P("src-link"), &st), 0);
+        ck_assert(S_ISLNK(st.st_mode));
+        warder_backend_free(b);
+}
+END_TEST
+
+/* warder_local_new() copies every option a child uses: the environment and the Landlock
+ * trees reach the command as the host gave them, even after the host reused its arrays. */
+START_TEST(test_options_reach_the_child)
+{
+        if (warder__landlock_abi() <= 0) {
+                fprintf(stderr, "note: Landlock unavailable, options test skipped\n");
+                return;
+        }
+        char env0[] = "MARK=copied", env1[] = "PATH=/usr/bin:/bin";
+        const char *env[] = {env0, env1, NULL};
+        char r0[] = "/bin", r1[] = "/usr", r2[] = "/lib", r3[] = "/lib64";
+        const char *reads[] = {r0, r1, r2, r3, NULL};
+        char w0[PATH_MAX];
+        snprintf(w0, sizeof(w0), "%s", outside);
+        const char *writes[] = {w0, NULL};
+        for (int declared = 0; declared < 2; declared++) {
+                struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
+                o.exec = true;
+                o.exec_env = env;
+                o.landlock = WARDER_LANDLOCK_REQUIRED;
+                o.landlock_read = declared ? reads : NULL;
+                o.landlock_write = declared ? writes : NULL;
+                warder_backend *b = backend_opts(0, &o);
+                /* the host reuses its strings right after construction */
+                memset(env0, 'X', sizeof(env0) - 1);
+                memset(r0, 'X', sizeof(r0) - 1);
+                memset(w0, 'X', strlen(w0));
+                char cmd[PATH_MAX + 128];
+                snprintf(cmd, sizeof(cmd),
+                         "echo \"$MARK\"; cat /etc/passwd >/dev/null && echo passwd; "
+                         "echo x > %s/made-by-child && echo wrote",
+                         outside);
+                struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
+                req.command = cmd;
+                req.command_len = strlen(cmd);
+                struct warder_exec_result r;
+                memset(&r, 0, sizeof(r));
+                ck_assert_int_eq(warder_backend_execute(b, &req, &r, NULL), 0);
+                ck_assert(r.landlock_applied);
+                ck_assert_msg(strncmp(r.out.data, "copied\n", 7) == 0, "%s", r.out.data);
+                if (declared) {
+                        /* /etc/passwd is in the default read list, not in the declared one */
+                        ck_assert_msg(!strstr(r.out.data, "passwd"), "%s", r.out.data);
+                        ck_assert_msg(strstr(r.out.data, "wrote"), "%s", r.out.data);
+                } else { /* control arm: the defaults read /etc/passwd, write nothing outside */
+                        ck_assert_msg(strstr(r.out.data, "passwd"), "%s", r.out.data);
+                        ck_assert_msg(!strstr(r.out.data, "wrote"), "%s", r.out.data);
+                }
+                warder_exec_result_free(&r);
+                warder_backend_free(b);
+                snprintf(env0, sizeof(env0), "MARK=copied");
+                snprintf(r0, sizeof(r0), "/bin");
+                snprintf(w0, sizeof(w0), "%s", outside);
+        }
+}
+END_TEST
+
 /* The backend contract (tests/contract.h), with openat2 and with the fallback. */
 static int contract_setup(struct contract_fixture *f, void *ud)
 {
@@ -1152,6 +1382,10 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_walk_limits, 0, 2);
         tcase_add_loop_test(tc, test_resolution_matches_kernel, 0, 2);
         tcase_add_loop_test(tc, test_eacces, 0, 2);
+        tcase_add_loop_test(tc, test_raw_paths_confined, 0, 2);
+        tcase_add_loop_test(tc, test_planted_temp_name, 0, 2);
+        tcase_add_loop_test(tc, test_edit_through_symlinks, 0, 2);
+        tcase_add_test(tc, test_options_reach_the_child);
         suite_add_tcase(s, tc);
         suite_add_tcase(s, contract_tcase(targets, sizeof(targets) / sizeof(targets[0])));
         return s;

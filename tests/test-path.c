@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "support.h"
 #include "util.h"
@@ -102,6 +104,22 @@ START_TEST(invalid_inputs)
         ck_assert_int_eq(rc, WARDER_EINVAL);
         ck_assert_ptr_null(norm("/ws", "/h", NULL, "ok\0", 3, &rc));
         ck_assert_int_eq(rc, WARDER_EINVAL);
+        /* each refusal says what was wrong */
+        static const struct {
+                const char *in;
+                size_t len;
+                const char *why;
+        } whys[] = {{"", 0, "empty target"}, {"a\0b", 3, "NUL"}, {"~/x", 3, "home"}};
+        for (size_t i = 0; i < sizeof(whys) / sizeof(whys[0]); i++) {
+                struct warder_error e = WARDER_ERROR_INIT;
+                char *o = NULL;
+                ck_assert_int_eq(
+                    warder_path_normalize(&o, NULL, "/ws", NULL, NULL, whys[i].in, whys[i].len, &e),
+                    WARDER_EINVAL);
+                ck_assert_int_eq(e.code, WARDER_EINVAL);
+                ck_assert_msg(strstr(e.message, whys[i].why), "'%s'", e.message);
+                warder_error_clear(&e);
+        }
         /* relative root, home or cwd */
         ck_assert_ptr_null(norm("ws", "/h", NULL, "x", 1, &rc));
         ck_assert_int_eq(rc, WARDER_EINVAL);
@@ -129,6 +147,40 @@ START_TEST(invalid_inputs)
         ck_assert_uint_eq(len, 42);
         ck_assert_int_eq(warder_path_normalize(NULL, NULL, "/ws", NULL, NULL, "x", 1, NULL),
                          WARDER_EINVAL);
+        /* no input but a length; no output buffer (internal) */
+        ck_assert_int_eq(warder_path_normalize(&p, &len, "/ws", NULL, NULL, NULL, 3, NULL),
+                         WARDER_EINVAL);
+        ck_assert_ptr_eq(p, sentinel);
+        ck_assert_int_eq(warder__path_normalize_buf(NULL, "/ws", NULL, NULL, "x", 1, NULL),
+                         WARDER_EINVAL);
+}
+END_TEST
+
+/* §3.1 targets are length-delimited: nothing past the length is read, not even when the input
+ * ends right before an unmapped page (a read there faults). */
+START_TEST(never_reads_past_the_length)
+{
+        long page = sysconf(_SC_PAGESIZE);
+        char *map = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        ck_assert_ptr_ne(map, MAP_FAILED);
+        ck_assert_int_eq(mprotect(map + page, (size_t)page, PROT_NONE), 0);
+        static const char *const inputs[] = {"a//", "a/",    "//", "/", "/..", "a/.", "./",
+                                             "~/",  "x/../", "..", ".", "a",   "~",   "/a/b/"};
+        for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+                size_t n = strlen(inputs[i]);
+                char *at_end = map + page - n;
+                memcpy(at_end, inputs[i], n);
+                char *want = NULL, *got = NULL;
+                ck_assert_int_eq(
+                    warder_path_normalize(&want, NULL, "/r", "/h", NULL, inputs[i], n, NULL), 0);
+                ck_assert_int_eq(
+                    warder_path_normalize(&got, NULL, "/r", "/h", NULL, at_end, n, NULL), 0);
+                ck_assert_str_eq(got, want);
+                warder_free(want);
+                warder_free(got);
+        }
+        munmap(map, 2 * (size_t)page);
 }
 END_TEST
 
@@ -271,6 +323,7 @@ int main(void)
         tcase_add_loop_test(tc, table_cases, 0, (int)(sizeof(table) / sizeof(table[0])));
         tcase_add_test(tc, root_and_home_are_normalised);
         tcase_add_test(tc, invalid_inputs);
+        tcase_add_test(tc, never_reads_past_the_length);
         tcase_add_test(tc, length_is_reported);
         tcase_add_test(tc, generated_properties);
         tcase_add_test(tc, generated_against_reference);

@@ -2,6 +2,7 @@
 /* Rulesets: the YAML format (§1.8), loading errors, anchoring (§2.11), decisions (§1.5,
  * §3.3), fold_case (§2.12), extends (§1.7), explanations, inline tests, and docs/rules.md. */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -618,6 +619,13 @@ START_TEST(test_two_forms)
         ck_assert_int_eq(d.action, WARDER_DENY);
         ck_assert_int_eq(d.form, WARDER_FORM_REAL);
         warder_decision_clear(&d);
+        /* a link allowed by a rule of its own, whose real form rule 0 denies: still denied */
+        ck_assert_int_eq(
+            warder_ruleset_check(rs, WARDER_OP_READ, "/safe/link", "/h/.ssh/id_rsa", &d, NULL), 0);
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        ck_assert_int_eq(d.form, WARDER_FORM_REAL);
+        ck_assert_uint_eq(d.rule_index, 0);
+        warder_decision_clear(&d);
         ck_assert_int_eq(warder_ruleset_check(rs, WARDER_OP_READ, "~/.ssh/x", "/safe/x", &d, NULL),
                          0);
         ck_assert_int_eq(d.action, WARDER_DENY);
@@ -672,6 +680,121 @@ START_TEST(test_fold_case)
         ck_assert_int_eq(act(rs, WARDER_OP_READ, "/x/.ENV", NULL), WARDER_ALLOW);
         ck_assert_int_eq(act(rs, WARDER_OP_READ, "/x/.env", NULL), WARDER_DENY);
         warder_ruleset_free(rs);
+        /* every letter folds, A and Z included, in keys the index files (exact name, extension,
+         * directory) as in what is checked */
+        struct warder__buf b = WARDER__BUF_INIT;
+        warder__buf_puts(&b, "warder: 1\ndefault: allow\nfold_case: true\nread:\n  rules:\n");
+        for (char c = 'a'; c <= 'z'; c++)
+                warder__buf_printf(&b,
+                                   "    - deny: '**/k%c'\n    - deny: '**/*.%cx'\n"
+                                   "    - deny: '/D%c/**'\n",
+                                   c, c - 32, c - 32);
+        rs = load_ok(b.data);
+        for (char c = 'a'; c <= 'z'; c++) {
+                char t[64];
+                snprintf(t, sizeof(t), "/q/K%c", c - 32);
+                ck_assert_msg(act(rs, WARDER_OP_READ, t, NULL) == WARDER_DENY, "%s", t);
+                snprintf(t, sizeof(t), "/q/f.%cX", c);
+                ck_assert_msg(act(rs, WARDER_OP_READ, t, NULL) == WARDER_DENY, "%s", t);
+                snprintf(t, sizeof(t), "/d%c/f", c);
+                ck_assert_msg(act(rs, WARDER_OP_READ, t, NULL) == WARDER_DENY, "%s", t);
+        }
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/q/K@", NULL), WARDER_ALLOW); /* '@' + 32 */
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/q/K[", NULL), WARDER_ALLOW); /* 'Z' + 1 */
+        warder_ruleset_free(rs);
+        warder__buf_free(&b);
+}
+END_TEST
+
+/* Misuse of the API: every entry point refuses NULL and out-of-range arguments with EINVAL
+ * (and its message) or a safe answer, never touching its outputs; an operation that does not
+ * exist defaults to deny. */
+START_TEST(test_misuse)
+{
+        warder_ruleset *sentinel = (warder_ruleset *)(uintptr_t)0x1, *rs = sentinel;
+        struct warder_error err = WARDER_ERROR_INIT;
+#define REFUSED(call)                                                                              \
+        do {                                                                                       \
+                ck_assert_int_eq((call), WARDER_EINVAL);                                           \
+                ck_assert_int_eq(err.code, WARDER_EINVAL);                                         \
+                ck_assert_str_eq(err.message, "invalid argument");                                 \
+                warder_error_clear(&err);                                                          \
+        } while (0)
+        REFUSED(warder_ruleset_load_string(NULL, "warder: 1\n", 10, NULL, NULL, &err));
+        REFUSED(warder_ruleset_load_string(&rs, NULL, 3, NULL, NULL, &err));
+        REFUSED(warder_ruleset_load_file(NULL, "/x.yaml", NULL, &err));
+        REFUSED(warder_ruleset_load_file(&rs, NULL, NULL, &err));
+        REFUSED(warder_ruleset_load_preset(NULL, "default", NULL, &err));
+        REFUSED(warder_ruleset_load_preset(&rs, NULL, NULL, &err));
+        ck_assert_ptr_eq(rs, sentinel);
+        /* an unknown preset names the known ones, and the nearest */
+        ck_assert_int_eq(warder_ruleset_load_preset(&rs, "strikt", NULL, &err), WARDER_ENOENT);
+        ck_assert_ptr_nonnull(strstr(err.message, "did you mean 'strict'"));
+        ck_assert_ptr_nonnull(strstr(err.message, "readonly"));
+        warder_error_clear(&err);
+        ck_assert_ptr_null(warder_preset_source("nope", NULL));
+        ck_assert_ptr_null(warder_preset_source(NULL, NULL));
+        ck_assert_ptr_eq(rs, sentinel);
+
+        rs = load_ok("warder: 1\ndefault: allow\nread:\n  default: ask\n  rules:\n"
+                     "    - deny: '**/.env'\n");
+        const enum warder_op bad = (enum warder_op)WARDER_OP_COUNT;
+        ck_assert_int_eq(warder_ruleset_default(rs, WARDER_OP_READ), WARDER_ASK);
+        ck_assert_int_eq(warder_ruleset_default(rs, WARDER_OP_WRITE), WARDER_ALLOW);
+        ck_assert_int_eq(warder_ruleset_default(rs, bad), WARDER_DENY);
+        ck_assert_int_eq(warder_ruleset_default(NULL, WARDER_OP_READ), WARDER_DENY);
+        ck_assert_uint_eq(warder_ruleset_rule_count(rs, WARDER_OP_READ), 1);
+        ck_assert_uint_eq(warder_ruleset_rule_count(rs, bad), 0);
+        ck_assert_uint_eq(warder_ruleset_rule_count(NULL, WARDER_OP_READ), 0);
+        ck_assert(warder_ruleset_operation_has_default(rs, WARDER_OP_READ));
+        ck_assert(!warder_ruleset_operation_has_default(rs, WARDER_OP_WRITE));
+        ck_assert(!warder_ruleset_operation_has_default(rs, bad));
+        ck_assert(!warder_ruleset_operation_has_default(NULL, WARDER_OP_READ));
+        struct warder_rule_info info;
+        memset(&info, 0x5a, sizeof(info));
+        ck_assert_int_eq(warder_ruleset_rule(rs, WARDER_OP_READ, 1, &info), WARDER_EINVAL);
+        ck_assert_int_eq(warder_ruleset_rule(rs, bad, 0, &info), WARDER_EINVAL);
+        ck_assert_int_eq(warder_ruleset_rule(NULL, WARDER_OP_READ, 0, &info), WARDER_EINVAL);
+        ck_assert_int_eq(warder_ruleset_rule(rs, WARDER_OP_READ, 0, NULL), WARDER_EINVAL);
+        ck_assert_int_eq(info.line, 0x5a5a5a5au); /* untouched */
+        ck_assert_int_eq(warder_ruleset_rule(rs, WARDER_OP_READ, 0, &info), 0);
+        ck_assert_str_eq(info.pattern, "**/.env");
+        char **v = (char **)(uintptr_t)0x1;
+        size_t count = 7;
+        REFUSED(warder_ruleset_rule_alternatives(rs, WARDER_OP_READ, 1, &v, &count, &err));
+        REFUSED(warder_ruleset_rule_alternatives(rs, bad, 0, &v, &count, &err));
+        REFUSED(warder_ruleset_rule_alternatives(NULL, WARDER_OP_READ, 0, &v, &count, &err));
+        REFUSED(warder_ruleset_rule_alternatives(rs, WARDER_OP_READ, 0, NULL, &count, &err));
+        REFUSED(warder_ruleset_rule_alternatives(rs, WARDER_OP_READ, 0, &v, NULL, &err));
+        ck_assert(v == (char **)(uintptr_t)0x1 && count == 7);
+        bool matched = true;
+        REFUSED(warder_ruleset_rule_match(rs, WARDER_OP_READ, 1, "/r/.env", &matched, &err));
+        REFUSED(warder_ruleset_rule_match(rs, bad, 0, "/r/.env", &matched, &err));
+        REFUSED(warder_ruleset_rule_match(NULL, WARDER_OP_READ, 0, "/r/.env", &matched, &err));
+        REFUSED(warder_ruleset_rule_match(rs, WARDER_OP_READ, 0, NULL, &matched, &err));
+        REFUSED(warder_ruleset_rule_match(rs, WARDER_OP_READ, 0, "/r/.env", NULL, &err));
+        ck_assert(matched);
+        struct warder_decision d = WARDER_DECISION_INIT;
+        REFUSED(warder_ruleset_check(rs, bad, "/r/x", NULL, &d, &err));
+        REFUSED(warder_ruleset_check(NULL, WARDER_OP_READ, "/r/x", NULL, &d, &err));
+        REFUSED(warder_ruleset_check(rs, WARDER_OP_READ, NULL, NULL, &d, &err));
+        REFUSED(warder_ruleset_check(rs, WARDER_OP_READ, "/r/x", NULL, NULL, &err));
+        struct warder_explanation *ex = (struct warder_explanation *)(uintptr_t)0x1;
+        REFUSED(warder_ruleset_explain(rs, bad, "/r/x", NULL, &ex, &err));
+        REFUSED(warder_ruleset_explain(NULL, WARDER_OP_READ, "/r/x", NULL, &ex, &err));
+        REFUSED(warder_ruleset_explain(rs, WARDER_OP_READ, NULL, NULL, &ex, &err));
+        REFUSED(warder_ruleset_explain(rs, WARDER_OP_READ, "/r/x", NULL, NULL, &err));
+        ck_assert(ex == (struct warder_explanation *)(uintptr_t)0x1);
+        REFUSED(warder_ruleset_run_tests(NULL, NULL, NULL, NULL, NULL, &err));
+        ck_assert_ptr_null(warder_ruleset_root(NULL));
+        ck_assert_ptr_null(warder_ruleset_home(NULL));
+        ck_assert_int_eq(warder_ruleset_precedence(NULL), WARDER_FIRST_MATCH);
+        ck_assert(!warder_ruleset_fold_case(NULL));
+        ck_assert_uint_eq(warder_ruleset_test_count(NULL), 0);
+        ck_assert_ptr_null(warder_ruleset_ref(NULL));
+        warder_ruleset_free(NULL);
+        warder_ruleset_free(rs);
+#undef REFUSED
 }
 END_TEST
 
@@ -1368,6 +1491,7 @@ static Suite *suite(void)
         tcase_add_test(tc, test_precedence);
         tcase_add_test(tc, test_defaults);
         tcase_add_test(tc, test_two_forms);
+        tcase_add_test(tc, test_misuse);
         tcase_add_test(tc, test_fold_case);
         tcase_add_test(tc, test_threads);
         suite_add_tcase(s, tc);

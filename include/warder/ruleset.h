@@ -162,6 +162,11 @@ WARDER_API int warder_ruleset_index_stats(const warder_ruleset *rs, enum warder_
 /*
  * A decision and why. String members point into the ruleset (valid while it lives) or into
  * storage the decision owns; release with warder_decision_clear() in every case.
+ *
+ * WARDER_DECISION_INIT, and warder_decision_clear(), leave a decision that denies: a code
+ * path that returns before a rule or a default has decided can never hand out allow (fail
+ * closed by construction). Whoever accumulates the strictest of several decisions starts
+ * from its first one, never from an initialised one.
  */
 struct warder_decision {
         enum warder_action action;
@@ -186,7 +191,7 @@ struct warder_decision {
 
 #define WARDER_DECISION_INIT                                                                       \
         {                                                                                          \
-                WARDER_ALLOW, WARDER_OP_READ, false, WARDER_FORM_NONE, NULL, 0, NULL, NULL, NULL,  \
+                WARDER_DENY, WARDER_OP_READ, false, WARDER_FORM_NONE, NULL, 0, NULL, NULL, NULL,   \
                     0, 0, NULL, NULL, WARDER_OP_READ, false, NULL, NULL                            \
         }
 

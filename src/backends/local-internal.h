@@ -52,4 +52,17 @@ bool warder__local_is(const warder_backend *b);
  * O_NOFOLLOW (openat2 missing, or opts.force_fallback). For tests. */
 bool warder__local_uses_openat2(const warder_backend *b);
 
+/*
+ * For tests of the confinement on its own: opens `rel` (relative to the root, NOT normalised,
+ * so a raw `..` reaches the kernel) with the backend's kernel-confined open, as every
+ * operation does after normalising. Returns a descriptor (the caller closes it) or -errno.
+ */
+int warder__local_open_raw(warder_backend *b, const char *rel, int oflags);
+
+/*
+ * For tests: when set, names the temporary file of the next write (`size` bytes of `buf`)
+ * instead of a random name, so a test can plant something at that name first.
+ */
+extern void (*warder__local_temp_name_hook)(char *buf, size_t size);
+
 #endif

@@ -217,7 +217,9 @@ static long sys_openat2(int dfd, const char *path, struct open_how *how)
 
 /*
  * Fallback: walk `rel` one component at a time from the root with O_NOFOLLOW. Intermediate
- * components must be real directories (a symlink is ELOOP, anything else ENOTDIR).
+ * components must be real directories (a symlink is ELOOP, anything else ENOTDIR). Paths
+ * are normalised before they get here; a `..` that got here anyway is refused (EXDEV) as
+ * RESOLVE_BENEATH would refuse one that climbs above the root.
  */
 static int walk_open(const struct local *l, const char *rel, int oflags, mode_t mode)
 {
@@ -239,15 +241,28 @@ static int walk_open(const struct local *l, const char *rel, int oflags, mode_t 
                 }
                 memcpy(comp, p, n);
                 comp[n] = '\0';
+                if (n == 2 && comp[0] == '.' && comp[1] == '.') {
+                        if (dfd != l->root_fd)
+                                close(dfd);
+                        return -EXDEV;
+                }
                 if (!slash) {
                         int fd = openat(dfd, comp, oflags | O_NOFOLLOW, mode);
                         int e = errno;
                         if (fd >= 0 && (oflags & O_PATH)) {
+                                /* O_PATH | O_NOFOLLOW opens a symlink itself: refuse it, and
+                                 * refuse what cannot be told apart from one. */
                                 struct stat st;
-                                if (fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) {
+                                bool lnk = true;
+                                if (fstat(fd, &st) != 0)
+                                        e = errno;
+                                else if (!(lnk = S_ISLNK(st.st_mode)))
+                                        e = 0;
+                                else
+                                        e = ELOOP;
+                                if (lnk) {
                                         close(fd);
                                         fd = -1;
-                                        e = ELOOP;
                                 }
                         } else if (fd < 0 && e == ENOTDIR && (oflags & O_DIRECTORY)) {
                                 struct stat st;
@@ -1048,8 +1063,14 @@ static int split_rel(const char *rel, struct warder__buf *parent, const char **n
         return warder__buf_append(parent, rel, (size_t)(slash - rel));
 }
 
+void (*warder__local_temp_name_hook)(char *buf, size_t size);
+
 static int temp_name(char buf[static 40])
 {
+        if (warder__local_temp_name_hook) {
+                warder__local_temp_name_hook(buf, 40);
+                return 0;
+        }
         unsigned char r[8];
         if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
                 struct timespec ts;
@@ -2222,6 +2243,11 @@ bool warder__local_is(const warder_backend *b)
 bool warder__local_uses_openat2(const warder_backend *b)
 {
         return warder__local_is(b) && ((const struct local *)b)->use_openat2;
+}
+
+int warder__local_open_raw(warder_backend *b, const char *rel, int oflags)
+{
+        return warder__local_is(b) ? kopen(to_local(b), rel, oflags, 0) : -EINVAL;
 }
 
 int warder__local_open_dir(warder_backend *b, const char *path, int *fd_out,

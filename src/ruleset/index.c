@@ -24,7 +24,7 @@
 
 #include "ruleset-internal.h"
 
-/* A fast hash for uthash and the key filters (keys come from the ruleset; a target can only
+/* A fast hash for the key tables and filters (keys come from the ruleset; a target can only
  * make a filter bit or a bucket collide, never a list longer). */
 static inline uint32_t key_hash(const void *p, size_t n)
 {

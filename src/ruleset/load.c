@@ -13,9 +13,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <uthash.h>
 
 #include "load.h"
+#include "uthash-safe.h"
 
 #define MAX_EXTENDS 8
 
@@ -360,7 +360,12 @@ static int parse_rule(struct loader *L, struct raw *raw, enum warder_op op, size
                         return WARDER_ENOMEM;
                 memcpy(s->id, ident, len + 1);
                 s->line = id->line;
+                warder__hash_oom = false;
                 HASH_ADD(hh, *ids, id[0], len, s);
+                if (warder__hash_oom) {
+                        free(s);
+                        return WARDER_ENOMEM;
+                }
         }
         if (L->total_rules >= L->max_rules)
                 return errf(L, file, m, WARDER_ETOOBIG, "more than %zu rules", L->max_rules);

@@ -7,10 +7,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <uthash.h>
 #include <yaml.h>
 
 #include "ruleset-internal.h"
+#include "uthash-safe.h"
 
 struct anchor {
         UT_hash_handle hh;
@@ -211,7 +211,12 @@ static int add_anchor(struct reader *r, const yaml_char_t *name, struct warder__
                 return WARDER_ENOMEM;
         memcpy(a->name, name, len + 1);
         a->node = n;
+        warder__hash_oom = false;
         HASH_ADD(hh, r->anchors, name[0], len, a);
+        if (warder__hash_oom) {
+                free(a);
+                return WARDER_ENOMEM;
+        }
         return 0;
 }
 

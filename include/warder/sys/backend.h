@@ -57,8 +57,10 @@ struct warder_backend_ops {
 /*
  * Under WARDER_NOFOLLOW, grep never passes through a symlink: the walk neither enters a
  * symlinked directory nor reads a symlinked file, so every path in its results is its own
- * real form and a guard does not resolve it again (§4.7). A guard trusts this promise: a
- * backend that makes it and reports a hit through a symlink leaks that file.
+ * real form and a guard does not resolve it again (§4.7). And ls reports every entry's own
+ * type (a symlink as WARDER_ENTRY_SYMLINK), so a guard resolves only the symlinks it lists;
+ * without this promise it resolves every entry (§4.6). A guard trusts this promise: a backend
+ * that makes it and reports a hit through a symlink, or a symlink as a file, leaks that file.
  */
 #define WARDER_BACKEND_CAP_REAL_RESULTS (1u << 0)
 

@@ -1,0 +1,865 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Mutation testing of warder's security core (standard library only).
+
+Each mutant is one small change to one function of a source file (see OPERATORS below). It
+is built in a scratch copy of the tree (build-mutate/ by default; the working tree is never
+touched) and the test executables run against it, the test that has killed most mutants
+first; the first failing test, crash or timeout kills the mutant. What survives is either a
+missing test or an equivalent change: the latter are listed with a reason in
+scripts/mutate-equivalents.txt and left out of the score, as are changes that do not
+compile and changes whose object code is identical to the original's (the compiler proved
+them equivalent).
+
+    scripts/mutate.py                       # full run over the security core
+    scripts/mutate.py --files src/guard.c   # one file (globs allowed)
+    scripts/mutate.py --changed main        # only functions that differ from main
+    scripts/mutate.py --list                # print the mutants without running them
+
+Score per file: killed / (killed + survived). Results are appended to
+build-mutate/results.jsonl and reused while the mutated function's code is unchanged, so an
+interrupted run resumes where it stopped; --retry-survivors runs the survivors again (after
+tests were added), --fresh starts over. Exit status: 0, or 1 when a file's score is under
+--fail-under.
+"""
+
+import argparse
+import fnmatch
+import glob
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# The security core. Globs, so that a file split into several keeps being covered (a missing
+# pattern matches nothing); WARDER_MUTATE_FILES (space-separated) or --files replace it.
+SECURITY_CORE = [
+    "src/guard.c",
+    "src/guard/*.c",
+    "src/path.c",
+    "src/ruleset/ruleset.c",
+    "src/ruleset/index.c",
+    "src/command/command.c",
+    "src/command/decide.c",
+    "src/command/expand.c",
+    "src/command/wrappers.c",
+    "src/backends/local.c",
+    "src/backends/local/*.c",
+]
+
+EQUIVALENTS = os.path.join(ROOT, "scripts", "mutate-equivalents.txt")
+
+# Calls whose deletion only leaks memory, a descriptor or a reference: the sanitizer builds
+# (LeakSanitizer) are what catches those, not the functional suite, so they are not mutated.
+RELEASE_CALLS = re.compile(
+    r"^(free|close|closedir|fclose|va_end|pthread_mutex_destroy|request_end|fdstack_reset"
+    r"|\w+_free|\w+_clear|\w+_destroy)$"
+)
+
+ACTIONS = ["WARDER_ALLOW", "WARDER_ASK", "WARDER_DENY"]
+ROR = {">=": ">", ">": ">=", "<=": "<", "<": "<=", "==": "!=", "!=": "=="}
+KEYWORDS = {"if", "while", "for", "switch", "return", "sizeof", "else", "do", "case", "default",
+            "goto", "break", "continue", "struct", "union", "enum", "static", "const"}
+
+OPERATORS = """
+  ROR   a comparison changed: >= <-> >, <= <-> <, == <-> !=
+  LCR   && <-> ||
+  NEG   an if/while condition negated, or each of its &&/|| operands on its own when it has
+        several; a bool function's returned expression negated
+  RET0  an int function returns 0 instead of its value (an error path returning success)
+  DEL   a call statement deleted (calls that only release resources excepted)
+  FLAG  one constant dropped from an OR'ed set of flags
+  ACT   WARDER_ALLOW / WARDER_ASK / WARDER_DENY replaced by each of the other two
+"""
+
+# ---- tokens and functions ------------------------------------------------------------------
+
+TOKEN = re.compile(
+    r"""
+    (?P<ws>[ \t\r\f\v]+|\n)
+  | (?P<comment>//[^\n]*|/\*.*?\*/)
+  | (?P<str>"(?:\\.|[^"\\\n])*")
+  | (?P<chr>'(?:\\.|[^'\\\n])*')
+  | (?P<num>\.?[0-9](?:[eEpP][+-]|[\w.])*)
+  | (?P<id>[A-Za-z_]\w*)
+  | (?P<op>\.\.\.|<<=|>>=|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|[{}()\[\];,.?:~!<>=+\-*/%&|^#])
+    """,
+    re.S | re.X,
+)
+
+
+class Tok:
+    __slots__ = ("kind", "text", "start", "end")
+
+    def __init__(self, kind, text, start, end):
+        self.kind, self.text, self.start, self.end = kind, text, start, end
+
+
+def tokenize(src):
+    """C tokens without comments, whitespace and preprocessor lines."""
+    toks = []
+    i, n, line_start = 0, len(src), True
+    while i < n:
+        if line_start:
+            j = i
+            while j < n and src[j] in " \t":
+                j += 1
+            if j < n and src[j] == "#":
+                # a directive, with its continuation lines (comments inside are rare here)
+                while j < n:
+                    e = src.find("\n", j)
+                    if e < 0:
+                        j = n
+                        break
+                    if src[e - 1] == "\\":
+                        j = e + 1
+                        continue
+                    j = e
+                    break
+                i = j
+                continue
+        m = TOKEN.match(src, i)
+        if not m:
+            raise ValueError("cannot tokenize at offset %d: %r" % (i, src[i:i + 20]))
+        kind = m.lastgroup
+        if kind == "ws":
+            line_start = m.group() == "\n"
+        elif kind == "comment":
+            line_start = False if "\n" not in m.group() else line_start
+        else:
+            toks.append(Tok(kind, m.group(), m.start(), m.end()))
+            line_start = False
+        i = m.end()
+    return toks
+
+
+def match_forward(toks, i, open_, close):
+    depth = 0
+    for j in range(i, len(toks)):
+        if toks[j].text == open_:
+            depth += 1
+        elif toks[j].text == close:
+            depth -= 1
+            if depth == 0:
+                return j
+    raise ValueError("unbalanced %s at offset %d" % (open_, toks[i].start))
+
+
+def match_backward(toks, i, open_, close):
+    depth = 0
+    for j in range(i, -1, -1):
+        if toks[j].text == close:
+            depth += 1
+        elif toks[j].text == open_:
+            depth -= 1
+            if depth == 0:
+                return j
+    raise ValueError("unbalanced %s at offset %d" % (close, toks[i].start))
+
+
+class Func:
+    def __init__(self, name, rtype, open_, close, toks, src):
+        self.name, self.rtype, self.open, self.close = name, rtype, open_, close
+        # Identity of the body for --changed: its tokens, so moves and reformatting don't count.
+        body = " ".join(t.text for t in toks[open_:close + 1])
+        self.digest = hashlib.sha1(body.encode()).hexdigest()
+
+
+def functions(toks, src):
+    """Function definitions at file scope: name, return type (int/bool/other), body range."""
+    out, depth, last_end = [], 0, -1
+    i = 0
+    while i < len(toks):
+        t = toks[i].text
+        if t == "{" and depth == 0 and i > 0 and toks[i - 1].text == ")":
+            p = match_backward(toks, i - 1, "(", ")")
+            if p > 0 and toks[p - 1].kind == "id" and toks[p - 1].text not in KEYWORDS:
+                name = toks[p - 1].text
+                rtoks = [x.text for x in toks[last_end + 1:p - 1]]
+                if "*" in rtoks:
+                    rtype = "pointer"
+                elif "int" in rtoks:
+                    rtype = "int"
+                elif "bool" in rtoks:
+                    rtype = "bool"
+                else:
+                    rtype = "other"
+                close = match_forward(toks, i, "{", "}")
+                out.append(Func(name, rtype, i, close, toks, src))
+                last_end = close
+                i = close + 1
+                continue
+        if t in "{([":
+            depth += 1
+        elif t in "})]":
+            depth -= 1
+            if depth == 0 and t == "}":
+                last_end = i
+        elif t == ";" and depth == 0:
+            last_end = i
+        i += 1
+    return out
+
+
+# ---- mutants ---------------------------------------------------------------------------------
+
+
+class Mutant:
+    __slots__ = ("file", "func", "op", "desc", "edits", "id", "line", "digest")
+
+    def __init__(self, file, func, op, desc, edits, line, digest):
+        self.file, self.func, self.op, self.desc, self.edits, self.line = (
+            file, func, op, desc, edits, line)
+        self.digest = digest[:12]  # the function's code: a result is reused while it holds
+        self.id = None
+
+    def apply(self, src):
+        for start, end, text in sorted(self.edits, reverse=True):
+            src = src[:start] + text + src[end:]
+        return src
+
+
+def line_text(src, pos):
+    s = src.rfind("\n", 0, pos) + 1
+    e = src.find("\n", pos)
+    return " ".join(src[s:e if e >= 0 else len(src)].split())
+
+
+def line_no(src, pos):
+    return src.count("\n", 0, pos) + 1
+
+
+def statement_start(toks, i, lo):
+    """Whether token i begins a statement inside a body that starts at token lo."""
+    prev = toks[i - 1].text if i - 1 >= lo else "{"
+    if prev in ("{", "}", ";") or prev == "else":
+        return True
+    if prev == ")":
+        p = match_backward(toks, i - 1, "(", ")")
+        return p > lo and toks[p - 1].text in ("if", "while", "for")
+    if prev == ":":
+        # a label (case X:, default:, name:) rather than the middle of a ?: expression
+        j = i - 2
+        while j >= lo and toks[j].text not in (";", "{", "}"):
+            j -= 1
+        first = toks[j + 1].text
+        return first in ("case", "default") or (toks[j + 1].kind == "id" and j + 2 == i - 1)
+    return False
+
+
+def top_level_operands(toks, a, b):
+    """Splits tokens [a, b) at &&/|| outside parentheses; [] when there is a ?: at the top."""
+    parts, depth, start = [], 0, a
+    for j in range(a, b):
+        t = toks[j].text
+        if t in "([":
+            depth += 1
+        elif t in ")]":
+            depth -= 1
+        elif depth == 0 and t == "?":
+            return []
+        elif depth == 0 and t in ("&&", "||"):
+            parts.append((start, j))
+            start = j + 1
+    parts.append((start, b))
+    return parts
+
+
+def mutants_of(path, rel):
+    src = open(path, encoding="utf-8", errors="surrogateescape").read()
+    toks = tokenize(src)
+    out = []
+    for f in functions(toks, src):
+        lo, hi = f.open + 1, f.close
+
+        def add(op, desc, edits, at):
+            out.append(Mutant(rel, f.name, op, '%s in "%s"' % (desc, line_text(src, at)), edits,
+                              line_no(src, at), f.digest))
+
+        for i in range(lo, hi):
+            t = toks[i]
+            if t.kind == "op" and t.text in ROR:
+                add("ROR", "'%s' -> '%s'" % (t.text, ROR[t.text]), [(t.start, t.end, ROR[t.text])],
+                    t.start)
+            elif t.text in ("&&", "||"):
+                r = "||" if t.text == "&&" else "&&"
+                add("LCR", "'%s' -> '%s'" % (t.text, r), [(t.start, t.end, r)], t.start)
+            elif t.text in ("if", "while") and toks[i + 1].text == "(":
+                c = match_forward(toks, i + 1, "(", ")")
+                a, b = i + 2, c
+                if a >= b:
+                    continue
+                cond = src[toks[a].start:toks[b - 1].end]
+                parts = top_level_operands(toks, a, b)
+                # the whole condition, or (when it has several) each of its operands
+                if len(parts) <= 1:
+                    add("NEG", "negate %s (%s)" % (t.text, " ".join(cond.split())),
+                        [(toks[a].start, toks[a].start, "!("),
+                         (toks[b - 1].end, toks[b - 1].end, ")")], t.start)
+                else:
+                    for (pa, pb) in parts:
+                        if pa >= pb:
+                            continue
+                        operand = " ".join(src[toks[pa].start:toks[pb - 1].end].split())
+                        add("NEG", "negate operand '%s'" % operand,
+                            [(toks[pa].start, toks[pa].start, "!("),
+                             (toks[pb - 1].end, toks[pb - 1].end, ")")], toks[pa].start)
+            elif t.text == "return" and f.rtype in ("int", "bool"):
+                e = i + 1
+                depth = 0
+                while e < hi and not (toks[e].text == ";" and depth == 0):
+                    if toks[e].text in "([":
+                        depth += 1
+                    elif toks[e].text in ")]":
+                        depth -= 1
+                    e += 1
+                if e == i + 1:
+                    continue
+                expr = " ".join(src[toks[i + 1].start:toks[e - 1].end].split())
+                span = (toks[i + 1].start, toks[e - 1].end)
+                if f.rtype == "int" and expr != "0":
+                    add("RET0", "return 0 instead of '%s'" % expr, [(span[0], span[1], "0")],
+                        t.start)
+                elif f.rtype == "bool":
+                    rep = {"true": "false", "false": "true"}.get(expr, "!(%s)" % expr)
+                    add("NEG", "return '%s' instead of '%s'" % (rep, expr),
+                        [(span[0], span[1], rep)], t.start)
+            elif (t.kind == "id" and toks[i + 1].text == "(" and t.text not in KEYWORDS and
+                  statement_start(toks, i, lo)):
+                c = match_forward(toks, i + 1, "(", ")")
+                if c + 1 < hi and toks[c + 1].text == ";" and not RELEASE_CALLS.match(t.text):
+                    add("DEL", "delete the call %s()" % t.text, [(t.start, toks[c].end, "(void)0")],
+                        t.start)
+            elif t.text == "|" and t.kind == "op":
+                # one operand of a flag set, removed with the '|' next to it
+                for side in (-1, 1):
+                    k = i + side
+                    if not (lo <= k < hi and re.match(r"^[A-Z][A-Z0-9_]*$", toks[k].text)):
+                        continue
+                    if side == 1 and k + 1 < hi and toks[k + 1].text in ("(", "[", ".", "->"):
+                        continue
+                    if side == -1 and k - 1 >= lo and toks[k - 1].text == "|":
+                        continue  # removed from the '|' before it
+                    a, b = (toks[k].start, t.end) if side == -1 else (t.start, toks[k].end)
+                    add("FLAG", "drop %s from a flag set" % toks[k].text, [(a, b, "")],
+                        toks[k].start)
+            elif t.text in ACTIONS:
+                for r in ACTIONS:
+                    if r != t.text:
+                        add("ACT", "%s -> %s" % (t.text, r), [(t.start, t.end, r)], t.start)
+    # stable ids: file, function, description and its rank among identical ones
+    seen = {}
+    for m in out:
+        key = (m.func, m.desc)
+        seen[key] = seen.get(key, 0) + 1
+        m.id = "%s :: %s :: %s #%d" % (m.file, m.func, m.desc, seen[key])
+    return out, src
+
+
+def load_equivalents():
+    """file :: function :: description [#k] :: reason (the rank is optional)."""
+    entries = []
+    if not os.path.exists(EQUIVALENTS):
+        return entries
+    for n, line in enumerate(open(EQUIVALENTS, encoding="utf-8"), 1):
+        line = line.rstrip("\n")
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        parts = [p.strip() for p in line.split(" :: ")]
+        if len(parts) != 4 or not parts[3]:
+            sys.exit("%s:%d: want 'file :: function :: mutant :: reason'" % (EQUIVALENTS, n))
+        entries.append({"file": parts[0], "func": parts[1], "desc": parts[2], "why": parts[3],
+                        "line": n, "used": False})
+    return entries
+
+
+def equivalent(entries, m):
+    desc_k = m.id.split(" :: ", 2)[2]
+    for e in entries:
+        if e["file"] == m.file and e["func"] == m.func and e["desc"] in (m.desc, desc_k):
+            e["used"] = True
+            return e["why"]
+    return None
+
+
+# ---- building and testing ----------------------------------------------------------------------
+
+
+def kill_session(sid):
+    """SIGKILL every process of session `sid` (a test started with start_new_session; Check
+    puts each forked test in a process group of its own, but the session stays)."""
+    for _ in range(3):
+        found = False
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                stat = open("/proc/%s/stat" % pid).read()
+            except OSError:
+                continue
+            fields = stat[stat.rfind(")") + 2:].split()
+            if len(fields) > 3 and int(fields[3]) == sid:
+                found = True
+                try:
+                    os.kill(int(pid), signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        if not found:
+            return
+        time.sleep(0.05)
+
+
+def on_term(signum, frame):
+    raise KeyboardInterrupt
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+
+
+class Bench:
+    """The scratch tree, its build and the tests."""
+
+    def __init__(self, work, jobs):
+        self.work = os.path.abspath(work)
+        self.tree = os.path.join(self.work, "tree")
+        self.build = os.path.join(self.tree, "_build")
+        self.jobs = jobs
+
+    def prepare(self):
+        os.makedirs(self.work, exist_ok=True)
+        r = sh(["git", "-C", ROOT, "ls-files", "-co", "--exclude-standard"])
+        if r.returncode == 0:
+            files = r.stdout.split("\n")
+        else:  # not a git checkout: every file but the build directories
+            files = [os.path.relpath(os.path.join(d, f), ROOT)
+                     for d, dirs, fs in os.walk(ROOT)
+                     if not os.path.relpath(d, ROOT).startswith(("build", ".git"))
+                     for f in fs]
+        for rel in files:
+            src = os.path.join(ROOT, rel)
+            if not rel or not os.path.isfile(src) or rel.startswith("build"):
+                continue
+            dst = os.path.join(self.tree, rel)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            if not os.path.exists(dst) or open(src, "rb").read() != open(dst, "rb").read():
+                shutil.copy(src, dst)  # a fresh mtime: ninja must rebuild from it
+        vectors = os.path.normpath(os.path.join(ROOT, "..", "shared", "glob",
+                                                "wildmatch-vectors.tsv"))
+        self.vectors = vectors
+        if not os.path.exists(os.path.join(self.build, "build.ninja")):
+            # -O1 without debug info: a mutant compiles 2-3 times faster than with -O2 -g, and
+            # the tests still run at a useful speed. Fault injection on: test-fault is a killer.
+            r = sh(["meson", "setup", self.build, self.tree, "-Dfault_injection=true",
+                    "-Dwerror=false", "-Dbuildtype=plain", "-Dc_args=-O1",
+                    "-Dwildmatch_vectors=" + vectors])
+            if r.returncode:
+                sys.exit("meson setup failed:\n" + r.stdout[-3000:])
+        tests = json.loads(sh(["meson", "introspect", "--tests", self.build]).stdout)
+        self.tests = [t for t in tests if "warder:headers" not in t["suite"]]
+        targets = json.loads(sh(["meson", "introspect", "--targets", self.build]).stdout)
+        files = {t["id"]: t["filename"] for t in targets}
+        built = {f for fs in files.values() for f in fs}
+        # What each test needs built: its executable, its declared dependencies, and the
+        # built files its environment names (the CLI for the CLI and docs tests).
+        for t in self.tests:
+            need = {t["cmd"][0]}
+            for d in t.get("depends") or []:
+                need.update(files.get(d, []))
+            need.update(v for v in (t.get("env") or {}).values() if v in built)
+            t["targets"] = sorted(os.path.relpath(f, self.build) for f in need)
+        self.targets = sorted({f for t in self.tests for f in t["targets"]})
+        self.objects = {}
+        for e in json.load(open(os.path.join(self.build, "compile_commands.json"))):
+            path = os.path.normpath(os.path.join(self.build, e["file"]))
+            if "libwarder" in e.get("output", ""):
+                self.objects[os.path.relpath(path, self.tree)] = os.path.join(self.build,
+                                                                              e["output"])
+
+    def coverage(self, wanted):
+        """{(file, function): names of the tests that execute it} for the files in `wanted`,
+        from a coverage build of the same tree (each test run alone, gcov after each). A test
+        that never runs a function cannot notice a change inside it, so a mutant runs only
+        the tests that reach its function. Cached while the tree's files are unchanged."""
+        digest = hashlib.sha1()
+        for d, _, fs in sorted(os.walk(self.tree)):
+            if "/_" in d + "/" and os.path.relpath(d, self.tree).startswith("_"):
+                continue
+            for f in sorted(fs):
+                digest.update(open(os.path.join(d, f), "rb").read())
+        key = digest.hexdigest()
+        cache = os.path.join(self.work, "coverage.json")
+        if os.path.exists(cache):
+            c = json.load(open(cache))
+            if c.get("key") == key and set(wanted) <= set(c.get("files", [])):
+                return {tuple(k.split(" :: ", 1)): set(v) for k, v in c["map"].items()}
+        cov = os.path.join(self.tree, "_cov")
+        if not os.path.exists(os.path.join(cov, "build.ninja")):
+            r = sh(["meson", "setup", cov, self.tree, "-Dfault_injection=true", "-Dwerror=false",
+                    "-Db_coverage=true", "-Dbuildtype=debug",
+                    "-Dwildmatch_vectors=" + self.vectors])
+            if r.returncode:
+                sys.exit("meson setup (coverage) failed:\n" + r.stdout[-3000:])
+        r = sh(["ninja", "-C", cov])
+        if r.returncode:
+            sys.exit("the coverage build failed:\n" + r.stdout[-3000:])
+        tests = [t for t in json.loads(sh(["meson", "introspect", "--tests", cov]).stdout)
+                 if "warder:headers" not in t["suite"]]
+        objdir = [os.path.join(cov, d) for d in os.listdir(os.path.join(cov, "src"))
+                  if d.startswith("libwarder.so") and d.endswith(".p")]
+        objdir = os.path.join(cov, "src", os.path.basename(objdir[0])) if objdir else None
+        result = {}
+        print("mutate: coverage of %d tests (once per tree)" % len(tests), flush=True)
+        for t in tests:
+            for d, _, fs in os.walk(cov):
+                for f in fs:
+                    if f.endswith(".gcda"):
+                        os.remove(os.path.join(d, f))
+            p = self.start_test(t, t.get("timeout") or 300)
+            try:
+                p.wait(timeout=(t.get("timeout") or 300) * 3)
+            except subprocess.TimeoutExpired:
+                pass
+            finally:
+                kill_session(p.pid)
+                p.wait()
+            gcdas = [os.path.join(objdir, f) for f in os.listdir(objdir)
+                     if f.endswith(".gcda")] if objdir else []
+            if not gcdas:
+                continue
+            out = subprocess.run(["gcov", "--json-format", "--stdout"] + gcdas, cwd=cov,
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
+            for line in out.splitlines():
+                for f in json.loads(line).get("files", []):
+                    rel = os.path.relpath(os.path.normpath(os.path.join(cov, f["file"])),
+                                          self.tree)
+                    if rel not in wanted:
+                        continue
+                    for fn in f.get("functions", []):
+                        if fn.get("execution_count", 0) > 0:
+                            result.setdefault((rel, fn["name"]), set()).add(t["name"])
+        json.dump({"key": key, "files": sorted(wanted),
+                   "map": {" :: ".join(k): sorted(v) for k, v in result.items()}},
+                  open(cache, "w"))
+        return result
+
+    def compile(self, targets=None):
+        r = sh(["ninja", "-C", self.build] + (targets or self.targets))
+        return r.returncode == 0, r.stdout
+
+    def compile_object(self, rel):
+        """Only the mutated file's object (its tests are linked as they are run)."""
+        obj = self.objects.get(rel)
+        return self.compile([os.path.relpath(obj, self.build)] if obj else None)
+
+    def stripped(self, rel):
+        obj = self.objects.get(rel)
+        if not obj or not os.path.exists(obj):
+            return None
+        tmp = os.path.join(self.work, "stripped.o")
+        if sh(["objcopy", "--strip-debug", obj, tmp]).returncode:
+            return None
+        return open(tmp, "rb").read()
+
+    def start_test(self, t, timeout):
+        env = dict(os.environ)
+        env.update(t.get("env") or {})
+        env["CK_DEFAULT_TIMEOUT"] = str(max(10, int(timeout)))
+        return subprocess.Popen(t["cmd"], cwd=t.get("workdir") or self.build, env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+
+    def run_tests(self, order, limits):
+        """Runs `order` up to self.jobs at a time (each linked just before it starts); returns
+        (name, status) of the first that fails or times out, ("", "invalid") when one does not
+        link, or (None, None) when all pass."""
+        pending, running = list(order), []
+        try:
+            while pending or running:
+                while pending and len(running) < self.jobs:
+                    t = pending.pop(0)
+                    built, _ = self.compile(t["targets"])
+                    if not built:
+                        return "", "invalid"
+                    running.append((t, self.start_test(t, limits[t["name"]]),
+                                    time.time() + limits[t["name"]]))
+                time.sleep(0.01)
+                for item in list(running):
+                    t, p, deadline = item
+                    rc = p.poll()
+                    if rc is None and time.time() > deadline:
+                        rc = "timeout"
+                    if rc is None:
+                        continue
+                    running.remove(item)
+                    kill_session(p.pid)
+                    p.wait()
+                    if rc not in (0, 77):
+                        return t["name"], rc
+            return None, None
+        finally:
+            for _, p, _ in running:
+                kill_session(p.pid)
+                p.wait()
+
+    def run_test(self, t, timeout):
+        start = time.time()
+        p = self.start_test(t, timeout)
+        try:
+            rc = p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            rc = "timeout"
+        finally:
+            kill_session(p.pid)  # the test and every child it forked (Check forks per test)
+            p.wait()
+        ok = rc == 0 or rc == 77
+        return ok, rc, time.time() - start
+
+
+# ---- the campaign ------------------------------------------------------------------------------
+
+
+def core_files(patterns):
+    files = []
+    for p in patterns:
+        for f in sorted(glob.glob(os.path.join(ROOT, p))):
+            rel = os.path.relpath(f, ROOT)
+            if rel not in files:
+                files.append(rel)
+    return files
+
+
+def changed_functions(rel, base):
+    """Names of the functions of `rel` whose tokens differ from (or are absent at) `base`."""
+    r = subprocess.run(["git", "-C", ROOT, "show", "%s:%s" % (base, rel)], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL)
+    now = open(os.path.join(ROOT, rel), encoding="utf-8", errors="surrogateescape").read()
+    ntoks = tokenize(now)
+    fnow = {f.name: f.digest for f in functions(ntoks, now)}
+    if r.returncode:
+        return set(fnow)  # a new file: every function
+    old = r.stdout.decode("utf-8", "surrogateescape")
+    otoks = tokenize(old)
+    fold = {f.name: f.digest for f in functions(otoks, old)}
+    return {name for name, d in fnow.items() if fold.get(name) != d}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 epilog="operators:" + OPERATORS,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--files", nargs="+", help="source files or globs (default: the security core)")
+    ap.add_argument("--functions", nargs="+", help="only these functions (fnmatch patterns)")
+    ap.add_argument("--changed", metavar="BASE",
+                    help="only functions whose code differs from git revision BASE")
+    ap.add_argument("--list", action="store_true", help="list the mutants and exit")
+    ap.add_argument("--report", action="store_true",
+                    help="the table from earlier results only (nothing is built or run)")
+    ap.add_argument("--show", metavar="TEXT",
+                    help="print the diff of every mutant whose id contains TEXT and exit")
+    ap.add_argument("--work", default=os.path.join(ROOT, "build-mutate"),
+                    help="scratch directory (default: build-mutate/)")
+    ap.add_argument("--fresh", action="store_true", help="forget earlier results")
+    ap.add_argument("--retry-survivors", action="store_true",
+                    help="run again the mutants that survived before (after adding tests)")
+    ap.add_argument("--budget", type=float, default=0,
+                    help="stop starting mutants after this many seconds (0: no limit)")
+    ap.add_argument("--fail-under", type=float, default=0, metavar="PCT",
+                    help="exit 1 when a file scores under PCT (default: report only)")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="tests run at once for one mutant (default 1)")
+    args = ap.parse_args()
+    signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGINT, on_term)  # also when started in the background
+
+    patterns = args.files or os.environ.get("WARDER_MUTATE_FILES", "").split() or SECURITY_CORE
+    files = core_files(patterns)
+    if not files:
+        sys.exit("no source file matches %s" % " ".join(patterns))
+    entries = load_equivalents()
+
+    plan = []
+    for rel in files:
+        muts, _ = mutants_of(os.path.join(ROOT, rel), rel)
+        if args.changed:
+            names = changed_functions(rel, args.changed)
+            muts = [m for m in muts if m.func in names]
+        if args.functions:
+            muts = [m for m in muts if any(fnmatch.fnmatch(m.func, p) for p in args.functions)]
+        plan.append((rel, muts))
+
+    if args.show:
+        import difflib
+        for rel, muts in plan:
+            for m in muts:
+                if args.show in m.id:
+                    src = open(os.path.join(ROOT, rel), encoding="utf-8",
+                               errors="surrogateescape").read()
+                    print("# " + m.id)
+                    sys.stdout.writelines(difflib.unified_diff(
+                        src.splitlines(True), m.apply(src).splitlines(True), rel, rel, n=1))
+        return 0
+    if args.list:
+        for rel, muts in plan:
+            for m in muts:
+                why = equivalent(entries, m)
+                print("%s:%d: %s%s" % (rel, m.line, m.id, "   [equivalent: %s]" % why if why else ""))
+        print("%d mutants" % sum(len(m) for _, m in plan), file=sys.stderr)
+        return 0
+    if args.changed and not any(m for _, m in plan):
+        print("mutate: no function of the security core changed since %s" % args.changed)
+        return 0
+
+    bench = Bench(args.work, args.jobs)
+    results_path = os.path.join(bench.work, "results.jsonl")
+    if args.fresh and os.path.exists(results_path):
+        os.remove(results_path)
+    durations, covered = {}, {}
+    if not args.report:
+        print("mutate: preparing %s" % bench.tree, flush=True)
+        bench.prepare()
+        ok, log = bench.compile()
+        if not ok:
+            sys.exit("the unmutated tree does not build:\n" + log[-3000:])
+    # Baseline: the suite must pass, and how long each test takes sets its timeout.
+    for t in [] if args.report else bench.tests:
+        ok, rc, secs = bench.run_test(t, t.get("timeout") or 300)
+        if not ok:
+            sys.exit("test '%s' fails without any mutant (exit %s): fix the suite first" %
+                     (t["name"], rc))
+        durations[t["name"]] = secs
+    if not args.report:
+        print("mutate: baseline suite %.0f s over %d tests (%s)" % (
+            sum(durations.values()), len(bench.tests),
+            ", ".join("%s %.1f" % kv for kv in sorted(durations.items(), key=lambda kv: -kv[1])[:6])),
+            flush=True)
+
+    if not args.report:
+        covered = bench.coverage({rel for rel, muts in plan if muts})
+
+    done = {}
+    if os.path.exists(results_path):
+        for line in open(results_path):
+            r = json.loads(line)
+            done[(r["id"], r["src"])] = r
+    kills = {}  # test name -> mutants it killed (this run and earlier ones)
+    for r in done.values():
+        if r.get("killer"):
+            kills[r["killer"]] = kills.get(r["killer"], 0) + 1
+
+    start = time.time()
+    summary = {}
+    survivors = []
+    os.makedirs(bench.work, exist_ok=True)
+    out = open(results_path, "a")
+    stopped = args.report
+    try:
+        for rel, muts in plan:
+            path = os.path.join(bench.tree, rel)
+            original = open(os.path.join(ROOT, rel), encoding="utf-8",
+                            errors="surrogateescape").read()
+            base_obj = None if args.report else bench.stripped(rel)
+            s = summary.setdefault(rel, dict.fromkeys(
+                ["killed", "survived", "equivalent", "identical", "invalid", "skipped"], 0))
+            for m in muts:
+                why = equivalent(entries, m)
+                if why:
+                    s["equivalent"] += 1
+                    continue
+                prev = done.get((m.id, m.digest))
+                if prev and prev["status"] == "survived" and args.retry_survivors:
+                    prev = None
+                if prev:
+                    s[prev["status"]] += 1
+                    if prev["status"] == "survived":
+                        survivors.append(m)
+                    continue
+                if stopped or (args.budget and time.time() - start > args.budget):
+                    stopped = True
+                    s["skipped"] += 1
+                    continue
+                t0 = time.time()
+                rec = {"id": m.id, "src": m.digest, "line": m.line}
+                try:
+                    with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
+                        f.write(m.apply(original))
+                    built, _ = bench.compile_object(rel)
+                    if not built:
+                        rec["status"] = "invalid"
+                    elif base_obj is not None and bench.stripped(rel) == base_obj:
+                        rec["status"] = "identical"
+                    else:
+                        rec["status"] = "survived"
+                        reach = covered.get((m.file, m.func), set())
+                        order = sorted((t for t in bench.tests if t["name"] in reach),
+                                       key=lambda t: (-kills.get(t["name"], 0),
+                                                      durations[t["name"]]))
+                        if not order:
+                            rec["unreached"] = True  # no test runs this function
+                        limits = {t["name"]: max(10.0, 5 * durations[t["name"]])
+                                  for t in bench.tests}
+                        killer, rc = bench.run_tests(order, limits)
+                        if rc == "invalid":
+                            rec.update(status="invalid")  # compiles, does not link
+                        elif killer:
+                            rec.update(status="killed", killer=killer, exit=str(rc))
+                            kills[killer] = kills.get(killer, 0) + 1
+                finally:
+                    with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
+                        f.write(original)
+                rec["secs"] = round(time.time() - t0, 1)
+                s[rec["status"]] += 1
+                if rec["status"] == "survived":
+                    survivors.append(m)
+                out.write(json.dumps(rec) + "\n")
+                out.flush()
+                print("%-9s %s:%d %s%s" % (rec["status"], rel, m.line, m.id.split(" :: ", 1)[1],
+                                           " (%s)" % rec["killer"] if "killer" in rec else
+                                           " (no test runs it)" if rec.get("unreached") else ""),
+                      flush=True)
+    except KeyboardInterrupt:
+        print("mutate: interrupted", file=sys.stderr)
+        stopped = True
+    finally:
+        out.close()
+        # leave the scratch tree as the sources are (the next run rebuilds from there)
+        for rel, _ in plan:
+            if os.path.isdir(bench.tree):
+                shutil.copy(os.path.join(ROOT, rel), os.path.join(bench.tree, rel))
+
+    status = 0
+    print("\n| file | killed | survived | score | equivalent (listed) | identical code | "
+          "not compiling | not run |")
+    print("|---|---|---|---|---|---|---|---|")
+    for rel, s in summary.items():
+        denom = s["killed"] + s["survived"]
+        score = 100.0 * s["killed"] / denom if denom else 100.0
+        print("| %s | %d | %d | %.1f%% | %d | %d | %d | %d |" % (
+            rel, s["killed"], s["survived"], score, s["equivalent"], s["identical"], s["invalid"],
+            s["skipped"]))
+        if args.fail_under and denom and score < args.fail_under and not s["skipped"]:
+            status = 1
+    if survivors:
+        print("\nsurvivors (a missing test, or an equivalent change to list in %s):" %
+              os.path.relpath(EQUIVALENTS, ROOT))
+        for m in survivors:
+            print("  %s:%d  %s" % (m.file, m.line, m.id))
+    if not args.changed and not args.functions and not args.files:
+        for e in entries:
+            if not e["used"]:
+                print("note: %s:%d matches no mutant any more: %s :: %s" % (
+                    os.path.relpath(EQUIVALENTS, ROOT), e["line"], e["func"], e["desc"]))
+    if stopped and not args.report:
+        print("mutate: stopped early (budget or interrupt); rerun to resume")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
