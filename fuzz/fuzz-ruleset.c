@@ -11,12 +11,15 @@
  *    or a memory blow-up (-rss_limit_mb);
  *  - on success: every default and rule is well-formed (valid action, op, index, id, pattern,
  *    source), no operation holds more rules than the limit, a few decisions per operation
- *    succeed with a valid action and are deterministic, and references count properly.
+ *    succeed with a valid action and are deterministic, references count properly, and every
+ *    matcher left to be compiled on first use compiles (the compiler can refuse nothing the
+ *    loader accepted: its refusals are load errors with a position).
  */
 #include <stdbool.h>
 #include <string.h>
 
 #include "fuzz.h"
+#include "ruleset/ruleset-internal.h"
 #include "warder/error.h"
 #include "warder/ruleset.h"
 
@@ -112,6 +115,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t c = 0; c < sizeof commands / sizeof *commands; c++)
                 check_decision(rs, WARDER_OP_EXECUTE, commands[c]);
 
+        rc = warder__ruleset_compile_all(rs);
+        FUZZ_CHECK(rc == 0 || rc == WARDER_ENOMEM,
+                   "a matcher the loader accepted failed to "
+                   "compile: %d (%s)",
+                   rc, warder_status_name(rc));
         warder_ruleset *again = warder_ruleset_ref(rs);
         FUZZ_CHECK(again == rs, "ref returned another pointer");
         warder_ruleset_free(rs);

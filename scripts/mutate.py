@@ -470,7 +470,8 @@ class Bench:
         # What each test needs built: its executable, its declared dependencies, and the
         # built files its environment names (the CLI for the CLI and docs tests).
         for t in self.tests:
-            need = {t["cmd"][0]}
+            # cmd[0] may be an interpreter (python3, node) rather than a built file
+            need = {t["cmd"][0]} & built
             for d in t.get("depends") or []:
                 need.update(files.get(d, []))
             need.update(v for v in (t.get("env") or {}).values() if v in built)

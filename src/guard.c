@@ -709,6 +709,7 @@ struct grep_gate {
         struct warder__buf lit, alt;
         warder_grep_filter_fn outer;
         void *outer_ud;
+        int failed; /* a file could not be decided (no memory): the whole grep fails */
 };
 
 static bool grep_gate(void *ud, const char *path, size_t len)
@@ -722,8 +723,10 @@ static bool grep_gate(void *ud, const char *path, size_t len)
         char *real = NULL;
         int rc = decide_result(gg->r, WARDER_OP_GREP, WARDER_OP_READ, path, gg->resolve,
                                gg->base_lit, gg->base_real, &gg->lit, &gg->alt, &d, &real);
+        if (rc < 0 && !gg->failed)
+                gg->failed = rc; /* skipped now, and the grep fails: never silently partial */
         if (rc)
-                return false; /* undecidable (or out of memory): skipped, fail closed */
+                return false; /* undecidable: skipped, fail closed */
         bool ok = d.action == WARDER_ALLOW;
         if (!ok)
                 audit_result(gg->r, WARDER_OP_GREP, path, &gg->lit, real, &d);
@@ -829,6 +832,9 @@ static int guard_grep(warder_backend *b, const struct warder_grep_request *req,
                 fr.may_search = grep_gate;
                 fr.may_search_ud = &gg;
                 rc = warder_backend_grep(&raw, r.g->inner, &fr, err);
+                if (!rc && gg.failed)
+                        rc = warder_error_set(err, gg.failed, "grep: %s",
+                                              warder_strerror(gg.failed));
         }
         if (!rc) {
                 /* A backend that honours the gate returns matches of admitted files only: they

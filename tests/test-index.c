@@ -2,6 +2,8 @@
 /* The keyed index decides exactly as a plain loop over every rule's full compiled matcher
  * (§1.5 both precedence modes, §2.11 anchoring, §2.12 fold_case), on generated rules; so does
  * the execute index (§5.1 literal prefixes, §5.2 strictest rule, whole line). */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,7 +224,7 @@ static void run_round(unsigned long long seed, bool strictest, bool fold, size_t
         }
         size_t keyed = 0;
         for (int k = 0; k < WARDER__K_COUNT; k++)
-                keyed += set->idx.tab[k] != NULL;
+                keyed += set->idx.tab[k].n != 0;
         if (nrules >= 40)
                 ck_assert_uint_gt(keyed, 2); /* the index is in use, not only the residual list */
         for (int i = 0; i < 3000; i++) {
@@ -611,6 +613,232 @@ START_TEST(test_index_rarest_key)
 }
 END_TEST
 
+/* ---- matchers compiled on first use ------------------------------------------------------- */
+
+static warder_ruleset *load_rules(const char *yaml)
+{
+        warder_ruleset *rs = NULL;
+        struct warder_error err = WARDER_ERROR_INIT;
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        o.root = "/r";
+        o.home = "/h";
+        ck_assert_msg(warder_ruleset_load_string(&rs, yaml, strlen(yaml), "lazy", &o, &err) == 0,
+                      "%s:%u:%u: %s", err.file, err.line, err.column, err.message);
+        return rs;
+}
+
+static bool compiled(const struct warder__rule *r)
+{
+        return atomic_load(&r->glob) != NULL;
+}
+
+START_TEST(test_lazy_compile_on_demand)
+{
+        /* three matcher rules filed under three different keys, and one the index decides
+         * by string comparison alone */
+        warder_ruleset *rs = load_rules("warder: 1\nfold_case: true\nread:\n  rules:\n"
+                                        "    - deny: '**/cache7/**/*.t?p'\n"
+                                        "    - ask: 'src/**/x[0-9].c'\n"
+                                        "    - deny: '**/*secret*.{pem,key}'\n"
+                                        "    - deny: '**/.env'\n"
+                                        "execute:\n  rules:\n    - deny: 'rm -rf *'\n");
+        const struct warder__opset *set = &rs->ops[WARDER_OP_READ];
+        for (size_t i = 0; i < 3; i++) {
+                ck_assert_uint_gt(set->rules[i].nglob, 0);
+                ck_assert_ptr_nonnull(set->rules[i].galts);
+                ck_assert(!compiled(&set->rules[i]));
+                ck_assert_ptr_null(atomic_load(&set->rules[i].glob_fold));
+        }
+        ck_assert_uint_eq(set->rules[3].nglob, 0);
+        ck_assert(!compiled(&rs->ops[WARDER_OP_EXECUTE].rules[0]));
+        /* a check compiles the rules the index reaches, and only those */
+        const char *t = "/r/a/cache7/b/x.tmp";
+        ck_assert_int_eq(warder__index_decide(rs, WARDER_OP_READ, t, strlen(t)), 0);
+        ck_assert(compiled(&set->rules[0]));
+        ck_assert(!compiled(&set->rules[1]) && !compiled(&set->rules[2]));
+        /* its folding matcher (deny with fold_case) only when the exact one does not match */
+        ck_assert_ptr_null(atomic_load(&set->rules[0].glob_fold));
+        t = "/r/a/CACHE7/b/x.TMP";
+        ck_assert_int_eq(warder__index_decide(rs, WARDER_OP_READ, t, strlen(t)), 0);
+        ck_assert_ptr_nonnull(atomic_load(&set->rules[0].glob_fold));
+        /* folding: the lazily compiled folding matcher decides too */
+        t = "/r/SRC/q/X7.C";
+        ck_assert_int_eq(warder__index_decide(rs, WARDER_OP_READ, t, strlen(t)), 1);
+        ck_assert(compiled(&set->rules[1]));
+        ck_assert(!compiled(&set->rules[2]));
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert_int_eq(
+            warder_ruleset_check(rs, WARDER_OP_EXECUTE, "rm -rf /tmp/x", NULL, &d, NULL), 0);
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        warder_decision_clear(&d);
+        ck_assert(compiled(&rs->ops[WARDER_OP_EXECUTE].rules[0]));
+        /* compiling the rest changes no decision */
+        static const struct {
+                const char *path;
+                long want;
+        } cases[] = {{"/r/a/cache7/b/x.tmp", 0}, {"/r/src/x1.c", 1},      {"/q/my-secret.pem", 2},
+                     {"/q/MY-SECRET.KEY", 2},    {"/r/.env", 3},          {"/r/src/x.c", -1},
+                     {"/r/cache8/x.tmp", -1},    {"/r/Cache7/y/z.TAP", 0}};
+        for (int round = 0; round < 2; round++) {
+                for (size_t i = 0; i < WARDER__ARRAY_SIZE(cases); i++) {
+                        t = cases[i].path;
+                        ck_assert_msg(warder__index_decide(rs, WARDER_OP_READ, t, strlen(t)) ==
+                                          cases[i].want,
+                                      "round %d: %s", round, t);
+                }
+                if (round == 0) {
+                        ck_assert_int_eq(warder__ruleset_compile_all(rs), 0);
+                        for (size_t i = 0; i < 3; i++)
+                                ck_assert(compiled(&set->rules[i]));
+                }
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(test_lazy_fail_closed)
+{
+        /* §2.10: a matcher that cannot be compiled when first needed counts as matching for a
+         * deny or ask rule and as not matching for an allow rule, for a path and beneath a
+         * directory. An unclosed class stands in for any compile failure (running out of
+         * memory, in practice); the loader never stores one. */
+        static const enum warder_action acts[] = {WARDER_ALLOW, WARDER_ASK, WARDER_DENY};
+        char broken[] = "/x/[\0";
+        char fine[] = "/never/here\0";
+        for (int b = 0; b < 2; b++) {
+                for (size_t a = 0; a < WARDER__ARRAY_SIZE(acts); a++) {
+                        struct warder__rule r;
+                        memset(&r, 0, sizeof(r));
+                        r.action = acts[a];
+                        r.pattern = (char *)(b ? "/x/[" : "/never/here");
+                        r.nglob = 1;
+                        r.galts = b ? broken : fine;
+                        struct warder__target tg;
+                        ck_assert_int_eq(warder__target_split("/t/u", 4, &tg, NULL), 0);
+                        /* control arm (b == 0): the same rule that compiles does not match */
+                        bool want = b && acts[a] != WARDER_ALLOW;
+                        ck_assert_int_eq(warder__rule_match(&r, &tg, NULL), want);
+                        ck_assert_int_eq(warder__rule_beneath(&r, "/t/", 3, NULL), want);
+                        int rc = 0;
+                        const warder_glob *g = warder__rule_glob(&r, false, &rc);
+                        ck_assert_int_eq(g == NULL, b);
+                        ck_assert_int_eq(rc < 0, b);
+                        r.galts = NULL; /* borrowed */
+                        r.pattern = NULL;
+                        warder__rule_release(&r);
+                }
+        }
+}
+END_TEST
+
+START_TEST(test_lazy_limit)
+{
+        /* The largest matchers stored for later, of the shapes that compile to the most code
+         * per byte, compile (so only memory can fail later); one byte more and the matcher is
+         * compiled at load, where an engine refusal is a load error with its position. */
+        static const char *const units[] = {"[ab]", "?", "*x", "[!a-c]/", "*[0-9]?/", "**/q/"};
+        for (size_t u = 0; u < WARDER__ARRAY_SIZE(units); u++) {
+                for (int over = 0; over < 2; over++) {
+                        /* the stored alternative and its NUL: `/r/` `**` `/` and the pattern
+                         * for a pattern without a slash, the pattern itself after `**` `/` */
+                        bool slash = strchr(units[u], '/') != NULL;
+                        size_t room = WARDER__LAZY_MAX - 1 - (slash ? 0 : 6) + (size_t)over;
+                        struct warder__buf pat = WARDER__BUF_INIT, y = WARDER__BUF_INIT;
+                        if (slash)
+                                warder__buf_puts(&pat, "**/");
+                        while (pat.len + strlen(units[u]) <= room - 1)
+                                warder__buf_puts(&pat, units[u]);
+                        while (pat.len < room)
+                                warder__buf_putc(&pat, 'z');
+                        warder__buf_printf(&y,
+                                           "warder: 1\nfold_case: true\nread:\n  rules:\n"
+                                           "    - deny: '%s'\n",
+                                           pat.data);
+                        warder_ruleset *rs = load_rules(y.data);
+                        const struct warder__rule *r = &rs->ops[WARDER_OP_READ].rules[0];
+                        ck_assert_uint_eq(r->nglob, 1);
+                        if (!over)
+                                ck_assert_uint_eq(strlen(r->galts) + 1, WARDER__LAZY_MAX);
+                        ck_assert_msg(compiled(r) == (bool)over, "%s over=%d", units[u], over);
+                        ck_assert_int_eq(warder__ruleset_compile_all(rs), 0);
+                        ck_assert(compiled(r));
+                        ck_assert_ptr_nonnull(atomic_load(&r->glob_fold));
+                        warder_ruleset_free(rs);
+                        warder__buf_free(&pat);
+                        warder__buf_free(&y);
+                }
+        }
+}
+END_TEST
+
+struct lazy_job {
+        const warder_ruleset *rs;
+        const char *const *paths;
+        size_t n;
+        long *got;
+};
+
+static void *lazy_thread(void *p)
+{
+        struct lazy_job *j = p;
+        for (size_t i = 0; i < j->n; i++)
+                j->got[i] =
+                    warder__index_decide(j->rs, WARDER_OP_READ, j->paths[i], strlen(j->paths[i]));
+        return NULL;
+}
+
+START_TEST(test_lazy_threads)
+{
+        /* threads that reach the same uncompiled rules at once all decide as one thread does
+         * on a ruleset whose every matcher was compiled first */
+        struct warder__buf y = WARDER__BUF_INIT, p = WARDER__BUF_INIT;
+        rng_state = 4242;
+        warder__buf_puts(&y, "warder: 1\nprecedence: strictest\nfold_case: true\nread:\n"
+                             "  rules:\n");
+        for (size_t i = 0; i < 300; i++) {
+                warder__buf_truncate(&p, 0);
+                gen_pattern(&p);
+                warder__buf_printf(&y, "    - %s: '%s'\n", actions[rnd(3)], p.data);
+        }
+        enum { NPATHS = 2000, NTHREADS = 4 };
+        char **paths = calloc(NPATHS, sizeof(*paths));
+        for (size_t i = 0; i < NPATHS; i++) {
+                gen_path(&p);
+                paths[i] = strdup(p.data);
+        }
+        warder_ruleset *ref = load_rules(y.data);
+        ck_assert_int_eq(warder__ruleset_compile_all(ref), 0);
+        long *want = calloc(NPATHS, sizeof(*want));
+        for (size_t i = 0; i < NPATHS; i++)
+                want[i] = warder__index_decide(ref, WARDER_OP_READ, paths[i], strlen(paths[i]));
+        for (int round = 0; round < 5; round++) {
+                warder_ruleset *rs = load_rules(y.data);
+                pthread_t th[NTHREADS];
+                struct lazy_job jobs[NTHREADS];
+                for (int k = 0; k < NTHREADS; k++) {
+                        jobs[k] = (struct lazy_job){rs, (const char *const *)paths, NPATHS,
+                                                    calloc(NPATHS, sizeof(long))};
+                        ck_assert_int_eq(pthread_create(&th[k], NULL, lazy_thread, &jobs[k]), 0);
+                }
+                for (int k = 0; k < NTHREADS; k++) {
+                        pthread_join(th[k], NULL);
+                        for (size_t i = 0; i < NPATHS; i++)
+                                ck_assert_msg(jobs[k].got[i] == want[i], "%s: %ld, want %ld",
+                                              paths[i], jobs[k].got[i], want[i]);
+                        free(jobs[k].got);
+                }
+                warder_ruleset_free(rs);
+        }
+        for (size_t i = 0; i < NPATHS; i++)
+                free(paths[i]);
+        free(paths);
+        free(want);
+        warder_ruleset_free(ref);
+        warder__buf_free(&y);
+        warder__buf_free(&p);
+}
+END_TEST
+
 static Suite *suite(void)
 {
         Suite *s = suite_create("index");
@@ -631,6 +859,13 @@ static Suite *suite(void)
         tcase_add_test(tx, test_execute_index_small_sets);
         tcase_add_test(tx, test_execute_index_examples);
         suite_add_tcase(s, tx);
+        TCase *tl = tcase_create("lazy");
+        tcase_set_timeout(tl, 120);
+        tcase_add_test(tl, test_lazy_compile_on_demand);
+        tcase_add_test(tl, test_lazy_fail_closed);
+        tcase_add_test(tl, test_lazy_limit);
+        tcase_add_test(tl, test_lazy_threads);
+        suite_add_tcase(s, tl);
         return s;
 }
 

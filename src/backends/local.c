@@ -1529,6 +1529,15 @@ struct walk {
         int max_depth; /* deepest directory level entered (0: the start only), -1: any */
 };
 
+/* A walk skips what it may not read and what vanished or changed under it; any other failure
+ * (an I/O error, no memory, no descriptor left) ends it with an error, never with a result
+ * that is silently partial. */
+static bool walk_skips(int e)
+{
+        return e == EACCES || e == EPERM || e == ENOENT || e == ENOTDIR || e == ELOOP ||
+               e == ENXIO || e == ENODEV;
+}
+
 static int walk_dir(struct walk *w, int dirfd_, int depth)
 {
         struct dent *v = NULL;
@@ -1536,7 +1545,7 @@ static int walk_dir(struct walk *w, int dirfd_, int depth)
         DIR *d = NULL;
         int e = read_dir(dirfd_, &d, &v, &n);
         if (e)
-                return e == -ENOMEM ? fail_oom(w->err) : 0; /* unreadable: skipped */
+                return walk_skips(-e) ? 0 : fail_errno(w->err, -e, "cannot walk", w->rel.data);
         int dfd = dirfd(d);
         int rc = 0;
         size_t base_len = w->rel.len;
@@ -1572,7 +1581,7 @@ static int walk_dir(struct walk *w, int dirfd_, int depth)
                                                  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
                                 if (cfd >= 0)
                                         rc = walk_dir(w, cfd, depth + 1);
-                                else if (errno == EMFILE || errno == ENFILE || errno == ENOMEM)
+                                else if (!walk_skips(errno))
                                         rc = fail_errno(w->err, errno, "cannot walk into",
                                                         w->rel.data);
                         }
@@ -1902,10 +1911,8 @@ static int grep_file(struct grep_ud *g, int dfd, const char *name, const char *p
                      struct warder_error *err)
 {
         int fd = openat(dfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
-        if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOMEM))
-                return fail_errno(err, errno, "cannot search", path); /* not silently partial */
         if (fd < 0)
-                return 0; /* unreadable or vanished: skipped */
+                return walk_skips(errno) ? 0 : fail_errno(err, errno, "cannot search", path);
         return grep_fd(g, fd, path, err);
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Bracket expressions (§2.5) and brace expansion (§2.6) of the core matcher. */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -383,8 +384,12 @@ static int expand_seq(const struct expander *x, size_t *ip, unsigned depth, bool
                         return warder__glob_fail(x->err, WARDER_EPARSE, i,
                                                  "unmatched '}' (write '\\}' for a literal '}')");
                 } else {
-                        rc = alts_append(out, x->p + i, 1);
-                        i++;
+                        /* a run of ordinary bytes is appended at once */
+                        size_t j = i + 1;
+                        while (j < x->len && !strchr("\\[{},", x->p[j]))
+                                j++;
+                        rc = alts_append(out, x->p + i, j - i);
+                        i = j;
                 }
                 if (rc)
                         return oom(x->err);
@@ -403,6 +408,33 @@ int warder__glob_expand_alts(const char *pattern, size_t len, unsigned flags,
                                          "pattern longer than %d bytes", WARDER_GLOB_MAX_PATTERN);
         struct expander x = {pattern ? pattern : "", len, flags, err};
         struct warder__glob_alts a = {NULL, 0};
+        if (!memchr(x.p, '{', len) && !memchr(x.p, '}', len) && !memchr(x.p, '\0', len)) {
+                /* nothing to expand or rewrite: validate, and the pattern is the alternative */
+                for (size_t i = 0; i < len; i++) {
+                        if (x.p[i] == '\\') {
+                                if (++i >= len)
+                                        return warder__glob_fail(err, WARDER_EPARSE, i - 1,
+                                                                 "trailing '\\' escapes nothing");
+                        } else if (x.p[i] == '[') {
+                                size_t end;
+                                int rc =
+                                    warder__glob_parse_class(x.p, len, i, flags, NULL, &end, err);
+                                if (rc)
+                                        return rc;
+                                i = end - 1;
+                        }
+                }
+                if (!(a.v = malloc(sizeof(*a.v))))
+                        return oom(err);
+                a.v[0] = (struct warder__buf)WARDER__BUF_INIT;
+                a.n = 1;
+                if (warder__buf_append(&a.v[0], x.p, len)) {
+                        warder__glob_alts_free(&a);
+                        return oom(err);
+                }
+                *out = a;
+                return 0;
+        }
         size_t i = 0;
         int rc = alts_push_empty(&a) ? oom(err) : expand_seq(&x, &i, 0, false, &a);
         if (rc) {
@@ -435,6 +467,15 @@ int warder__glob_expand(const char *pattern, size_t len, unsigned flags, char **
         return 0;
 }
 
+int warder__glob_validate(const char *pattern, size_t len, unsigned flags, struct warder_error *err)
+{
+        struct warder__glob_alts a;
+        int rc = warder__glob_expand_alts(pattern, len, flags, &a, err);
+        if (!rc)
+                warder__glob_alts_free(&a);
+        return rc;
+}
+
 void warder__glob_strv_free(char **v, size_t count)
 {
         if (!v)
@@ -448,17 +489,19 @@ int warder__glob_escape(struct warder__buf *out, const char *s, size_t len)
 {
         if (!out || (!s && len))
                 return WARDER_EINVAL;
+        if (len > SIZE_MAX / 2 || warder__buf_reserve(out, 2 * len))
+                return WARDER_ENOMEM;
         for (size_t i = 0; i < len; i++) {
                 char c = s[i];
-                if (c == '\0')
+                if (c == '\0') {
+                        out->data[out->len] = '\0';
                         return WARDER_EINVAL;
-                int rc = 0;
+                }
+                /* strchr() also finds the terminating NUL, excluded above */
                 if (strchr("\\*?[]{},!~ \t", c))
-                        rc = warder__buf_putc(out, '\\');
-                if (!rc)
-                        rc = warder__buf_putc(out, c);
-                if (rc)
-                        return rc;
+                        out->data[out->len++] = '\\';
+                out->data[out->len++] = c;
         }
-        return warder__buf_reserve(out, 0) ? WARDER_ENOMEM : 0;
+        out->data[out->len] = '\0';
+        return 0;
 }

@@ -23,6 +23,12 @@ int warder__glob_expand(const char *pattern, size_t len, unsigned flags, char **
                         struct warder_error *err);
 void warder__glob_strv_free(char **v, size_t count);
 
+/* The checks warder_glob_compile() starts with (the §2.13 limits, braces, classes, escapes,
+ * NUL bytes), with the same errors, without compiling: 0 when only the engine itself could
+ * still refuse the pattern. */
+int warder__glob_validate(const char *pattern, size_t len, unsigned flags,
+                          struct warder_error *err);
+
 /* Internal flag: JIT-compile only after a few matches (rule globs, see glob.c). */
 #define WARDER__GLOB_LAZY_JIT (1u << 30)
 

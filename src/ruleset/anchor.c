@@ -4,6 +4,7 @@
  * cover, and the split between alternatives that plain string comparisons decide exactly
  * (kept as `struct warder__alt`, indexed by key) and those that need the core matcher.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,15 +177,39 @@ static int unescape(struct warder__buf *out, const char *s, size_t n)
         return rc;
 }
 
-static char *dup_unescaped(const char *s, size_t n, uint32_t *len)
+/* Memory a rule keeps: in its ruleset's arena, or its own (a rule compiled alone). */
+static void *keep(const struct warder__rule *r, size_t n)
 {
-        struct warder__buf b = WARDER__BUF_INIT;
-        if (unescape(&b, s, n) || warder__buf_reserve(&b, 0)) {
-                warder__buf_free(&b);
-                return NULL;
+        return r->arena ? warder__arena_alloc(r->arena, n) : malloc(n ? n : 1);
+}
+
+static void drop(const struct warder__rule *r, void *p)
+{
+        if (!r->arena)
+                free(p);
+}
+
+/* Writes the unescaped text of s[0..n) to dst (at most n bytes); returns its length. */
+static size_t unescape_to(char *dst, const char *s, size_t n)
+{
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+                if (s[i] == '\\' && i + 1 < n)
+                        i++;
+                dst[k++] = s[i];
         }
-        *len = (uint32_t)b.len;
-        return warder__buf_steal(&b);
+        return k;
+}
+
+/* The unescaped text of s[0..n), kept by the rule. */
+static char *keep_unescaped(const struct warder__rule *r, const char *s, size_t n, uint32_t *len)
+{
+        char *d = keep(r, n + 1);
+        if (!d)
+                return NULL;
+        *len = (uint32_t)unescape_to(d, s, n);
+        d[*len] = '\0';
+        return d;
 }
 
 static bool dot_component(const struct comp *c)
@@ -209,7 +234,16 @@ struct ctx {
         struct warder__buf anchored; /* every anchored alternative, NUL-separated */
         size_t *offs;
         size_t nalts, cap;
+        struct warder__buf canon, out; /* scratch of anchor_one() */
 };
+
+static void ctx_free(struct ctx *c)
+{
+        free(c->offs);
+        warder__buf_free(&c->anchored);
+        warder__buf_free(&c->canon);
+        warder__buf_free(&c->out);
+}
 
 /* The pattern as an error quotes it: whole, or a short prefix when it comes from a file the
  * caller did not name (so an error never carries a line of such a file). */
@@ -288,13 +322,18 @@ static int push_alt(struct ctx *c, const char *s, size_t n)
 static int anchor_one(struct ctx *c, const char *alt, size_t alt_len, const char *root,
                       const char *home)
 {
-        struct warder__buf canon = WARDER__BUF_INIT, out = WARDER__BUF_INIT;
-        struct comp *comps = NULL;
-        int rc = canonicalize(&canon, alt, alt_len);
-        if (rc)
-                goto done;
-        const char *s = canon.data;
-        size_t n = canon.len;
+        struct warder__buf *out = &c->out;
+        struct comp stack_comps[64], *comps = NULL;
+        int rc = 0;
+        const char *s = alt;
+        size_t n = alt_len;
+        warder__buf_truncate(out, 0);
+        if (memchr(alt, '\\', alt_len)) {
+                if ((rc = canonicalize(&c->canon, alt, alt_len)))
+                        goto done;
+                s = c->canon.data;
+                n = c->canon.len;
+        }
         if (n == 0) {
                 rc = fail(c, WARDER_EPARSE, -1,
                           "pattern has an empty alternative%s (it could never match a path)", "");
@@ -354,7 +393,7 @@ static int anchor_one(struct ctx *c, const char *alt, size_t alt_len, const char
         size_t max_comps = 2;
         for (size_t i = 0; i < rest_len; i++)
                 max_comps += rest[i] == '/';
-        comps = malloc(max_comps * sizeof(*comps));
+        comps = max_comps <= 64 ? stack_comps : malloc(max_comps * sizeof(*comps));
         if (!comps) {
                 rc = WARDER_ENOMEM;
                 goto done;
@@ -390,35 +429,34 @@ static int anchor_one(struct ctx *c, const char *alt, size_t alt_len, const char
         }
         /* Splice. */
         if (base && strcmp(base, "/") != 0 && base[0])
-                rc = warder__glob_escape(&out, base, strlen(base));
+                rc = warder__glob_escape(out, base, strlen(base));
         if (!rc && any_depth)
-                rc = warder__buf_puts(&out, "/**/");
+                rc = warder__buf_puts(out, "/**/");
         if (!rc && base && !any_depth && rest_len > 0 && rest[0] != '/')
-                rc = warder__buf_putc(&out, '/');
+                rc = warder__buf_putc(out, '/');
         if (!rc)
-                rc = warder__buf_append(&out, rest, rest_len);
-        if (!rc && out.len == 0)
-                rc = warder__buf_putc(&out, '/');
+                rc = warder__buf_append(out, rest, rest_len);
+        if (!rc && out->len == 0)
+                rc = warder__buf_putc(out, '/');
         if (rc)
                 goto done;
-        rc = push_alt(c, out.data, out.len);
+        rc = push_alt(c, out->data, out->len);
         if (rc)
                 goto done;
         if (dir) {
-                if (strcmp(out.data, "/") == 0)
+                if (strcmp(out->data, "/") == 0)
                         rc = push_alt(c, "/**", 3);
-                else if (!(rc = warder__buf_puts(&out, "/**")))
-                        rc = push_alt(c, out.data, out.len);
-        } else if (out.len >= 3 && memcmp(out.data + out.len - 3, "/**", 3) == 0) {
+                else if (!(rc = warder__buf_puts(out, "/**")))
+                        rc = push_alt(c, out->data, out->len);
+        } else if (out->len >= 3 && memcmp(out->data + out->len - 3, "/**", 3) == 0) {
                 /* A trailing slash-star-star also covers the directory itself (deviation from git).
                  */
-                size_t m = out.len - 3;
-                rc = m ? push_alt(c, out.data, m) : push_alt(c, "/", 1);
+                size_t m = out->len - 3;
+                rc = m ? push_alt(c, out->data, m) : push_alt(c, "/", 1);
         }
 done:
-        free(comps);
-        warder__buf_free(&canon);
-        warder__buf_free(&out);
+        if (comps != stack_comps)
+                free(comps);
         return rc;
 }
 
@@ -470,10 +508,15 @@ struct hints {
 static int add_hint(struct hints *hs, enum warder__key_kind key, bool weak, const char *s, size_t n)
 {
         struct warder__rule *r = hs->rule;
-        struct warder__hint *v = realloc(r->hints, (r->nhints + 1) * sizeof(*v));
-        if (!v)
-                return WARDER_ENOMEM;
-        r->hints = v;
+        if (r->nhints == r->hcap) {
+                uint32_t cap = r->hcap ? r->hcap * 2 : 4;
+                struct warder__hint *v = realloc(r->hints, cap * sizeof(*v));
+                if (!v)
+                        return WARDER_ENOMEM;
+                r->hints = v;
+                r->hcap = cap;
+        }
+        struct warder__hint *v = r->hints;
         struct warder__hint *h = &v[r->nhints];
         h->key = (uint8_t)key;
         h->weak = weak;
@@ -577,7 +620,8 @@ static int hints_for(const char *a, size_t n, const char *root, struct hints *hs
 }
 
 /* Turns an anchored alternative into a string-comparison form when it has one. */
-static int classify(const char *a, size_t n, const char *root, struct warder__alt *out, bool *exact)
+static int classify(const struct warder__rule *rule, const char *a, size_t n, const char *root,
+                    struct warder__alt *out, bool *exact)
 {
         *exact = false;
         struct comp comps[64];
@@ -585,7 +629,9 @@ static int classify(const char *a, size_t n, const char *root, struct warder__al
         if (abs && n == 1) {
                 out->kind = WARDER__ALT_EXACT;
                 out->key = WARDER__K_EXACT;
-                out->prefix = strdup("/");
+                out->prefix = keep(rule, 2);
+                if (out->prefix)
+                        memcpy(out->prefix, "/", 2);
                 out->prefix_len = 1;
                 out->prefix_comps = 0;
                 out->lit = NULL;
@@ -620,21 +666,22 @@ static int classify(const char *a, size_t n, const char *root, struct warder__al
         else
                 return 0;
         /* prefix: "/" + leading literal components, unescaped; "" when there are none */
-        struct warder__buf p = WARDER__BUF_INIT;
-        int rc = warder__buf_reserve(&p, 0);
-        for (size_t i = 0; i < lead && !rc; i++) {
-                rc = warder__buf_putc(&p, '/');
-                if (!rc)
-                        rc = unescape(&p, comps[i].s, comps[i].n);
+        size_t room = 1;
+        for (size_t i = 0; i < lead; i++)
+                room += 1 + comps[i].n;
+        char *pre = keep(rule, room);
+        if (!pre)
+                return WARDER_ENOMEM;
+        size_t pl = 0;
+        for (size_t i = 0; i < lead; i++) {
+                pre[pl++] = '/';
+                pl += unescape_to(pre + pl, comps[i].s, comps[i].n);
         }
-        if (rc) {
-                warder__buf_free(&p);
-                return rc;
-        }
+        pre[pl] = '\0';
         out->kind = (uint8_t)kind;
-        out->prefix_len = (uint32_t)p.len;
+        out->prefix_len = (uint32_t)pl;
         out->prefix_comps = (uint32_t)lead;
-        out->prefix = warder__buf_steal(&p);
+        out->prefix = pre;
         out->lit = NULL;
         out->lit_len = 0;
         if (lit) {
@@ -646,9 +693,9 @@ static int classify(const char *a, size_t n, const char *root, struct warder__al
                         ln--;
                 else if (kind == WARDER__ALT_BHAS)
                         ls++, ln -= 2;
-                out->lit = dup_unescaped(ls, ln, &out->lit_len);
+                out->lit = keep_unescaped(rule, ls, ln, &out->lit_len);
                 if (!out->lit) {
-                        free(out->prefix);
+                        drop(rule, out->prefix);
                         return WARDER_ENOMEM;
                 }
         }
@@ -726,7 +773,8 @@ int warder__rule_alternatives(const struct warder__rule *rule, const char *root,
                               char ***out, size_t *count, struct warder_error *err)
 {
         struct warder__rule copy = *rule;
-        struct ctx c = {&copy, err, WARDER__BUF_INIT, NULL, 0, 0};
+        struct ctx c = {&copy, err, WARDER__BUF_INIT, NULL,
+                        0,     0,   WARDER__BUF_INIT, WARDER__BUF_INIT};
         int rc = expand_anchor(&c, root, home);
         char **v = NULL;
         if (!rc && !(v = calloc(c.nalts ? c.nalts : 1, sizeof(*v))))
@@ -734,8 +782,7 @@ int warder__rule_alternatives(const struct warder__rule *rule, const char *root,
         for (size_t i = 0; !rc && i < c.nalts; i++)
                 if (!(v[i] = strdup(c.anchored.data + c.offs[i])))
                         rc = WARDER_ENOMEM;
-        free(c.offs);
-        warder__buf_free(&c.anchored);
+        ctx_free(&c);
         if (rc) {
                 for (size_t i = 0; v && i < c.nalts; i++)
                         free(v[i]);
@@ -788,7 +835,8 @@ static int charge(const struct warder__rule *rule, size_t *budget, size_t cost,
 int warder__rule_compile_path(struct warder__rule *rule, const char *root, const char *home,
                               bool fold_case, bool full, size_t *budget, struct warder_error *err)
 {
-        struct ctx c = {rule, err, WARDER__BUF_INIT, NULL, 0, 0};
+        struct ctx c = {rule, err, WARDER__BUF_INIT, NULL,
+                        0,    0,   WARDER__BUF_INIT, WARDER__BUF_INIT};
         size_t plen = strlen(rule->pattern);
         int rc;
         if (plen == 0)
@@ -811,7 +859,8 @@ int warder__rule_compile_path(struct warder__rule *rule, const char *root, const
         if (!rc) {
                 glob_alts = calloc(c.nalts, sizeof(*glob_alts));
                 glob_lens = calloc(c.nalts, sizeof(*glob_lens));
-                rule->alts = calloc(c.nalts, sizeof(*rule->alts));
+                if ((rule->alts = keep(rule, c.nalts * sizeof(*rule->alts))))
+                        memset(rule->alts, 0, c.nalts * sizeof(*rule->alts));
                 if (!glob_alts || !glob_lens || !rule->alts)
                         rc = WARDER_ENOMEM;
         }
@@ -820,7 +869,7 @@ int warder__rule_compile_path(struct warder__rule *rule, const char *root, const
                 size_t an = strlen(a);
                 bool exact = false;
                 if (!full)
-                        rc = classify(a, an, root, &rule->alts[rule->nalts], &exact);
+                        rc = classify(rule, a, an, root, &rule->alts[rule->nalts], &exact);
                 if (rc)
                         break;
                 if (exact) {
@@ -835,11 +884,33 @@ int warder__rule_compile_path(struct warder__rule *rule, const char *root, const
                 }
         }
         rule->fold = fold_case && rule->action != WARDER_ALLOW;
-        if (!rc && nglob) {
-                rc = compile_union(rule, glob_alts, glob_lens, nglob, 0, &rule->glob, err);
+        size_t total = 0;
+        for (size_t i = 0; i < nglob; i++)
+                total += glob_lens[i] + 1;
+        if (!rc && nglob && (full || total > WARDER__LAZY_MAX)) {
+                /* a reference, or a matcher large enough that the compiler's own limits
+                 * might refuse it: compiled now, so that a refusal is a load error */
+                warder_glob *g = NULL, *gf = NULL;
+                rc = compile_union(rule, glob_alts, glob_lens, nglob, 0, &g, err);
                 if (!rc && rule->fold)
                         rc = compile_union(rule, glob_alts, glob_lens, nglob, WARDER_GLOB_FOLD_CASE,
-                                           &rule->glob_fold, err);
+                                           &gf, err);
+                atomic_init(&rule->glob, g);
+                atomic_init(&rule->glob_fold, gf);
+                rule->nglob = (uint32_t)nglob;
+        } else if (!rc && nglob) {
+                /* the pattern was validated by the expansion; compiled on first use */
+                rule->galts = keep(rule, total);
+                if (!rule->galts) {
+                        rc = WARDER_ENOMEM;
+                } else {
+                        char *w = rule->galts;
+                        for (size_t i = 0; i < nglob; i++) {
+                                memcpy(w, glob_alts[i], glob_lens[i] + 1);
+                                w += glob_lens[i] + 1;
+                        }
+                        rule->nglob = (uint32_t)nglob;
+                }
         } else if (!rc && rule->nalts == 0) {
                 rc = fail(&c, WARDER_EPARSE, -1, "empty pattern%s", "");
         }
@@ -847,8 +918,7 @@ int warder__rule_compile_path(struct warder__rule *rule, const char *root, const
                 warder_error_set(err, rc, "out of memory");
         free(glob_alts);
         free(glob_lens);
-        free(c.offs);
-        warder__buf_free(&c.anchored);
+        ctx_free(&c);
         return rc;
 }
 
@@ -868,17 +938,26 @@ int warder__rule_compile_command(struct warder__rule *rule, bool fold_case, size
         int charged = charge(rule, budget, alt_cost(pat, n) * (rule->fold ? 2 : 1), err);
         if (charged)
                 return charged;
-        const char *alt[1] = {pat};
-        size_t len[1] = {n};
+        rule->command = true;
+        rule->nglob = 1;
         struct warder_error e = WARDER_ERROR_INIT;
-        int rc = warder__glob_compile(&rule->glob, pat, n,
-                                      WARDER_GLOB_COMMAND | WARDER__GLOB_LAZY_JIT, &e);
-        if (!rc && rule->fold)
-                rc = warder__glob_compile(
-                    &rule->glob_fold, pat, n,
-                    WARDER_GLOB_COMMAND | WARDER_GLOB_FOLD_CASE | WARDER__GLOB_LAZY_JIT, &e);
-        (void)alt;
-        (void)len;
+        int rc;
+        if (n > WARDER__LAZY_MAX) {
+                warder_glob *g = NULL, *gf = NULL;
+                rc = warder__glob_compile(&g, pat, n, WARDER_GLOB_COMMAND | WARDER__GLOB_LAZY_JIT,
+                                          &e);
+                if (!rc && rule->fold)
+                        rc = warder__glob_compile(&gf, pat, n,
+                                                  WARDER_GLOB_COMMAND | WARDER_GLOB_FOLD_CASE |
+                                                      WARDER__GLOB_LAZY_JIT,
+                                                  &e);
+                atomic_init(&rule->glob, g);
+                atomic_init(&rule->glob_fold, gf);
+        } else {
+                /* the checks the compiler starts with (classes, escapes, NUL bytes), with the
+                 * same errors; compiled on first use */
+                rc = warder__glob_validate(pat, n, WARDER_GLOB_COMMAND, &e);
+        }
         if (rc) {
                 unsigned col = rule->pcolumn;
                 if (e.offset >= 0 && rule->pcontent_column)
@@ -901,16 +980,19 @@ void warder__rule_release(struct warder__rule *rule)
         for (uint32_t i = 0; i < rule->nhints; i++)
                 free(rule->hints[i].text);
         free(rule->hints);
-        for (uint32_t i = 0; i < rule->nalts; i++) {
-                free(rule->alts[i].prefix);
-                free(rule->alts[i].lit);
+        if (!rule->arena) { /* else the ruleset's arena holds them */
+                for (uint32_t i = 0; i < rule->nalts; i++) {
+                        free(rule->alts[i].prefix);
+                        free(rule->alts[i].lit);
+                }
+                free(rule->alts);
+                free(rule->galts);
+                free(rule->id);
+                free(rule->pattern);
+                free(rule->reason);
         }
-        free(rule->alts);
-        warder_glob_free(rule->glob);
-        warder_glob_free(rule->glob_fold);
-        free(rule->id);
-        free(rule->pattern);
-        free(rule->reason);
+        warder_glob_free(atomic_load(&rule->glob));
+        warder_glob_free(atomic_load(&rule->glob_fold));
         memset(rule, 0, sizeof(*rule));
 }
 
@@ -1016,10 +1098,86 @@ static bool alt_beneath(const struct warder__alt *alt, const char *dir, size_t l
         return true;
 }
 
-static bool glob_beneath(const warder_glob *g, const struct warder__rule *rule, const char *dir,
-                         size_t len)
+const warder_glob *warder__rule_glob(const struct warder__rule *rule, bool fold, int *rc)
 {
-        int rc = warder__glob_match_prefix(g, dir, len);
+        /* the compiled matcher is a cache, not part of the rule's value */
+        struct warder__rule *m = (struct warder__rule *)rule;
+        _Atomic(warder_glob *) *slot = fold ? &m->glob_fold : &m->glob;
+        warder_glob *g = atomic_load_explicit(slot, memory_order_acquire);
+        *rc = 0;
+        if (g)
+                return g;
+        if (!rule->nglob || (fold && !rule->fold) || (!rule->command && !rule->galts)) {
+                *rc = WARDER_EINVAL; /* no such matcher: a caller's bug, failed closed */
+                return NULL;
+        }
+        unsigned flags = WARDER__GLOB_LAZY_JIT | (fold ? WARDER_GLOB_FOLD_CASE : 0);
+        if (rule->command) {
+                *rc = warder__glob_compile(&g, rule->pattern, strlen(rule->pattern),
+                                           flags | WARDER_GLOB_COMMAND, NULL);
+        } else {
+                const char *stack_alts[8];
+                size_t stack_lens[8];
+                const char **alts = stack_alts;
+                size_t *lens = stack_lens;
+                if (rule->nglob > 8) {
+                        alts = malloc(rule->nglob * sizeof(*alts));
+                        lens = malloc(rule->nglob * sizeof(*lens));
+                }
+                if (!alts || !lens) {
+                        *rc = WARDER_ENOMEM;
+                } else {
+                        const char *a = rule->galts;
+                        for (uint32_t i = 0; i < rule->nglob; i++) {
+                                alts[i] = a;
+                                lens[i] = strlen(a);
+                                a += lens[i] + 1;
+                        }
+                        *rc =
+                            warder__glob_compile_union(&g, alts, lens, rule->nglob, flags,
+                                                       rule->pattern, strlen(rule->pattern), NULL);
+                }
+                if (alts != stack_alts) {
+                        free(alts);
+                        free(lens);
+                }
+        }
+        if (*rc) {
+                if (*rc > 0)
+                        *rc = WARDER_ENOMEM;
+                return NULL;
+        }
+        warder_glob *none = NULL;
+        if (!atomic_compare_exchange_strong_explicit(slot, &none, g, memory_order_acq_rel,
+                                                     memory_order_acquire)) {
+                warder_glob_free(g); /* another thread compiled it first */
+                g = none;
+        }
+        return g;
+}
+
+int warder__ruleset_compile_all(const warder_ruleset *rs)
+{
+        for (size_t op = 0; op < WARDER_OP_COUNT; op++) {
+                const struct warder__opset *o = &rs->ops[op];
+                for (size_t i = 0; i < o->n; i++) {
+                        const struct warder__rule *r = &o->rules[i];
+                        int rc = 0;
+                        if (r->nglob && !warder__rule_glob(r, false, &rc))
+                                return rc;
+                        if (r->nglob && r->fold && !warder__rule_glob(r, true, &rc))
+                                return rc;
+                }
+        }
+        return 0;
+}
+
+static bool glob_beneath(const struct warder__rule *rule, bool fold, const char *dir, size_t len)
+{
+        int rc;
+        const warder_glob *g = warder__rule_glob(rule, fold, &rc);
+        if (g)
+                rc = warder__glob_match_prefix(g, dir, len);
         if (rc < 0) /* §2.10: engine errors fail closed */
                 return rule->action != WARDER_ALLOW;
         return rc > 0;
@@ -1036,17 +1194,19 @@ bool warder__rule_beneath(const struct warder__rule *rule, const char *slashed, 
                 if (rule->fold && folded && alt_beneath(&rule->alts[i], folded, dl, true))
                         return true;
         }
-        if (rule->glob && glob_beneath(rule->glob, rule, slashed, len))
+        if (rule->nglob && glob_beneath(rule, false, slashed, len))
                 return true;
-        if (rule->glob_fold && glob_beneath(rule->glob_fold, rule, slashed, len))
+        if (rule->nglob && rule->fold && glob_beneath(rule, true, slashed, len))
                 return true;
         return false;
 }
 
-static bool glob_hit(const warder_glob *g, const struct warder__rule *rule,
-                     const struct warder__target *t)
+static bool glob_hit(const struct warder__rule *rule, bool fold, const struct warder__target *t)
 {
-        int rc = warder_glob_match(g, t->s, t->len);
+        int rc;
+        const warder_glob *g = warder__rule_glob(rule, fold, &rc);
+        if (g)
+                rc = warder_glob_match(g, t->s, t->len);
         if (rc < 0) /* §2.10: engine errors fail closed */
                 return rule->action != WARDER_ALLOW;
         return rc > 0;
@@ -1061,9 +1221,9 @@ bool warder__rule_match(const struct warder__rule *rule, const struct warder__ta
                 if (rule->fold && folded && warder__alt_match(&rule->alts[i], folded, true))
                         return true;
         }
-        if (rule->glob && glob_hit(rule->glob, rule, t))
+        if (rule->nglob && glob_hit(rule, false, t))
                 return true;
-        if (rule->glob_fold && glob_hit(rule->glob_fold, rule, t))
+        if (rule->nglob && rule->fold && glob_hit(rule, true, t))
                 return true;
         return false;
 }

@@ -54,7 +54,9 @@ static int emit(FILE *f, const char *path, size_t k, char *name)
         memset(&rs, 0, sizeof(rs));
         struct loader L;
         memset(&L, 0, sizeof(L));
+        struct warder__arena arena = {NULL, 0};
         L.rs = &rs;
+        L.arena = &arena;
         L.err = &err;
         L.max_file_size = 1u << 20;
         L.max_depth = 64;
@@ -112,6 +114,7 @@ static int emit(FILE *f, const char *path, size_t k, char *name)
         if (bad)
                 fprintf(stderr, "%s: a preset that extends another is not tabulated\n", path);
         warder__raw_free(&raw);
+        warder__arena_free(&arena);
         for (size_t i = 0; i < rs.nfiles; i++)
                 free(rs.files[i]);
         free(rs.files);

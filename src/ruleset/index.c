@@ -24,7 +24,7 @@
 
 #include "ruleset-internal.h"
 
-/* A fast hash for uthash and the key filters (keys come from the ruleset; a target can only
+/* A fast hash for the key tables and filters (keys come from the ruleset; a target can only
  * make a filter bit or a bucket collide, never a list longer). */
 static inline uint32_t key_hash(const void *p, size_t n)
 {
@@ -51,16 +51,6 @@ static inline uint32_t key_hash(const void *p, size_t n)
         h ^= h >> 29;
         return (uint32_t)h;
 }
-
-#define HASH_FUNCTION(keyptr, keylen, hashv) ((hashv) = key_hash((keyptr), (keylen)))
-#include "uthash-safe.h"
-
-struct warder__key_entry {
-        UT_hash_handle hh;
-        struct warder__plist list;
-        size_t len;
-        char key[];
-};
 
 /* Makes room for one more element in the array *v of *cap elements (n in use). */
 static int grow(void *v, size_t *cap, size_t n, size_t size, size_t first)
@@ -96,43 +86,11 @@ static void lower_copy(char *dst, const char *src, size_t n)
         }
 }
 
-static int add(struct warder__index *idx, enum warder__key_kind kind, const char *key, size_t len,
-               bool fold, uint32_t rule, uint32_t alt, uint8_t action, uint32_t prefix_comps)
+/* Notes what a key of `kind` tells the lookups (which prefix depths, component lengths and
+ * gram lengths exist). */
+static void note_key(struct warder__index *idx, enum warder__key_kind kind, size_t len,
+                     uint32_t prefix_comps)
 {
-        idx->empty = false;
-        idx->postings++;
-        if (kind == WARDER__K_COUNT)
-                return plist_add(&idx->residual, rule, alt, action);
-        struct warder__key_entry *e = NULL;
-        char small[256];
-        char *k = len <= sizeof(small) ? small : malloc(len);
-        if (!k)
-                return WARDER_ENOMEM;
-        if (fold)
-                lower_copy(k, key, len);
-        else
-                memcpy(k, key, len);
-        HASH_FIND(hh, idx->tab[kind], k, len, e);
-        if (!e) {
-                e = calloc(1, sizeof(*e) + len + 1);
-                if (!e) {
-                        if (k != small)
-                                free(k);
-                        return WARDER_ENOMEM;
-                }
-                memcpy(e->key, k, len);
-                e->len = len;
-                warder__hash_oom = false;
-                HASH_ADD(hh, idx->tab[kind], key[0], len, e);
-                if (warder__hash_oom) {
-                        free(e);
-                        if (k != small)
-                                free(k);
-                        return WARDER_ENOMEM;
-                }
-        }
-        if (k != small)
-                free(k);
         if (kind == WARDER__K_PREFIX) {
                 if (prefix_comps < idx->prefix_min)
                         idx->prefix_min = prefix_comps;
@@ -143,7 +101,43 @@ static int add(struct warder__index *idx, enum warder__key_kind kind, const char
         } else if (kind == WARDER__K_BSUB || kind == WARDER__K_PSUB) {
                 idx->gram_lens[kind - WARDER__K_BSUB] |= (uint8_t)(1u << len);
         }
-        return plist_add(&e->list, rule, alt, action);
+}
+
+/* The entry of `key` in `t`, or UINT32_MAX. */
+static uint32_t ktab_find(const struct warder__ktab *t, const char *key, size_t len, uint32_t h)
+{
+        for (uint32_t i = h & t->mask;; i = (i + 1) & t->mask) {
+                uint32_t s = t->slots[i];
+                if (!s)
+                        return UINT32_MAX;
+                const struct warder__kent *e = &t->ent[s - 1];
+                if (e->hash == h && e->len == len && memcmp(t->keys + e->key, key, len) == 0)
+                        return s - 1;
+        }
+}
+
+/* Adds `key` to `t` (room was made for it); returns its entry. */
+static uint32_t ktab_add(struct warder__ktab *t, const char *key, size_t len, uint32_t h,
+                         size_t *keys_used)
+{
+        uint32_t i = h & t->mask;
+        while (t->slots[i])
+                i = (i + 1) & t->mask;
+        struct warder__kent *e = &t->ent[t->n];
+        *e = (struct warder__kent){h, (uint32_t)*keys_used, (uint32_t)len, 0, 0};
+        memcpy(t->keys + *keys_used, key, len);
+        *keys_used += len;
+        t->slots[i] = ++t->n;
+        return t->n - 1;
+}
+
+static void ktab_free(struct warder__ktab *t)
+{
+        free(t->slots);
+        free(t->ent);
+        free(t->keys);
+        free(t->post);
+        memset(t, 0, sizeof(*t));
 }
 
 static uint32_t comps_of(const char *s, size_t n)
@@ -164,7 +158,8 @@ static void index_init(struct warder__index *idx)
 static int build_filters(struct warder__index *idx)
 {
         for (int k = 0; k < WARDER__K_COUNT; k++) {
-                size_t count = HASH_COUNT(idx->tab[k]);
+                const struct warder__ktab *t = &idx->tab[k];
+                size_t count = t->n;
                 if (!count)
                         continue;
                 size_t bits = 1024;
@@ -174,10 +169,8 @@ static int build_filters(struct warder__index *idx)
                 if (!idx->filter[k])
                         return WARDER_ENOMEM;
                 idx->fmask[k] = (uint32_t)(bits - 1);
-                struct warder__key_entry *e, *tmp;
-                HASH_ITER(hh, idx->tab[k], e, tmp)
-                {
-                        uint32_t b = e->hh.hashv & idx->fmask[k];
+                for (uint32_t e = 0; e < t->n; e++) {
+                        uint32_t b = t->ent[e].hash & idx->fmask[k];
                         idx->filter[k][b >> 6] |= 1ull << (b & 63);
                 }
         }
@@ -198,21 +191,21 @@ struct cand {
         uint32_t len;
         uint8_t kind;
         bool weak;
-        uint32_t pcomps;
+        uint32_t hash; /* of the key (strong and weak keys), for counting */
 };
 
 /* One alternative of a rule: an exact one (alt < nalts) or a matcher group (CONFIRM). */
 struct unit {
         uint32_t rule, alt;
-        size_t first, n; /* its candidates */
+        uint32_t first, n; /* its candidates */
         struct cand chosen;
 };
 
+/* How many units offer each key: open addressing over keys borrowed from the rules. */
 struct counter {
-        UT_hash_handle hh;
-        size_t count;
-        size_t len;
-        char key[]; /* kind byte + text */
+        const char *text; /* NULL: a free slot */
+        uint32_t len, hash, count;
+        uint8_t kind;
 };
 
 struct chooser {
@@ -220,16 +213,61 @@ struct chooser {
         size_t nc, capc;
         struct unit *u;
         size_t nu, capu;
+        /* strong and weak keys: slots of (count << 32 | index of the first candidate + 1) */
+        uint64_t *kslots;
+        size_t kmask;
+        /* grams */
         struct counter *counts;
-        struct warder__buf scratch;
+        size_t cmask, ncounts;
 };
+
+static uint32_t counter_hash(uint8_t kind, const char *text, size_t len)
+{
+        return key_hash(text, len) ^ (uint32_t)kind * 0x9e3779b9u;
+}
+
+static struct counter *counter_slot(struct counter *tab, size_t mask, uint8_t kind,
+                                    const char *text, size_t len, uint32_t h)
+{
+        for (size_t i = h & mask;; i = (i + 1) & mask) {
+                struct counter *c = &tab[i];
+                if (!c->text || (c->hash == h && c->kind == kind && c->len == len &&
+                                 memcmp(c->text, text, len) == 0))
+                        return c;
+        }
+}
+
+static int counts_grow(struct chooser *ch)
+{
+        size_t cap = ch->counts ? (ch->cmask + 1) * 2 : 1024;
+        struct counter *tab = calloc(cap, sizeof(*tab));
+        if (!tab)
+                return WARDER_ENOMEM;
+        for (size_t i = 0; ch->counts && i <= ch->cmask; i++) {
+                const struct counter *c = &ch->counts[i];
+                if (c->text)
+                        *counter_slot(tab, cap - 1, c->kind, c->text, c->len, c->hash) = *c;
+        }
+        free(ch->counts);
+        ch->counts = tab;
+        ch->cmask = cap - 1;
+        return 0;
+}
+
+static bool is_sub(uint8_t kind)
+{
+        return kind == WARDER__K_BSUB || kind == WARDER__K_PSUB;
+}
 
 static int push_cand(struct chooser *ch, enum warder__key_kind kind, const char *text, size_t len,
                      bool weak, uint32_t pcomps)
 {
         if (grow(&ch->c, &ch->capc, ch->nc, sizeof(*ch->c), 256))
                 return WARDER_ENOMEM;
-        ch->c[ch->nc++] = (struct cand){text, (uint32_t)len, (uint8_t)kind, weak, pcomps};
+        (void)pcomps;
+        ch->c[ch->nc++] =
+            (struct cand){text, (uint32_t)len, (uint8_t)kind, weak,
+                          is_sub((uint8_t)kind) ? 0 : counter_hash((uint8_t)kind, text, len)};
         ch->u[ch->nu - 1].n++;
         return 0;
 }
@@ -238,7 +276,8 @@ static int push_unit(struct chooser *ch, uint32_t rule, uint32_t alt)
 {
         if (grow(&ch->u, &ch->capu, ch->nu, sizeof(*ch->u), 256))
                 return WARDER_ENOMEM;
-        ch->u[ch->nu++] = (struct unit){rule, alt, ch->nc, 0, {"", 0, WARDER__K_COUNT, false, 0}};
+        ch->u[ch->nu++] =
+            (struct unit){rule, alt, (uint32_t)ch->nc, 0, {"", 0, WARDER__K_COUNT, false, 0}};
         return 0;
 }
 
@@ -275,33 +314,26 @@ static int exact_cands(struct chooser *ch, const struct warder__alt *a, const ch
         return rc;
 }
 
-static bool is_sub(uint8_t kind)
-{
-        return kind == WARDER__K_BSUB || kind == WARDER__K_PSUB;
-}
-
 /* Counts under (kind, text); `delta` 0 only reads. */
 static int count_key(struct chooser *ch, uint8_t kind, const char *text, size_t len, size_t delta,
                      size_t *out)
 {
-        warder__buf_truncate(&ch->scratch, 0);
-        if (warder__buf_putc(&ch->scratch, (char)kind) ||
-            warder__buf_append(&ch->scratch, text, len))
+        if ((!ch->counts || (ch->ncounts + 1) * 2 > ch->cmask + 1) && delta && counts_grow(ch))
                 return WARDER_ENOMEM;
-        struct counter *c = NULL;
-        HASH_FIND(hh, ch->counts, ch->scratch.data, ch->scratch.len, c);
-        if (!c && delta) {
-                c = calloc(1, sizeof(*c) + ch->scratch.len);
-                if (!c)
-                        return WARDER_ENOMEM;
-                c->len = ch->scratch.len;
-                memcpy(c->key, ch->scratch.data, c->len);
-                HASH_ADD(hh, ch->counts, key[0], c->len, c);
+        if (!ch->counts) {
+                if (out)
+                        *out = 0;
+                return 0;
         }
-        if (c)
-                c->count += delta;
+        uint32_t h = counter_hash(kind, text, len);
+        struct counter *c = counter_slot(ch->counts, ch->cmask, kind, text, len, h);
+        if (!c->text && delta) {
+                *c = (struct counter){text, (uint32_t)len, h, 0, kind};
+                ch->ncounts++;
+        }
+        c->count += (uint32_t)delta;
         if (out)
-                *out = c ? c->count : 0;
+                *out = c->text ? c->count : 0;
         return 0;
 }
 
@@ -311,22 +343,65 @@ static int count_key(struct chooser *ch, uint8_t kind, const char *text, size_t 
              g##_i + glen <= (len) && glen; g##_i++)                                               \
                 for (const char *g = (text) + g##_i; g; g = NULL)
 
-static int count_all(struct chooser *ch)
+static bool same_key(const struct cand *a, const struct cand *b)
+{
+        return a->hash == b->hash && a->kind == b->kind && a->len == b->len &&
+               memcmp(a->text, b->text, a->len) == 0;
+}
+
+/* The slot of candidate i's key: its count, or a free slot. */
+static uint64_t *key_slot(const struct chooser *ch, size_t i)
+{
+        const struct cand *c = &ch->c[i];
+        for (size_t k = c->hash & ch->kmask;; k = (k + 1) & ch->kmask) {
+                uint64_t v = ch->kslots[k];
+                if (!v || same_key(&ch->c[(uint32_t)v - 1], c))
+                        return &ch->kslots[k];
+        }
+}
+
+/* Counts the strong and weak keys every unit offers. */
+static int count_keys(struct chooser *ch)
+{
+        size_t n = 0, cap = 16;
+        for (size_t i = 0; i < ch->nc; i++)
+                n += !is_sub(ch->c[i].kind);
+        while (cap < n + n / 2 + 1)
+                cap *= 2;
+        if (!(ch->kslots = calloc(cap, sizeof(*ch->kslots))))
+                return WARDER_ENOMEM;
+        ch->kmask = cap - 1;
+        for (size_t i = 0; i < ch->nc; i++) {
+                if (is_sub(ch->c[i].kind))
+                        continue;
+                uint64_t *slot = key_slot(ch, i);
+                *slot = *slot ? *slot + ((uint64_t)1 << 32) : ((uint64_t)1 << 32 | (i + 1));
+        }
+        return 0;
+}
+
+/* How many units offer candidate i's key (0 when keys were not counted). */
+static size_t key_count(const struct chooser *ch, size_t i)
+{
+        return ch->kslots ? (size_t)(*key_slot(ch, i) >> 32) : 0;
+}
+
+/* Counts the grams of the units left without a strong key: the lists they would join. */
+static int count_grams(struct chooser *ch)
 {
         for (size_t u = 0; u < ch->nu; u++) {
                 const struct unit *un = &ch->u[u];
+                if (un->chosen.kind != WARDER__K_COUNT)
+                        continue;
                 for (size_t i = un->first; i < un->first + un->n; i++) {
                         const struct cand *c = &ch->c[i];
                         int rc = 0;
-                        if (!is_sub(c->kind)) {
-                                rc = count_key(ch, c->kind, c->text, c->len, 1, NULL);
-                        } else {
-                                FOR_GRAMS(c->text, c->len, g, glen)
-                                {
-                                        if (!rc)
-                                                rc =
-                                                    count_key(ch, WARDER__K_BSUB, g, glen, 1, NULL);
-                                }
+                        if (!is_sub(c->kind))
+                                continue;
+                        FOR_GRAMS(c->text, c->len, g, glen)
+                        {
+                                if (!rc)
+                                        rc = count_key(ch, WARDER__K_BSUB, g, glen, 1, NULL);
                         }
                         if (rc)
                                 return rc;
@@ -336,9 +411,12 @@ static int count_all(struct chooser *ch)
 }
 
 /* Chooses each unit's key: its rarest strong key; else, when many units are left without
- * one, its rarest gram; else a weak prefix; else none (residual). */
-static int choose(struct chooser *ch)
+ * one, its rarest gram among theirs; else a weak prefix; else none (residual). Keys are
+ * counted only in a large set (`count`): in a small one the order of kinds decides. */
+static int choose(struct chooser *ch, bool count)
 {
+        if (count && count_keys(ch))
+                return WARDER_ENOMEM;
         size_t weakless = 0;
         for (size_t u = 0; u < ch->nu; u++) {
                 struct unit *un = &ch->u[u];
@@ -347,9 +425,7 @@ static int choose(struct chooser *ch)
                         const struct cand *c = &ch->c[i];
                         if (is_sub(c->kind) || c->weak)
                                 continue;
-                        size_t n = 0;
-                        if (count_key(ch, c->kind, c->text, c->len, 0, &n))
-                                return WARDER_ENOMEM;
+                        size_t n = key_count(ch, i);
                         /* ties: the key that is cheaper to look up (enum order) */
                         if (n < best || (n == best && c->kind < un->chosen.kind)) {
                                 best = n;
@@ -360,6 +436,8 @@ static int choose(struct chooser *ch)
                         weakless++;
         }
         bool grams = weakless > RESIDUAL_CHEAP;
+        if (grams && count && count_grams(ch))
+                return WARDER_ENOMEM;
         for (size_t u = 0; u < ch->nu; u++) {
                 struct unit *un = &ch->u[u];
                 if (un->chosen.kind != WARDER__K_COUNT)
@@ -392,23 +470,112 @@ static int choose(struct chooser *ch)
 
 static void chooser_free(struct chooser *ch)
 {
-        struct counter *c, *tmp;
-        HASH_ITER(hh, ch->counts, c, tmp)
-        {
-                HASH_DEL(ch->counts, c);
-                free(c);
-        }
+        free(ch->kslots);
+        free(ch->counts);
         free(ch->c);
         free(ch->u);
-        warder__buf_free(&ch->scratch);
 }
 
-static int file_unit(struct warder__index *idx, const struct unit *un, bool fold, uint8_t action)
+/* Files every unit (the fold rules' only, in lower case, when `fold`) under its chosen key:
+ * counts first, then every key's postings in one array, in unit (so rule) order. */
+static int file_all(struct warder__index *idx, const struct chooser *ch,
+                    const struct warder__opset *set, bool fold)
 {
-        const struct cand *c = &un->chosen;
-        uint32_t pc = c->kind == WARDER__K_PREFIX ? comps_of(c->text, c->len) : 0;
-        return add(idx, (enum warder__key_kind)c->kind, c->text, c->len, fold, un->rule, un->alt,
-                   action, pc);
+        size_t units[WARDER__K_COUNT] = {0}, bytes[WARDER__K_COUNT] = {0};
+        for (size_t u = 0; u < ch->nu; u++) {
+                const struct unit *un = &ch->u[u];
+                if ((fold && !set->rules[un->rule].fold) || un->chosen.kind == WARDER__K_COUNT)
+                        continue;
+                units[un->chosen.kind]++;
+                bytes[un->chosen.kind] += un->chosen.len;
+        }
+        for (int k = 0; k < WARDER__K_COUNT; k++) {
+                struct warder__ktab *t = &idx->tab[k];
+                if (!units[k])
+                        continue;
+                size_t cap = 16;
+                while (cap < 2 * units[k])
+                        cap *= 2;
+                if (cap > UINT32_MAX)
+                        return WARDER_ENOMEM;
+                t->slots = calloc(cap, sizeof(*t->slots));
+                t->ent = malloc(units[k] * sizeof(*t->ent));
+                t->keys = malloc(bytes[k] ? bytes[k] : 1);
+                if (!t->slots || !t->ent || !t->keys)
+                        return WARDER_ENOMEM;
+                t->mask = (uint32_t)(cap - 1);
+        }
+        uint32_t *which = malloc((ch->nu ? ch->nu : 1) * sizeof(*which));
+        char *low = NULL;
+        size_t lowcap = 0, used[WARDER__K_COUNT] = {0};
+        int rc = which ? 0 : WARDER_ENOMEM;
+        for (size_t u = 0; u < ch->nu && !rc; u++) {
+                const struct unit *un = &ch->u[u];
+                const struct warder__rule *r = &set->rules[un->rule];
+                const struct cand *c = &un->chosen;
+                which[u] = UINT32_MAX;
+                if (fold && !r->fold)
+                        continue;
+                idx->empty = false;
+                idx->postings++;
+                if (c->kind == WARDER__K_COUNT) {
+                        rc = plist_add(&idx->residual, un->rule, un->alt, (uint8_t)r->action);
+                        continue;
+                }
+                const char *key = c->text;
+                if (fold) {
+                        if (c->len > lowcap) {
+                                char *p = realloc(low, c->len);
+                                if (!p) {
+                                        rc = WARDER_ENOMEM;
+                                        break;
+                                }
+                                low = p;
+                                lowcap = c->len;
+                        }
+                        lower_copy(low, c->text, c->len);
+                        key = low;
+                }
+                struct warder__ktab *t = &idx->tab[c->kind];
+                uint32_t h = key_hash(key, c->len);
+                uint32_t e = ktab_find(t, key, c->len, h);
+                if (e == UINT32_MAX)
+                        e = ktab_add(t, key, c->len, h, &used[c->kind]);
+                note_key(idx, (enum warder__key_kind)c->kind, c->len,
+                         c->kind == WARDER__K_PREFIX ? comps_of(c->text, c->len) : 0);
+                /* one rule's matcher alternatives may choose the same key: one posting is
+                 * enough (`first` remembers, until the postings are laid out, the rule whose
+                 * matcher was filed last, plus one) */
+                struct warder__kent *ent = &t->ent[e];
+                if (un->alt == WARDER__CONFIRM && ent->first == un->rule + 1)
+                        continue;
+                ent->first = un->alt == WARDER__CONFIRM ? un->rule + 1 : 0;
+                ent->n++;
+                which[u] = e;
+        }
+        free(low);
+        for (int k = 0; k < WARDER__K_COUNT && !rc; k++) {
+                struct warder__ktab *t = &idx->tab[k];
+                size_t total = 0;
+                for (uint32_t e = 0; e < t->n; e++) {
+                        t->ent[e].first = (uint32_t)total;
+                        total += t->ent[e].n;
+                        t->ent[e].n = 0;
+                }
+                if (t->n && !(t->post = malloc(total * sizeof(*t->post))))
+                        rc = WARDER_ENOMEM;
+        }
+        for (size_t u = 0; u < ch->nu && !rc; u++) {
+                if (which[u] == UINT32_MAX)
+                        continue;
+                const struct unit *un = &ch->u[u];
+                struct warder__ktab *t = &idx->tab[un->chosen.kind];
+                struct warder__kent *ent = &t->ent[which[u]];
+                t->post[ent->first + ent->n++] = (struct warder__posting){
+                    un->rule, un->alt, (uint8_t)set->rules[un->rule].action};
+        }
+        free(which);
+        return rc;
 }
 
 int warder__index_build(struct warder__opset *set, const char *root, bool fold_case)
@@ -419,6 +586,15 @@ int warder__index_build(struct warder__opset *set, const char *root, bool fold_c
         struct chooser ch;
         memset(&ch, 0, sizeof(ch));
         int rc = 0;
+        /* room for every unit and candidate at once (an exact alternative offers at most 3) */
+        for (size_t i = 0; i < set->n; i++) {
+                ch.capu += set->rules[i].nalts + set->rules[i].ngroups;
+                ch.capc += 3 * (size_t)set->rules[i].nalts + set->rules[i].nhints;
+        }
+        ch.u = malloc((ch.capu ? ch.capu : 1) * sizeof(*ch.u));
+        ch.c = malloc((ch.capc ? ch.capc : 1) * sizeof(*ch.c));
+        if (!ch.u || !ch.c)
+                rc = WARDER_ENOMEM;
         for (size_t i = 0; i < set->n && !rc; i++) {
                 const struct warder__rule *r = &set->rules[i];
                 for (uint32_t j = 0; j < r->nalts && !rc; j++) {
@@ -438,19 +614,17 @@ int warder__index_build(struct warder__opset *set, const char *root, bool fold_c
         }
         /* a small set has few keys to share: counting costs more than it saves (a preset
          * loads in microseconds) and the order of kinds decides */
-        if (!rc && ch.nu > SMALL_SET)
-                rc = count_all(&ch);
         if (!rc)
-                rc = choose(&ch);
+                rc = choose(&ch, ch.nu > SMALL_SET);
         for (size_t u = 0; u < ch.nu && !rc; u++) {
-                const struct warder__rule *r = &set->rules[ch.u[u].rule];
                 if (ch.u[u].chosen.weak &&
                     (u == 0 || ch.u[u - 1].rule != ch.u[u].rule || !ch.u[u - 1].chosen.weak))
                         set->idx.weak_rules++;
-                rc = file_unit(&set->idx, &ch.u[u], false, (uint8_t)r->action);
-                if (!rc && r->fold)
-                        rc = file_unit(&set->fidx, &ch.u[u], true, (uint8_t)r->action);
         }
+        if (!rc)
+                rc = file_all(&set->idx, &ch, set, false);
+        if (!rc)
+                rc = file_all(&set->fidx, &ch, set, true);
         chooser_free(&ch);
         for (size_t i = 0; i < set->n; i++) {
                 struct warder__rule *r = &set->rules[i];
@@ -458,7 +632,7 @@ int warder__index_build(struct warder__opset *set, const char *root, bool fold_c
                         free(r->hints[j].text);
                 free(r->hints);
                 r->hints = NULL;
-                r->nhints = 0;
+                r->nhints = r->hcap = 0;
         }
         if (!rc)
                 rc = build_filters(&set->idx);
@@ -470,16 +644,9 @@ int warder__index_build(struct warder__opset *set, const char *root, bool fold_c
 void warder__index_free(struct warder__index *idx)
 {
         for (int k = 0; k < WARDER__K_COUNT; k++) {
-                struct warder__key_entry *e, *tmp;
-                HASH_ITER(hh, idx->tab[k], e, tmp)
-                {
-                        HASH_DEL(idx->tab[k], e);
-                        free(e->list.p);
-                        free(e);
-                }
-        }
-        for (int k = 0; k < WARDER__K_COUNT; k++)
+                ktab_free(&idx->tab[k]);
                 free(idx->filter[k]);
+        }
         free(idx->residual.p);
         memset(idx, 0, sizeof(*idx));
 }
@@ -491,12 +658,10 @@ void warder__index_stats(const struct warder__index *idx, size_t *residual_rules
         for (size_t i = 0; i < idx->residual.n; i++)
                 res += i == 0 || idx->residual.p[i].rule != idx->residual.p[i - 1].rule;
         for (int k = 0; k < WARDER__K_COUNT; k++) {
-                struct warder__key_entry *e, *tmp;
-                HASH_ITER(hh, idx->tab[k], e, tmp)
-                {
-                        if (e->list.n > largest)
-                                largest = e->list.n;
-                }
+                const struct warder__ktab *t = &idx->tab[k];
+                for (uint32_t e = 0; e < t->n; e++)
+                        if (t->ent[e].n > largest)
+                                largest = t->ent[e].n;
         }
         *residual_rules = res + idx->weak_rules;
         *largest_list = largest;
@@ -633,11 +798,11 @@ static bool eval(const struct probe *pr, const struct warder__posting *p, bool f
         return warder__rule_match(r, pr->t, pr->ft);
 }
 
-static void run(const struct probe *pr, const struct warder__plist *l, bool folded)
+static void run(const struct probe *pr, const struct warder__posting *list, size_t n, bool folded)
 {
         struct best *b = pr->best;
-        for (size_t i = 0; i < l->n; i++) {
-                const struct warder__posting *p = &l->p[i];
+        for (size_t i = 0; i < n; i++) {
+                const struct warder__posting *p = &list[i];
                 if (b->idx >= 0) {
                         if (b->prec == WARDER_FIRST_MATCH) {
                                 if ((long)p->rule >= b->idx)
@@ -661,40 +826,45 @@ static void run(const struct probe *pr, const struct warder__plist *l, bool fold
         }
 }
 
-/* The posting list under a key, or NULL. */
-static const struct warder__plist *find(const struct warder__index *idx, enum warder__key_kind kind,
-                                        const char *key, size_t len)
+/* The postings under a key (*n of them), or NULL. */
+static const struct warder__posting *find(const struct warder__index *idx,
+                                          enum warder__key_kind kind, const char *key, size_t len,
+                                          size_t *n)
 {
-        struct warder__key_entry *e = NULL;
-        unsigned hv;
-        HASH_VALUE(key, len, hv);
-        uint32_t b = hv & idx->fmask[kind];
+        uint32_t h = key_hash(key, len);
+        uint32_t b = h & idx->fmask[kind];
         if (!(idx->filter[kind][b >> 6] >> (b & 63) & 1))
                 return NULL;
-        HASH_FIND_BYHASHVALUE(hh, idx->tab[kind], key, len, hv, e);
-        return e ? &e->list : NULL;
+        const struct warder__ktab *t = &idx->tab[kind];
+        uint32_t e = ktab_find(t, key, len, h);
+        if (e == UINT32_MAX)
+                return NULL;
+        *n = t->ent[e].n;
+        return t->post + t->ent[e].first;
 }
 
 static void lookup(const struct probe *pr, const struct warder__index *idx,
                    enum warder__key_kind kind, const char *key, size_t len, bool folded)
 {
-        const struct warder__plist *l = find(idx, kind, key, len);
+        size_t n = 0;
+        const struct warder__posting *l = find(idx, kind, key, len, &n);
         if (l)
-                run(pr, l, folded);
+                run(pr, l, n, folded);
 }
 
 /* Every gram of s[0..n) that is a key: each distinct list runs once. */
 static void slide(const struct probe *pr, const struct warder__index *idx,
                   enum warder__key_kind kind, const char *s, size_t n, bool folded)
 {
-        const struct warder__plist *seen[16];
+        const struct warder__posting *seen[16];
         size_t nseen = 0;
         unsigned lens = idx->gram_lens[kind - WARDER__K_BSUB];
         for (size_t g = 1; g <= GRAM_MAX; g++) {
                 if (!(lens >> g & 1))
                         continue;
                 for (size_t i = 0; i + g <= n; i++) {
-                        const struct warder__plist *l = find(idx, kind, s + i, g);
+                        size_t ln = 0;
+                        const struct warder__posting *l = find(idx, kind, s + i, g, &ln);
                         if (!l)
                                 continue;
                         bool dup = false;
@@ -704,7 +874,7 @@ static void slide(const struct probe *pr, const struct warder__index *idx,
                                 continue;
                         if (nseen < WARDER__ARRAY_SIZE(seen))
                                 seen[nseen++] = l;
-                        run(pr, l, folded);
+                        run(pr, l, ln, folded);
                 }
         }
 }
@@ -714,24 +884,24 @@ static void decide_index(const struct probe *pr, const struct warder__index *idx
         if (idx->empty)
                 return;
         const struct warder__target *t = folded ? pr->ft : pr->t;
-        if (idx->tab[WARDER__K_EXACT])
+        if (idx->tab[WARDER__K_EXACT].n)
                 lookup(pr, idx, WARDER__K_EXACT, t->s, t->len, folded);
-        if (idx->tab[WARDER__K_PREFIX] && t->n > 1) {
+        if (idx->tab[WARDER__K_PREFIX].n && t->n > 1) {
                 size_t lo = idx->prefix_min < 1 ? 1 : idx->prefix_min;
                 size_t hi = idx->prefix_max < t->n - 1 ? idx->prefix_max : t->n - 1;
                 for (size_t k = lo; k <= hi; k++)
                         lookup(pr, idx, WARDER__K_PREFIX, t->s, t->slash[k], folded);
         }
         if (t->n) {
-                if (idx->tab[WARDER__K_BASE])
+                if (idx->tab[WARDER__K_BASE].n)
                         lookup(pr, idx, WARDER__K_BASE, t->base, t->base_len, folded);
-                if (idx->tab[WARDER__K_EXT]) {
+                if (idx->tab[WARDER__K_EXT].n) {
                         const char *dot = memrchr(t->base, '.', t->base_len);
                         if (dot && (size_t)(dot - t->base) + 1 < t->base_len)
                                 lookup(pr, idx, WARDER__K_EXT, dot + 1,
                                        t->base_len - (size_t)(dot + 1 - t->base), folded);
                 }
-                if (idx->tab[WARDER__K_COMP]) {
+                if (idx->tab[WARDER__K_COMP].n) {
                         uint64_t lens = idx->comp_lens;
                         for (size_t i = 0; i + 1 < t->n; i++) {
                                 size_t start = t->slash[i] + 1;
@@ -740,12 +910,12 @@ static void decide_index(const struct probe *pr, const struct warder__index *idx
                                         lookup(pr, idx, WARDER__K_COMP, t->s + start, len, folded);
                         }
                 }
-                if (idx->tab[WARDER__K_BSUB])
+                if (idx->tab[WARDER__K_BSUB].n)
                         slide(pr, idx, WARDER__K_BSUB, t->base, t->base_len, folded);
-                if (idx->tab[WARDER__K_PSUB])
+                if (idx->tab[WARDER__K_PSUB].n)
                         slide(pr, idx, WARDER__K_PSUB, t->s, (size_t)(t->base - t->s), folded);
         }
-        run(pr, &idx->residual, folded);
+        run(pr, idx->residual.p, idx->residual.n, folded);
 }
 
 long warder__index_decide(const warder_ruleset *rs, enum warder_op op, const char *target,

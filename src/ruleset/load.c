@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +88,7 @@ static int errf(struct loader *L, const char *file, const struct warder__ynode *
 
 static const char *describe(const struct warder__ynode *n)
 {
-        switch (n->type) {
+        switch ((enum warder__ynode_type)n->type) {
         case WARDER__Y_SEQ:
                 return "a list";
         case WARDER__Y_MAP:
@@ -95,7 +96,7 @@ static const char *describe(const struct warder__ynode *n)
         case WARDER__Y_SCALAR:
                 break;
         }
-        switch (n->stype) {
+        switch ((enum warder__yscalar)n->stype) {
         case WARDER__YS_NULL:
                 return "null";
         case WARDER__YS_BOOL:
@@ -238,11 +239,6 @@ static int check_keys(struct loader *L, const char *file, const struct warder__y
                 which[i / 2] = found;
         }
         return 0;
-}
-
-static char *xstrdup(const char *s)
-{
-        return s ? strdup(s) : NULL;
 }
 
 struct seen_id {
@@ -402,21 +398,27 @@ static int parse_rule(struct loader *L, struct raw *raw, enum warder_op op, size
         r->pcolumn = pv->column;
         r->pcontent_column = pv->content_column;
         r->foreign = foreign(L, file);
-        r->pattern = xstrdup(pat);
-        r->reason = xstrdup(why);
+        r->pattern = warder__arena_strndup(L->arena, pat, plen);
+        r->reason = why ? warder__arena_strndup(L->arena, why, strlen(why)) : NULL;
         if (ident) {
-                r->id = xstrdup(ident);
+                r->id = warder__arena_strndup(L->arena, ident, strlen(ident));
         } else {
-                char b[64];
-                snprintf(b, sizeof(b), "%s:%zu", op_names[op], index);
-                r->id = xstrdup(b);
+                /* "<op>:<index>", without printf (a large ruleset has many) */
+                char digits[24], *d = digits + sizeof(digits);
+                size_t v = index;
+                do
+                        *--d = (char)('0' + v % 10);
+                while ((v /= 10) != 0);
+                size_t on = strlen(op_names[op]), dn = (size_t)(digits + sizeof(digits) - d);
+                if ((r->id = warder__arena_alloc(L->arena, on + 1 + dn + 1))) {
+                        memcpy(r->id, op_names[op], on);
+                        r->id[on] = ':';
+                        memcpy(r->id + on + 1, d, dn);
+                        r->id[on + 1 + dn] = '\0';
+                }
         }
-        if (!r->pattern || !r->id || (why && !r->reason)) {
-                free(r->pattern);
-                free(r->reason);
-                free(r->id);
+        if (!r->pattern || !r->id || (why && !r->reason))
                 return WARDER_ENOMEM;
-        }
         o->n++;
         L->total_rules++;
         return 0;
@@ -453,6 +455,18 @@ static int parse_op(struct loader *L, struct raw *raw, enum warder_op op,
                 }
                 if ((rc = want_kind(L, file, v, WARDER__Y_SEQ, "rules")))
                         return rc;
+                /* room for the whole list at once (no more than the rule limit allows) */
+                size_t want = v->n, left = L->max_rules - L->total_rules + 1;
+                if (want > left)
+                        want = left;
+                if (want > o->cap - o->n) {
+                        size_t cap = o->n + want;
+                        struct raw_rule *r = realloc(o->rules, cap * sizeof(*r));
+                        if (!r)
+                                return WARDER_ENOMEM;
+                        o->rules = r;
+                        o->cap = cap;
+                }
                 for (size_t j = 0; j < v->n; j++)
                         if ((rc = parse_rule(L, raw, op, j, v->items[j], ids)))
                                 return rc;
@@ -551,12 +565,7 @@ void warder__raw_free(struct raw *raw)
 {
         for (size_t op = 0; op < WARDER_OP_COUNT; op++) {
                 struct raw_op *o = &raw->ops[op];
-                for (size_t i = 0; i < o->n; i++) {
-                        free(o->rules[i].pattern);
-                        free(o->rules[i].reason);
-                        free(o->rules[i].id);
-                }
-                free(o->rules);
+                free(o->rules); /* their strings are in the loader's arena */
         }
         for (size_t i = 0; i < raw->ncases; i++) {
                 free(raw->cases[i].target);
@@ -710,7 +719,11 @@ int warder__read_file(const char *path, size_t max, char **out, size_t *len, con
                     err, WARDER_ENOTREG, shown_as, 0, 0, "cannot read '%s': %s", path,
                     dir ? "it is a directory, not a regular file" : "not a regular file");
         }
+        /* room for the size the file has now (it may still change: the loop reads to the
+         * end whatever it is, and a larger file still grows the buffer) */
         size_t cap = 4096, n = 0;
+        if (st.st_size > 0 && (uintmax_t)st.st_size < (uintmax_t)max + 2)
+                cap = (size_t)st.st_size + 1;
         char *buf = malloc(cap + 1);
         int rc = buf ? 0 : WARDER_ENOMEM;
         while (!rc) {

@@ -4,7 +4,7 @@
 
 #include "ruleset-internal.h"
 
-/* A rule as read from a file, before compiling. */
+/* A rule as read from a file, before compiling (its strings are in the loader's arena). */
 struct raw_rule {
         enum warder_action action;
         char *pattern, *reason, *id;
@@ -36,7 +36,8 @@ struct raw {
 };
 
 struct loader {
-        warder_ruleset *rs; /* receives interned file names */
+        warder_ruleset *rs;          /* receives interned file names */
+        struct warder__arena *arena; /* holds the strings of the rules read */
         struct warder_error *err;
         size_t max_file_size, max_depth, max_nodes, max_rules, max_pattern_bytes;
         size_t total_rules;

@@ -11,6 +11,22 @@
 #include "warder/glob.h"
 #include "warder/ruleset.h"
 
+/* ---- Arenas (arena.c) --------------------------------------------------------------------- */
+
+struct warder__arena_chunk;
+
+/* Allocations that live as long as their owner (a ruleset, a YAML tree), freed together. */
+struct warder__arena {
+        struct warder__arena_chunk *head;
+        size_t next; /* the size of the next chunk */
+};
+
+/* `n` bytes aligned for any scalar, or NULL when out of memory. */
+void *warder__arena_alloc(struct warder__arena *a, size_t n);
+/* A NUL-terminated copy of s[0..n), or NULL. */
+char *warder__arena_strndup(struct warder__arena *a, const char *s, size_t n);
+void warder__arena_free(struct warder__arena *a);
+
 /* ---- YAML documents (yaml.c) ------------------------------------------------------------ */
 
 enum warder__ynode_type {
@@ -29,25 +45,24 @@ enum warder__yscalar {
 };
 
 struct warder__ynode {
-        enum warder__ynode_type type;
-        enum warder__yscalar stype; /* scalars only */
-        char *value;                /* scalars: NUL-terminated (may contain NUL: see len) */
+        char *value; /* scalars: NUL-terminated (may contain NUL: see len) */
         size_t len;
+        struct warder__ynode **items; /* sequence items, or mapping key/value pairs flattened */
+        size_t n, cap;
+        size_t expanded;       /* nodes after alias expansion, this one included */
+        size_t height;         /* nesting height after alias expansion, 1 for a scalar */
         unsigned line, column; /* 1-based start of the node */
         /* For scalars written on one line without escapes: the column of the first content
          * byte, so byte offsets map to columns. 0 when the mapping is not exact. */
         unsigned content_column;
-        struct warder__ynode **items; /* sequence items, or mapping key/value pairs flattened */
-        size_t n, cap;
-        size_t expanded; /* nodes after alias expansion, this one included */
-        size_t height;   /* nesting height after alias expansion, 1 for a scalar */
+        uint8_t type;  /* enum warder__ynode_type */
+        uint8_t stype; /* enum warder__yscalar, scalars only */
         bool complete;
-        struct warder__ynode *next_alloc;
 };
 
 struct warder__ydoc {
         struct warder__ynode *root; /* NULL for an empty document */
-        struct warder__ynode *all;  /* every allocated node, for freeing */
+        struct warder__arena arena; /* every node, its value and its items */
 };
 
 /* Parses one YAML document. Errors carry `file`, line and column; a name quoted from the
@@ -101,6 +116,9 @@ struct warder__hint {
 };
 
 struct warder__rule {
+        /* The ruleset's arena, which holds the strings, alternatives and stored matcher text
+         * below; NULL for a rule compiled alone, which owns them (malloc). */
+        struct warder__arena *arena;
         enum warder_action action;
         char *id;
         char *pattern; /* as written */
@@ -112,12 +130,16 @@ struct warder__rule {
         bool foreign;             /* from a file the caller did not name: errors quote a prefix */
         struct warder__alt *alts; /* alternatives decided without a matcher */
         uint32_t nalts;
-        bool fold;                  /* fold_case applies (deny/ask with fold_case: true) */
-        warder_glob *glob;          /* the other alternatives as one matcher, or NULL */
-        warder_glob *glob_fold;     /* the same with case folding, for fold rules */
-        struct warder__hint *hints; /* index key candidates of the matcher's alternatives
-                                     * (freed once the index is built) */
-        uint32_t nhints, ngroups;
+        bool fold;                        /* fold_case applies (deny/ask with fold_case: true) */
+        bool command;                     /* an execute rule: the matcher is the pattern itself */
+        uint32_t nglob;                   /* alternatives the matcher decides (0: no matcher) */
+        char *galts;                      /* those alternatives, anchored, NUL-terminated one after
+                                           * another (NULL when the matcher was compiled at load) */
+        _Atomic(warder_glob *) glob;      /* the matcher, once compiled (warder__rule_glob) */
+        _Atomic(warder_glob *) glob_fold; /* the same with case folding, for fold rules */
+        struct warder__hint *hints;       /* index key candidates of the matcher's alternatives
+                                           * (freed once the index is built) */
+        uint32_t nhints, hcap, ngroups;
 };
 
 /* A posting: a rule reachable through a key; `alt` names an exact alternative, or is
@@ -134,10 +156,24 @@ struct warder__plist {
         size_t n, cap;
 };
 
-struct warder__key_entry; /* uthash entry, index.c */
+/* A key of one kind and the run of postings filed under it. */
+struct warder__kent {
+        uint32_t hash, key, len; /* key: offset of its bytes in the table's `keys` */
+        uint32_t first, n;       /* its postings: post[first .. first + n) */
+};
+
+/* The keys of one kind: open addressing over entries, all postings in one array, in rule
+ * order within each key. */
+struct warder__ktab {
+        uint32_t *slots; /* entry index + 1, 0 when free; mask + 1 of them (NULL: no key) */
+        uint32_t mask, n;
+        struct warder__kent *ent;
+        char *keys;
+        struct warder__posting *post;
+};
 
 struct warder__index {
-        struct warder__key_entry *tab[WARDER__K_COUNT];
+        struct warder__ktab tab[WARDER__K_COUNT];
         /* one bit per hash value (mask + 1 bits): most absent keys cost no table probe */
         uint64_t *filter[WARDER__K_COUNT];
         uint32_t fmask[WARDER__K_COUNT];
@@ -198,6 +234,7 @@ struct warder__test_case {
 
 struct warder_ruleset {
         atomic_long refs;
+        struct warder__arena arena; /* the rules' strings and alternatives */
         char *root;
         char *home; /* may be NULL */
         char *base_dir;
@@ -243,6 +280,18 @@ int warder__rule_alternatives(const struct warder__rule *rule, const char *root,
                               char ***out, size_t *count, struct warder_error *err);
 int warder__rule_compile_command(struct warder__rule *rule, bool fold_case, size_t *budget,
                                  struct warder_error *err);
+/*
+ * The rule's matcher (the case-folding one when `fold`), compiled on first use: a rule the
+ * index never reaches is never compiled. Every error the compiler could report for what the
+ * loader accepted is reported at load instead (the pattern is validated there, and a matcher
+ * larger than WARDER__LAZY_MAX bytes is compiled there), so what is left here is running out
+ * of memory: NULL with *rc negative, and the caller fails closed (§2.10). Thread-safe: racing
+ * first uses compile twice and keep one.
+ */
+#define WARDER__LAZY_MAX 4096
+const warder_glob *warder__rule_glob(const struct warder__rule *rule, bool fold, int *rc);
+/* Compiles every lazy matcher of the ruleset (tests, fuzzers): 0, or the first error. */
+int warder__ruleset_compile_all(const warder_ruleset *rs);
 void warder__rule_release(struct warder__rule *rule);
 
 /* A normalised target split into components. */

@@ -38,6 +38,7 @@ static void ruleset_destroy(warder_ruleset *rs)
                 return;
         for (size_t op = 0; op < WARDER_OP_COUNT; op++)
                 opset_free(&rs->ops[op]);
+        warder__arena_free(&rs->arena);
         for (size_t i = 0; i < rs->nfiles; i++)
                 free(rs->files[i]);
         free(rs->files);
@@ -97,6 +98,7 @@ static int build(warder_ruleset *rs, struct raw *raw, size_t budget, struct ward
                 for (size_t i = 0; i < ro->n; i++) {
                         struct raw_rule *r = &ro->rules[i];
                         struct warder__rule *d = &o->rules[i];
+                        d->arena = &rs->arena;
                         d->action = r->action;
                         d->id = r->id;
                         d->pattern = r->pattern;
@@ -117,6 +119,10 @@ static int build(warder_ruleset *rs, struct raw *raw, size_t budget, struct ward
                         if (rc)
                                 return rc;
                 }
+                /* everything was moved out of the raw rules */
+                free(ro->rules);
+                ro->rules = NULL;
+                ro->n = ro->cap = 0;
                 if (op == WARDER_OP_EXECUTE) {
                         for (int a = 0; a < 3; a++) {
                                 o->by_action[a] = malloc(o->n * sizeof(uint32_t));
@@ -220,9 +226,10 @@ static int preset_raw(struct loader *L, const struct warder__preset_table *t, co
                                     "max_pattern_bytes)",
                                     L->max_pattern_bytes);
                         L->pattern_bytes += plen;
-                        r->pattern = dup_or_null(pr->pattern, &rc);
-                        r->reason = dup_or_null(pr->reason, &rc);
-                        r->id = dup_or_null(pr->id, &rc);
+                        /* the table's strings live as long as the library: not copied */
+                        r->pattern = (char *)pr->pattern;
+                        r->reason = (char *)pr->reason;
+                        r->id = (char *)pr->id;
                         L->total_rules++;
                 }
         }
@@ -295,6 +302,7 @@ static int load(warder_ruleset **out, enum origin origin, const char *text, size
         struct loader L;
         memset(&L, 0, sizeof(L));
         L.rs = rs;
+        L.arena = &rs->arena;
         L.err = err;
         L.max_file_size = o.max_file_size ? o.max_file_size : DEFAULT_MAX_FILE;
         L.max_depth = o.max_depth ? o.max_depth : 64;

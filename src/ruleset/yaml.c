@@ -4,6 +4,7 @@
  * shared pointer to the anchored node (never a copy), and counts nodes and depth as if every
  * alias were expanded, so a "billion laughs" document is refused after reading it once.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
@@ -68,6 +69,9 @@ static enum warder__yscalar resolve_plain(const char *s, size_t n)
                                                "+.INF", "-.inf", "-.Inf", "-.INF", ".nan",
                                                ".NaN",  ".NAN",  NULL};
         if (strlen(s) != n)
+                return WARDER__YS_STR;
+        /* every null, boolean and number starts with one of these (most patterns do not) */
+        if (n && !strchr("~nNtTfF.+-0123456789", s[0]))
                 return WARDER__YS_STR;
         if (match_any(s, nulls))
                 return WARDER__YS_NULL;
@@ -135,16 +139,15 @@ static int tag_type(const char *tag, enum warder__yscalar *out)
 static struct warder__ynode *node_new(struct reader *r, enum warder__ynode_type type,
                                       const yaml_mark_t *m)
 {
-        struct warder__ynode *n = calloc(1, sizeof(*n));
+        struct warder__ynode *n = warder__arena_alloc(&r->doc->arena, sizeof(*n));
         if (!n)
                 return NULL;
-        n->type = type;
+        memset(n, 0, sizeof(*n));
+        n->type = (uint8_t)type;
         n->line = (unsigned)m->line + 1;
         n->column = (unsigned)m->column + 1;
         n->expanded = 1;
         n->height = 1;
-        n->next_alloc = r->doc->all;
-        r->doc->all = n;
         return n;
 }
 
@@ -172,10 +175,16 @@ static int attach(struct reader *r, struct warder__ynode *n)
         }
         struct warder__ynode *parent = r->stack[r->depth - 1];
         if (parent->n == parent->cap) {
+                /* in the arena: the old array stays there, unused (at most as much again) */
                 size_t cap = parent->cap ? parent->cap * 2 : 4;
-                struct warder__ynode **items = realloc(parent->items, cap * sizeof(*items));
+                struct warder__ynode **items =
+                    cap <= SIZE_MAX / sizeof(*items)
+                        ? warder__arena_alloc(&r->doc->arena, cap * sizeof(*items))
+                        : NULL;
                 if (!items)
                         return WARDER_ENOMEM;
+                if (parent->n)
+                        memcpy(items, parent->items, parent->n * sizeof(*items));
                 parent->items = items;
                 parent->cap = cap;
         }
@@ -220,21 +229,21 @@ static int on_scalar(struct reader *r, yaml_event_t *ev)
         if (!n)
                 return WARDER_ENOMEM;
         size_t len = ev->data.scalar.length;
-        n->value = malloc(len + 1);
+        n->value = warder__arena_strndup(&r->doc->arena, (const char *)ev->data.scalar.value, len);
         if (!n->value)
                 return WARDER_ENOMEM;
-        memcpy(n->value, ev->data.scalar.value, len);
-        n->value[len] = '\0';
         n->len = len;
         n->complete = true;
         yaml_scalar_style_t style = ev->data.scalar.style;
         const char *tag = (const char *)ev->data.scalar.tag;
         if (tag && strcmp(tag, "!") != 0) {
-                if (tag_type(tag, &n->stype) != 0)
+                enum warder__yscalar t;
+                if (tag_type(tag, &t) != 0)
                         return fail_at(r, WARDER_EPARSE, &ev->start_mark, "unsupported tag '%s'",
                                        tag);
+                n->stype = (uint8_t)t;
         } else if (style == YAML_PLAIN_SCALAR_STYLE && !tag) {
-                n->stype = resolve_plain(n->value, len);
+                n->stype = (uint8_t)resolve_plain(n->value, len);
         } else {
                 n->stype = WARDER__YS_STR;
         }
@@ -317,7 +326,7 @@ int warder__yaml_parse(const char *text, size_t len, const char *file, size_t ma
         }
         yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
         yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
-        struct warder__ydoc doc = {NULL, NULL};
+        struct warder__ydoc doc = {NULL, {NULL, 0}};
         struct reader r = {file, max_depth, max_nodes, 0, NULL, 0, 0, NULL, &doc, err, quote_max};
         int rc = 0, documents = 0;
         bool done = false;
@@ -391,14 +400,6 @@ void warder__yaml_free(struct warder__ydoc *doc)
 {
         if (!doc)
                 return;
-        struct warder__ynode *n = doc->all;
-        while (n) {
-                struct warder__ynode *next = n->next_alloc;
-                free(n->value);
-                free(n->items);
-                free(n);
-                n = next;
-        }
-        doc->all = NULL;
+        warder__arena_free(&doc->arena);
         doc->root = NULL;
 }

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -52,8 +53,10 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 }
 
 /* One call: spawn argv with the event on stdin, read stdout to its end, wait. Returns the
- * wall time in ns, or a negative value on failure; *exit_status gets the exit code. */
-static double one_call(char *const argv[], const char *event, int *exit_status)
+ * wall time in ns, or a negative value on failure; *exit_status gets the exit code and *cpu
+ * the CPU time (user + system) of the process in ns: on a shared machine the wall time also
+ * counts the waits for a core. */
+static double one_call(char *const argv[], const char *event, int *exit_status, double *cpu)
 {
         int in[2], out[2];
         if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC))
@@ -85,33 +88,40 @@ static double one_call(char *const argv[], const char *event, int *exit_status)
         }
         close(out[0]);
         int st = 0;
-        waitpid(pid, &st, 0);
+        struct rusage ru;
+        memset(&ru, 0, sizeof(ru));
+        wait4(pid, &st, 0, &ru);
         double t = now_ns() - t0;
+        *cpu = ((double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec) * 1e9 +
+               ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) * 1e3;
         *exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
         return t;
 }
 
 struct result {
-        double p50, p90;
+        double p50, p90, cpu50;
         int status;
 };
 
 static struct result measure(char *const argv[], const char *event)
 {
-        static double v[RUNS];
+        static double v[RUNS], c[RUNS];
         struct result r = {0};
+        double cpu;
         for (int i = 0; i < 10; i++) /* warm the page cache and the loader */
-                one_call(argv, event, &r.status);
+                one_call(argv, event, &r.status, &cpu);
         for (int i = 0; i < RUNS; i++) {
-                v[i] = one_call(argv, event, &r.status);
+                v[i] = one_call(argv, event, &r.status, &c[i]);
                 if (v[i] < 0) {
                         r.p50 = r.p90 = -1;
                         return r;
                 }
         }
         qsort(v, RUNS, sizeof(v[0]), cmp_double);
+        qsort(c, RUNS, sizeof(c[0]), cmp_double);
         r.p50 = v[RUNS / 2];
         r.p90 = v[(RUNS * 9) / 10];
+        r.cpu50 = c[RUNS / 2];
         return r;
 }
 
@@ -195,9 +205,11 @@ int main(void)
                 fprintf(stderr, "bench-hook: a call failed (exit %d / %d)\n", h.status, b.status);
                 rc = 1;
         } else {
-                printf("wall time per call, spawn → answer (%d runs each, median / p90):\n", RUNS);
-                printf("  %-44s %7.3f ms %7.3f ms\n", "/bin/true (baseline)", t.p50 / 1e6,
-                       t.p90 / 1e6);
+                printf("wall time per call, spawn → answer (%d runs each, median / p90), and "
+                       "the CPU time of the process (median):\n",
+                       RUNS);
+                printf("  %-44s %7.3f ms %7.3f ms  cpu %.3f ms\n", "/bin/true (baseline)",
+                       t.p50 / 1e6, t.p90 / 1e6, t.cpu50 / 1e6);
                 const struct {
                         const char *name;
                         struct result r;
@@ -209,10 +221,10 @@ int main(void)
                 };
                 for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
                         double budget = 2 * t.p50 + 1e6;
-                        printf("  %-44s %7.3f ms %7.3f ms  %.2fx true  (target <= 3 ms and <= "
-                               "%.3f ms: %s)\n",
+                        printf("  %-44s %7.3f ms %7.3f ms  cpu %.3f ms  %.2fx true  (target "
+                               "<= 3 ms and <= %.3f ms: %s)\n",
                                rows[i].name, rows[i].r.p50 / 1e6, rows[i].r.p90 / 1e6,
-                               rows[i].r.p50 / t.p50, budget / 1e6,
+                               rows[i].r.cpu50 / 1e6, rows[i].r.p50 / t.p50, budget / 1e6,
                                rows[i].r.p50 <= 3e6 && rows[i].r.p50 <= budget ? "met" : "missed");
                 }
         }

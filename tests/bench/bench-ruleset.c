@@ -121,6 +121,63 @@ static double spawn_cpu(char *const argv[], int runs)
         return (children_cpu() - t0) / runs;
 }
 
+/* `bench-ruleset --load-once WHAT`: loads WHAT (`preset:NAME` or a file) once, in this fresh
+ * process, and prints the CPU time of that load in ns: what a CLI or hook process pays. */
+static int load_once(const char *what)
+{
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        o.root = ROOT;
+        o.home = HOME;
+        warder_ruleset *rs = NULL;
+        double t0 = now();
+        int rc = strncmp(what, "preset:", 7) == 0
+                     ? warder_ruleset_load_preset(&rs, what + 7, &o, NULL)
+                     : warder_ruleset_load_file(&rs, what, &o, NULL);
+        double t = now() - t0;
+        printf("%.0f\n", t * 1e9);
+        return rc ? 1 : 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+        double x = *(const double *)a, y = *(const double *)b;
+        return x < y ? -1 : x > y;
+}
+
+/* The median CPU time of the first load of `what` in a fresh process (`runs` processes). */
+static double fresh_load(const char *what, int runs)
+{
+        double *v = calloc((size_t)runs, sizeof(*v));
+        int got = 0;
+        for (int r = 0; r < runs; r++) {
+                int fd[2];
+                if (pipe(fd))
+                        break;
+                char *argv[] = {(char *)"/proc/self/exe", (char *)"--load-once", (char *)what,
+                                NULL};
+                posix_spawn_file_actions_t fa;
+                posix_spawn_file_actions_init(&fa);
+                posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+                posix_spawn_file_actions_addclose(&fa, fd[0]);
+                pid_t pid;
+                int rc = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, environ);
+                posix_spawn_file_actions_destroy(&fa);
+                close(fd[1]);
+                char buf[64] = {0};
+                ssize_t n = rc ? -1 : read(fd[0], buf, sizeof(buf) - 1);
+                close(fd[0]);
+                int st = 0;
+                if (!rc)
+                        waitpid(pid, &st, 0);
+                if (n > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+                        v[got++] = strtod(buf, NULL);
+        }
+        qsort(v, (size_t)got, sizeof(*v), cmp_double);
+        double med = got ? v[got / 2] : -1;
+        free(v);
+        return med;
+}
+
 /* What loading the embedded default preset adds to a `warder check` (a fresh process each
  * time): the CPU time of `warder check read` minus that of `warder --version`, interleaved;
  * and a load of the preset in a process that has loaded it before. */
@@ -140,6 +197,34 @@ static void preset_load(void)
                 warder_ruleset_free(rs);
         }
         printf("preset 'default' load in-process: %.1f us CPU (best of 200)\n", best * 1e6);
+        printf("preset 'default' first load in a fresh process: %.1f us CPU (median of 100 "
+               "processes; target <= 100 us)\n",
+               fresh_load("preset:default", 100) / 1e3);
+        {
+                /* the 1,000 rules bench-hook loads per call */
+                char *y1k = wl_yaml(1000);
+                char tmpl[] = "/tmp/warder-bench-XXXXXX";
+                int fd = mkstemp(tmpl);
+                if (fd >= 0 && write(fd, y1k, strlen(y1k)) == (ssize_t)strlen(y1k)) {
+                        double b1k = 1e9;
+                        for (int k = 0; k < 50; k++) {
+                                warder_ruleset *r1k = NULL;
+                                double t0 = now();
+                                if (warder_ruleset_load_file(&r1k, tmpl, &o, NULL))
+                                        break;
+                                double t = now() - t0;
+                                b1k = t < b1k ? t : b1k;
+                                warder_ruleset_free(r1k);
+                        }
+                        printf("1,000-rule file: load in-process %.0f us CPU (best of 50), first "
+                               "load in a fresh process %.0f us (median of 50)\n",
+                               b1k * 1e6, fresh_load(tmpl, 50) / 1e3);
+                }
+                if (fd >= 0)
+                        close(fd);
+                unlink(tmpl);
+                free(y1k);
+        }
         const char *cli = getenv("WARDER_CLI");
         if (!cli || access(cli, X_OK) != 0) {
                 printf("warder check start: skipped (WARDER_CLI not set)\n");
@@ -165,8 +250,10 @@ static void preset_load(void)
 
 #define NPATHS 4096
 
-int main(void)
+int main(int argc, char **argv)
 {
+        if (argc == 3 && strcmp(argv[1], "--load-once") == 0)
+                return load_once(argv[2]);
         static const size_t sizes[] = {10, 100, 1000, 10000};
         char **paths = wl_paths(NPATHS);
         double base10 = 0;
@@ -315,6 +402,34 @@ int main(void)
                         }
                         printf("load of a 10,000-rule YAML file: %.1f ms CPU (best of 5)\n",
                                best * 1e3);
+                        /* the same run's floors and reference: the YAML parse alone, and the
+                         * load followed by compiling every matcher (what a load cost when
+                         * every rule was compiled there) */
+                        double yaml_best = 1e9, eager_best = 1e9;
+                        for (int k = 0; k < 5; k++) {
+                                struct warder__ydoc doc;
+                                t0 = now();
+                                if (warder__yaml_parse(yaml, strlen(yaml), "bench", 64, 1000000, 0,
+                                                       &doc, NULL))
+                                        return 1;
+                                double t = now() - t0;
+                                warder__yaml_free(&doc);
+                                yaml_best = t < yaml_best ? t : yaml_best;
+                                t0 = now();
+                                if (warder_ruleset_load_file(&rs, tmpl, &o, &err) ||
+                                    warder__ruleset_compile_all(rs))
+                                        return 1;
+                                t = now() - t0;
+                                warder_ruleset_free(rs);
+                                eager_best = t < eager_best ? t : eager_best;
+                        }
+                        printf("  YAML parse alone %.1f ms (load / parse %.2f); load + compiling "
+                               "every matcher %.1f ms (load / that %.2f)\n",
+                               yaml_best * 1e3, best / yaml_best, eager_best * 1e3,
+                               best / eager_best);
+                        printf("  first load in a fresh process: %.1f ms CPU (median of 20 "
+                               "processes; target <= 20 ms)\n",
+                               fresh_load(tmpl, 20) / 1e6);
                         peak_load(tmpl, &o, n);
                         unlink(tmpl);
                 }
