@@ -1691,6 +1691,163 @@ START_TEST(test_variable_names)
 }
 END_TEST
 
+/* ---- the edges of what inspection reads -------------------------------------------------
+ * Character classes at their boundaries (names, options), wrappers, limits at their exact
+ * size, and a host's realpath and glob failing: each row is the exact answer. */
+
+/* realpath: /ws/bad cannot be resolved, /ws/blank resolves to "" (a host's bug), the rest
+ * are their own real form. */
+static int edge_realpath(void *ud, const char *literal, char **out)
+{
+        (void)ud;
+        if (strncmp(literal, "/ws/bad", 7) == 0 && (!literal[7] || literal[7] == '/'))
+                return WARDER_EIO;
+        *out = strdup(strcmp(literal, "/ws/blank") == 0 ? "" : literal);
+        return *out ? 0 : WARDER_ENOMEM;
+}
+
+/* glob: patterns with "fail" fail; "/ws/many*" gives 1024 names, "/ws/toomany*" 1025,
+ * "/ws/n<N>*" N; the rest match nothing (so only the pattern's text is decided). */
+static int edge_glob(void *ud, const char *pattern, char ***out, size_t *count)
+{
+        (void)ud;
+        if (strstr(pattern, "fail"))
+                return WARDER_EIO;
+        size_t n = strncmp(pattern, "/ws/many", 8) == 0       ? 1024
+                   : strncmp(pattern, "/ws/toomany", 11) == 0 ? 1025
+                   : strncmp(pattern, "/ws/n", 5) == 0        ? strtoul(pattern + 5, NULL, 10)
+                                                              : 0;
+        char **v = calloc(n + 1, sizeof(*v));
+        for (size_t i = 0; i < n; i++) {
+                v[i] = malloc(32);
+                snprintf(v[i], 32, "/ws/f%zu", i);
+        }
+        *out = v;
+        *count = n;
+        return 0;
+}
+
+START_TEST(test_edges)
+{
+        warder_ruleset *rs = load("warder: 1\n"
+                                  "default: allow\n"
+                                  "read:\n"
+                                  "  rules:\n"
+                                  "    - deny: '**/.env'\n"
+                                  "    - deny: '/etc/**'\n"
+                                  "    - deny: '-'\n"
+                                  "    - deny: root\n"
+                                  "execute:\n"
+                                  "  rules:\n"
+                                  "    - deny: 'rm *'\n");
+        NEED(rs);
+        static const char *const env[] = {"V=x .env", "SAFE=src", NULL};
+        static const struct {
+                const char *cmd;
+                bool ctx_fs; /* the edge realpath and glob */
+                enum warder_action want;
+        } rows[] = {
+            /* NAME=value: an assignment whose value is a candidate, whatever the name's edge
+             * characters; a name that is not one makes the word a command name */
+            {"a=/etc/passwd true", false, WARDER_DENY},
+            {"z=/etc/passwd true", false, WARDER_DENY},
+            {"A=/etc/passwd true", false, WARDER_DENY},
+            {"Z=/etc/passwd true", false, WARDER_DENY},
+            {"_=/etc/passwd true", false, WARDER_DENY},
+            {"xa=/etc/passwd true", false, WARDER_DENY},
+            {"xz=/etc/passwd true", false, WARDER_DENY},
+            {"xA=/etc/passwd true", false, WARDER_DENY},
+            {"xZ=/etc/passwd true", false, WARDER_DENY},
+            {"x0=/etc/passwd true", false, WARDER_DENY},
+            {"x9=/etc/passwd true", false, WARDER_DENY},
+            {"x_=/etc/passwd true", false, WARDER_DENY},
+            {"0x=/etc/passwd true", false, WARDER_ALLOW}, /* not a name: runs "0x=/etc/passwd" */
+            {"x-y=/etc/passwd true", false, WARDER_ALLOW},
+            {"x\"=\"/etc/passwd true", false, WARDER_ALLOW}, /* a quoted = is no assignment */
+            {"'x'=/etc/passwd true", false, WARDER_ALLOW},
+            /* glued option values after a run of option letters and digits */
+            {"tool -a/etc/passwd", false, WARDER_DENY},
+            {"tool -z/etc/passwd", false, WARDER_DENY},
+            {"tool -A/etc/passwd", false, WARDER_DENY},
+            {"tool -Z/etc/passwd", false, WARDER_DENY},
+            {"tool -0/etc/passwd", false, WARDER_DENY},
+            {"tool -9/etc/passwd", false, WARDER_DENY},
+            {"tool -xzf/etc/passwd", false, WARDER_DENY},
+            {"tool -o=/etc/passwd", false, WARDER_DENY},
+            {"tool -_/etc/passwd", false, WARDER_ALLOW}, /* '_' ends the letters */
+            {"cat -", false, WARDER_DENY},               /* a lone '-' is an operand */
+            /* wrappers, also without anything to wrap */
+            {"nohup rm -rf x", false, WARDER_DENY},
+            {"builtin rm -rf x", false, WARDER_DENY},
+            {"sudo -u root", false, WARDER_DENY}, /* sudo runs nothing: its words are operands */
+            /* a declared value with blanks splits unquoted (unknown), not quoted */
+            {"cat $V", false, WARDER_ASK},
+            {"cat \"$V\"", false, WARDER_ALLOW},
+            /* names hidden by quotes rebind the variable too */
+            {"read SA''FE; cat $SAFE/x", false, WARDER_ASK},
+            {"export SA\"\"FE=x; cat $SAFE/x", false, WARDER_ASK},
+            {"CDPATH=/x; cd src && cat main.c", false, WARDER_ASK},
+            {"cd src && cat main.c", false, WARDER_ALLOW},
+            /* /proc/<pid>/root and /cwd name other paths */
+            {"cat /proc/self/root/x", false, WARDER_ASK},
+            {"cat /proc/1/cwd/x", false, WARDER_ASK},
+            {"cat /proc/self/root", false, WARDER_ASK},
+            {"cat /proc/self/rootx/y", false, WARDER_ALLOW},
+            {"cat /proc/self/cw/y", false, WARDER_ALLOW},
+            {"cat /proc/self", false, WARDER_ALLOW},
+            /* a glob without a way to expand it is unknown, however short */
+            {"cat *", false, WARDER_ASK},
+            {"cat ?", false, WARDER_ASK},
+            /* what the host's realpath and glob answer */
+            {"cat bad/x", true, WARDER_ASK},    /* cannot be resolved */
+            {"cat bad/../x", true, WARDER_ASK}, /* `..` after what cannot be resolved */
+            {"cat blank", true, WARDER_ASK},    /* an empty real form cannot be decided */
+            {"cat /..", true, WARDER_ALLOW},    /* `..` above / is / */
+            {"cat ok/../x", true, WARDER_ALLOW},
+            {"cat fail*", true, WARDER_ASK},    /* the expansion failed */
+            {"cat many*", true, WARDER_ALLOW},  /* 1024 results: all decided */
+            {"cat toomany*", true, WARDER_ASK}, /* 1025: too many */
+            {"cat /dev/null /dev/fd/0 /dev/fd/9 /dev/stdin", true, WARDER_ALLOW},
+            {"cat /dev/fd/", true, WARDER_ALLOW},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+                ctx.env = env;
+                if (rows[i].ctx_fs) {
+                        ctx.realpath = edge_realpath;
+                        ctx.glob = edge_glob;
+                }
+                struct warder_decision d = WARDER_DECISION_INIT;
+                ck_assert_int_eq(warder_ruleset_check_command(rs, rows[i].cmd, strlen(rows[i].cmd),
+                                                              &ctx, &d, NULL),
+                                 0);
+                ck_assert_msg(d.action == rows[i].want, "%s: %s, want %s (%s)", rows[i].cmd,
+                              warder_action_name(d.action), warder_action_name(rows[i].want),
+                              d.note ? d.note : "");
+                warder_decision_clear(&d);
+        }
+        /* the budget of 4096 path decisions per line (each glob: its text and its results):
+         * exactly 4096 are decided, one more is unknown, and that is said once */
+        static const char *const budget[] = {"cat n1023* n1023* n1023* n1023*",
+                                             "cat n1023* n1023* n1023* n1024*",
+                                             "cat n1023* n1023* n1023* n1024* n1000* n1000*"};
+        for (int k = 0; k < 3; k++) {
+                struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+                ctx.glob = edge_glob;
+                struct warder_decision d = WARDER_DECISION_INIT;
+                ck_assert_int_eq(
+                    warder_ruleset_check_command(rs, budget[k], strlen(budget[k]), &ctx, &d, NULL),
+                    0);
+                ck_assert_msg(d.action == (k ? WARDER_ASK : WARDER_ALLOW), "%s: %s", budget[k],
+                              warder_action_name(d.action));
+                if (k)
+                        ck_assert_str_eq(d.note, "too many paths to decide in one command");
+                warder_decision_clear(&d);
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 static Suite *command_suite(void)
 {
         Suite *s = suite_create("command");
@@ -1723,6 +1880,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_precise_answers);
         tcase_add_test(tc, test_variable_names);
         tcase_add_test(tc, test_shell_globs);
+        tcase_add_test(tc, test_edges);
         suite_add_tcase(s, tc);
         /* a few seconds: hundreds of lines, each run by two shells */
         tc = tcase_create("shells");

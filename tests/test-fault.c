@@ -1117,6 +1117,66 @@ START_TEST(walk_decisions)
 }
 END_TEST
 
+/* Building a guard (root, home and environment copied) and asking it to decide: an error
+ * with detail, or a guard that denies what the rules deny. */
+START_TEST(walk_guard_setup)
+{
+        struct fx fx;
+        fx_open(&fx, FX_MEMORY);
+        static const char *const env[] = {"SAFE=sub", "B=2", NULL};
+        struct warder_guard_options o = WARDER_GUARD_OPTIONS_INIT;
+        o.root = ws;
+        o.home = "/home/u";
+        o.env = env;
+        unsigned long points = 0;
+        for (int what = 0; what < 3; what++) {
+                for (unsigned long n = 0;; n++) {
+                        struct warder_error err = WARDER_ERROR_INIT;
+                        struct warder_decision d = WARDER_DECISION_INIT;
+                        warder_backend *g = NULL, *mem = NULL;
+                        if (what == 0)
+                                ck_assert_int_eq(warder_memory_new(&mem, NULL), 0);
+                        if (n)
+                                warder__fault_arm(n, false, WARDER__FAULT_ALL);
+                        int rc;
+                        if (what == 0)
+                                rc = warder_guard_new(&g, mem, fx.rs, &o, &err);
+                        else if (what == 1)
+                                rc = warder_guard_check(fx.guard, WARDER_OP_READ, "sub/../.env", 11,
+                                                        &d, &err);
+                        else
+                                rc = warder_guard_check(fx.guard, WARDER_OP_EXECUTE,
+                                                        "cd sub && cat ../.env", 21, &d, &err);
+                        bool reached = n == 0 || warder__fault_fired();
+                        warder__fault_off();
+                        if (rc) {
+                                ck_assert_msg(n > 0 && err.code == rc && err.message[0],
+                                              "%d after %s: error detail %d for %d", what,
+                                              warder__fault_where(), err.code, rc);
+                                ck_assert_ptr_null(g);
+                                warder_backend_free(mem);
+                        } else if (what == 0) {
+                                struct warder_bytes b = {0};
+                                ck_assert_int_eq(
+                                    warder_backend_read(g, ".env", 4, 0, 0, 0, &b, NULL),
+                                    WARDER_EDENIED);
+                                warder_backend_free(g);
+                        } else {
+                                ck_assert_msg(d.action == WARDER_DENY, "%d after %s: %s", what,
+                                              warder__fault_where(), warder_action_name(d.action));
+                        }
+                        warder_decision_clear(&d);
+                        warder_error_clear(&err);
+                        if (!reached)
+                                break;
+                        points += n > 0;
+                }
+        }
+        fprintf(stderr, "fault walk over guard setup and checks: %lu failure points\n", points);
+        fx_close(&fx);
+}
+END_TEST
+
 /* Explanations and single-rule matches (lint, `warder explain`): an error with detail, or
  * the same answer as without a fault. */
 START_TEST(walk_explain)
@@ -1722,6 +1782,7 @@ int main(void)
         tcase_add_loop_test(tc, walk_every_point, 0, FX_COUNT);
         tcase_add_test(tc, walk_decisions);
         tcase_add_test(tc, walk_explain);
+        tcase_add_test(tc, walk_guard_setup);
         tcase_add_test(tc, walk_loading);
         tcase_add_test(tc, walk_loading_with_tests);
         tcase_add_loop_test(tc, swap_at_every_point, 0, 8);

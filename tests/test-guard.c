@@ -1821,6 +1821,75 @@ START_TEST(grep_audit_once_per_file)
 }
 END_TEST
 
+/* Misuse of the guard's own entry points: EINVAL with its message, outputs untouched. */
+START_TEST(guard_misuse)
+{
+        struct mock *m = mock_new(true, NULL);
+        warder_ruleset *rs = load("default: allow\n", "/w");
+        warder_backend *g = guard_over(&m->base, rs, NULL);
+        struct warder_error err = WARDER_ERROR_INIT;
+        struct warder_decision d = WARDER_DECISION_INIT;
+        d.rule_id = "untouched";
+        ck_assert_int_eq(warder_guard_check(&m->base, WARDER_OP_READ, "/w/a", 4, &d, &err),
+                         WARDER_EINVAL);
+        ck_assert_str_eq(err.message, "guard check: invalid argument");
+        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_READ, "/w/a", 4, NULL, &err),
+                         WARDER_EINVAL);
+        ck_assert_int_eq(
+            warder_guard_check(g, (enum warder_op)WARDER_OP_COUNT, "/w/a", 4, &d, &err),
+            WARDER_EINVAL);
+        ck_assert_str_eq(err.message, "guard check: invalid argument");
+        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_READ, NULL, 4, &d, &err), WARDER_EINVAL);
+        ck_assert_str_eq(err.message, "guard check: target is NULL");
+        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_EXECUTE, "ls", 0, &d, &err),
+                         WARDER_EINVAL);
+        ck_assert_str_eq(err.message, "execute: empty command");
+        ck_assert_str_eq(d.rule_id, "untouched");
+        /* the last valid operation works */
+        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_EXECUTE, "ls", 2, &d, &err), 0);
+        ck_assert_int_eq(d.action, WARDER_ALLOW);
+        warder_decision_clear(&d);
+        /* a relative root or home is refused by name */
+        struct warder_guard_options o = WARDER_GUARD_OPTIONS_INIT;
+        warder_backend *g2 = (warder_backend *)(uintptr_t)0x1;
+        struct mock *m2 = mock_new(false, NULL);
+        o.root = "rel";
+        ck_assert_int_eq(warder_guard_new(&g2, &m2->base, rs, &o, &err), WARDER_EINVAL);
+        ck_assert_str_eq(err.message, "the guard's root must be absolute: 'rel'");
+        o.root = NULL;
+        o.home = "h";
+        ck_assert_int_eq(warder_guard_new(&g2, &m2->base, rs, &o, &err), WARDER_EINVAL);
+        ck_assert_str_eq(err.message, "the guard's home must be absolute: 'h'");
+        ck_assert_ptr_eq(g2, (warder_backend *)(uintptr_t)0x1);
+        ck_assert_int_eq(warder_guard_new(NULL, &m2->base, rs, NULL, &err), WARDER_EINVAL);
+        ck_assert_str_eq(err.message, "guard: out, inner and rules are required");
+        /* the root, home and environment given are normalised and copied */
+        char root[] = "/w//./sub/..", home[] = "/home//u", env0[] = "A=1";
+        const char *env[] = {env0, NULL};
+        o.root = root;
+        o.home = home;
+        o.env = env;
+        ck_assert_int_eq(warder_guard_new(&g2, &m2->base, rs, &o, &err), 0);
+        memset(root, 'x', sizeof(root) - 1);
+        memset(home, 'x', sizeof(home) - 1);
+        memset(env0, 'x', sizeof(env0) - 1);
+        ck_assert_int_eq(warder_guard_check(g2, WARDER_OP_EXECUTE, "cat $A", 6, &d, &err), 0);
+        ck_assert_int_eq(d.action, WARDER_ALLOW); /* $A is declared: determinable */
+        warder_decision_clear(&d);
+        ck_assert_int_eq(warder_guard_check(g2, WARDER_OP_READ, "x", 1, &d, &err), 0);
+        warder_decision_clear(&d);
+        warder_backend_free(g2);
+        /* realpath of a guard whose inner backend has none is the path itself */
+        char *real = NULL;
+        ck_assert_int_eq(warder_backend_realpath(g, "/w/a/../b", 9, &real, &err), 0);
+        ck_assert_str_eq(real, "/w/a/../b");
+        warder_free(real);
+        warder_error_clear(&err);
+        warder_backend_free(g);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 /* ---- §4.1 guard over guard ------------------------------------------------------------------ */
 
 START_TEST(guard_over_guard)
@@ -2310,6 +2379,7 @@ static Suite *guard_suite(void)
         tcase_add_test(tc, approval_ex_callback);
         tcase_add_test(tc, audit_events);
         tcase_add_test(tc, grep_audit_once_per_file);
+        tcase_add_test(tc, guard_misuse);
         tcase_add_test(tc, guard_over_guard);
         tcase_add_test(tc, ownership);
         tcase_add_test(tc, check_does_not_forward);

@@ -416,6 +416,33 @@ START_TEST(ls_symlink_passed_off_as_file)
 }
 END_TEST
 
+/* A directory whose real form is "/": every entry is also decided under the caller's
+ * spelling, /ws/top/<name>, where the rules may deny what "/<name>" alone would show. */
+START_TEST(listing_through_a_link_to_root)
+{
+        static const struct real_lie lie[] = {{"/ws/top", "/", 0}, {NULL, NULL, 0}};
+        real_lies = lie;
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        o.root = "/ws";
+        static const char yaml[] = "warder: 1\ndefault: allow\n"
+                                   "ls:\n  rules:\n    - deny: top/etc\n";
+        warder_ruleset *rs = NULL;
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, yaml, strlen(yaml), "t", &o, NULL), 0);
+        ck_assert_int_eq(warder_guard_set_ruleset(world.guard, rs), 0);
+        struct warder_entries e = {0};
+        /* control: listed as /, the entry is allowed */
+        ck_assert_int_eq(warder_backend_ls(world.guard, "/", 1, 0, &e, NULL), 0);
+        ck_assert(has_entry(&e, "/etc") && has_entry(&e, "/ws"));
+        warder_entries_free(&e);
+        ck_assert_int_eq(warder_backend_ls(world.guard, "/ws/top", 7, 0, &e, NULL), 0);
+        ck_assert(has_entry(&e, "/ws"));
+        ck_assert(!has_entry(&e, "/etc"));
+        ck_assert_uint_eq(e.hidden, 1);
+        warder_entries_free(&e);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 /* A count larger than the entries or matches returned: refused before anyone reads past the
  * end (EBACKEND), never filtered. */
 START_TEST(counts_larger_than_results)
@@ -550,6 +577,7 @@ int main(void)
         tcase_add_test(tc, ls_invented_entries);
         tcase_add_test(tc, glob_invented_entries);
         tcase_add_test(tc, ls_symlink_passed_off_as_file);
+        tcase_add_test(tc, listing_through_a_link_to_root);
         tcase_add_test(tc, counts_larger_than_results);
         tcase_add_test(tc, grep_hits_it_should_not_have);
         tcase_add_test(tc, unknown_codes_through_the_guard);
