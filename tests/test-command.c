@@ -1818,8 +1818,8 @@ START_TEST(test_edges)
                         ctx.glob = edge_glob;
                 }
                 struct warder_decision d = WARDER_DECISION_INIT;
-                ck_assert_int_eq(warder_ruleset_check_command(rs, rows[i].cmd, strlen(rows[i].cmd),
-                                                              &ctx, &d, NULL),
+                ck_assert_int_eq(warder_ruleset_check_command(&d, rs, rows[i].cmd, strlen(rows[i].cmd),
+                                                              &ctx, NULL),
                                  0);
                 ck_assert_msg(d.action == rows[i].want, "%s: %s, want %s (%s)", rows[i].cmd,
                               warder_action_name(d.action), warder_action_name(rows[i].want),
@@ -1836,7 +1836,7 @@ START_TEST(test_edges)
                 ctx.glob = edge_glob;
                 struct warder_decision d = WARDER_DECISION_INIT;
                 ck_assert_int_eq(
-                    warder_ruleset_check_command(rs, budget[k], strlen(budget[k]), &ctx, &d, NULL),
+                    warder_ruleset_check_command(&d, rs, budget[k], strlen(budget[k]), &ctx, NULL),
                     0);
                 ck_assert_msg(d.action == (k ? WARDER_ASK : WARDER_ALLOW), "%s: %s", budget[k],
                               warder_action_name(d.action));

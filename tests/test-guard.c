@@ -1830,23 +1830,23 @@ START_TEST(guard_misuse)
         struct warder_error err = WARDER_ERROR_INIT;
         struct warder_decision d = WARDER_DECISION_INIT;
         d.rule_id = "untouched";
-        ck_assert_int_eq(warder_guard_check(&m->base, WARDER_OP_READ, "/w/a", 4, &d, &err),
+        ck_assert_int_eq(warder_guard_check(&d, &m->base, WARDER_OP_READ, "/w/a", 4, &err),
                          WARDER_EINVAL);
         ck_assert_str_eq(err.message, "guard check: invalid argument");
-        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_READ, "/w/a", 4, NULL, &err),
+        ck_assert_int_eq(warder_guard_check(NULL, g, WARDER_OP_READ, "/w/a", 4, &err),
                          WARDER_EINVAL);
         ck_assert_int_eq(
-            warder_guard_check(g, (enum warder_op)WARDER_OP_COUNT, "/w/a", 4, &d, &err),
+            warder_guard_check(&d, g, (enum warder_op)WARDER_OP_COUNT, "/w/a", 4, &err),
             WARDER_EINVAL);
         ck_assert_str_eq(err.message, "guard check: invalid argument");
-        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_READ, NULL, 4, &d, &err), WARDER_EINVAL);
+        ck_assert_int_eq(warder_guard_check(&d, g, WARDER_OP_READ, NULL, 4, &err), WARDER_EINVAL);
         ck_assert_str_eq(err.message, "guard check: target is NULL");
-        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_EXECUTE, "ls", 0, &d, &err),
+        ck_assert_int_eq(warder_guard_check(&d, g, WARDER_OP_EXECUTE, "ls", 0, &err),
                          WARDER_EINVAL);
         ck_assert_str_eq(err.message, "execute: empty command");
         ck_assert_str_eq(d.rule_id, "untouched");
         /* the last valid operation works */
-        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_EXECUTE, "ls", 2, &d, &err), 0);
+        ck_assert_int_eq(warder_guard_check(&d, g, WARDER_OP_EXECUTE, "ls", 2, &err), 0);
         ck_assert_int_eq(d.action, WARDER_ALLOW);
         warder_decision_clear(&d);
         /* a relative root or home is refused by name */
@@ -1873,15 +1873,15 @@ START_TEST(guard_misuse)
         memset(root, 'x', sizeof(root) - 1);
         memset(home, 'x', sizeof(home) - 1);
         memset(env0, 'x', sizeof(env0) - 1);
-        ck_assert_int_eq(warder_guard_check(g2, WARDER_OP_EXECUTE, "cat $A", 6, &d, &err), 0);
+        ck_assert_int_eq(warder_guard_check(&d, g2, WARDER_OP_EXECUTE, "cat $A", 6, &err), 0);
         ck_assert_int_eq(d.action, WARDER_ALLOW); /* $A is declared: determinable */
         warder_decision_clear(&d);
-        ck_assert_int_eq(warder_guard_check(g2, WARDER_OP_READ, "x", 1, &d, &err), 0);
+        ck_assert_int_eq(warder_guard_check(&d, g2, WARDER_OP_READ, "x", 1, &err), 0);
         warder_decision_clear(&d);
         warder_backend_free(g2);
         /* realpath of a guard whose inner backend has none is the path itself */
         char *real = NULL;
-        ck_assert_int_eq(warder_backend_realpath(g, "/w/a/../b", 9, &real, &err), 0);
+        ck_assert_int_eq(warder_backend_realpath(&real, g, "/w/a/../b", 9, &err), 0);
         ck_assert_str_eq(real, "/w/a/../b");
         warder_free(real);
         warder_error_clear(&err);

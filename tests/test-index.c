@@ -668,7 +668,7 @@ START_TEST(test_lazy_compile_on_demand)
         ck_assert(!compiled(&set->rules[2]));
         struct warder_decision d = WARDER_DECISION_INIT;
         ck_assert_int_eq(
-            warder_ruleset_check(rs, WARDER_OP_EXECUTE, "rm -rf /tmp/x", NULL, &d, NULL), 0);
+            warder_ruleset_check(&d, rs, WARDER_OP_EXECUTE, "rm -rf /tmp/x", 13, NULL, 0, NULL), 0);
         ck_assert_int_eq(d.action, WARDER_DENY);
         warder_decision_clear(&d);
         ck_assert(compiled(&rs->ops[WARDER_OP_EXECUTE].rules[0]));

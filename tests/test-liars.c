@@ -429,12 +429,12 @@ START_TEST(listing_through_a_link_to_root)
         warder_ruleset *rs = NULL;
         ck_assert_int_eq(warder_ruleset_load_string(&rs, yaml, strlen(yaml), "t", &o, NULL), 0);
         ck_assert_int_eq(warder_guard_set_ruleset(world.guard, rs), 0);
-        struct warder_entries e = {0};
+        struct warder_entries e = WARDER_ENTRIES_INIT;
         /* control: listed as /, the entry is allowed */
-        ck_assert_int_eq(warder_backend_ls(world.guard, "/", 1, 0, &e, NULL), 0);
+        ck_assert_int_eq(warder_backend_ls(&e, world.guard, "/", 1, 0, NULL), 0);
         ck_assert(has_entry(&e, "/etc") && has_entry(&e, "/ws"));
         warder_entries_free(&e);
-        ck_assert_int_eq(warder_backend_ls(world.guard, "/ws/top", 7, 0, &e, NULL), 0);
+        ck_assert_int_eq(warder_backend_ls(&e, world.guard, "/ws/top", 7, 0, NULL), 0);
         ck_assert(has_entry(&e, "/ws"));
         ck_assert(!has_entry(&e, "/etc"));
         ck_assert_uint_eq(e.hidden, 1);
