@@ -1818,8 +1818,8 @@ START_TEST(test_edges)
                         ctx.glob = edge_glob;
                 }
                 struct warder_decision d = WARDER_DECISION_INIT;
-                ck_assert_int_eq(warder_ruleset_check_command(&d, rs, rows[i].cmd, strlen(rows[i].cmd),
-                                                              &ctx, NULL),
+                ck_assert_int_eq(warder_ruleset_check_command(&d, rs, rows[i].cmd,
+                                                              strlen(rows[i].cmd), &ctx, NULL),
                                  0);
                 ck_assert_msg(d.action == rows[i].want, "%s: %s, want %s (%s)", rows[i].cmd,
                               warder_action_name(d.action), warder_action_name(rows[i].want),
