@@ -32,6 +32,7 @@
 #include "mock-backend.h"
 #include "support.h"
 #include "util.h"
+#include "warder/tooling.h"
 #include "warder/warder.h"
 
 #define SECRET "hunter2"
@@ -984,10 +985,7 @@ static int decide(warder_ruleset *rs, const struct dcase *c, struct warder_decis
                 if (c->real)
                         snprintf(real, sizeof(real), "%s/%s", ws, c->real);
                 rc = warder_ruleset_check(d, rs, c->op, lit, strlen(lit), c->real ? real : NULL,
-                                          (c->real ? real
-                                           : NULL  ? strlen(c->real ? real : NULL)
-                                                   : 0),
-                                          &err);
+                                          c->real ? strlen(real) : 0, &err);
         }
         ck_assert_msg(!rc || (err.code == rc && err.message[0]), "%s: error detail %d for %d",
                       c->target, err.code, rc);
@@ -1020,10 +1018,7 @@ static void *dthread_run(void *p)
                         snprintf(real, sizeof(real), "%s/%s", ws, t->c->real);
                 t->rc = warder_ruleset_check(&d, t->rs, t->c->op, lit, strlen(lit),
                                              t->c->real ? real : NULL,
-                                             (t->c->real ? real
-                                              : NULL     ? strlen(t->c->real ? real : NULL)
-                                                         : 0),
-                                             &err);
+                                             t->c->real ? strlen(real) : 0, &err);
         }
         t->action = d.action;
         t->err_code = err.code;
@@ -1142,11 +1137,11 @@ START_TEST(walk_guard_setup)
                         if (what == 0)
                                 rc = warder_guard_new(&g, mem, fx.rs, &o, &err);
                         else if (what == 1)
-                                rc = warder_guard_check(fx.guard, WARDER_OP_READ, "sub/../.env", 11,
-                                                        &d, &err);
+                                rc = warder_guard_check(&d, fx.guard, WARDER_OP_READ, "sub/../.env",
+                                                        11, &err);
                         else
-                                rc = warder_guard_check(fx.guard, WARDER_OP_EXECUTE,
-                                                        "cd sub && cat ../.env", 21, &d, &err);
+                                rc = warder_guard_check(&d, fx.guard, WARDER_OP_EXECUTE,
+                                                        "cd sub && cat ../.env", 21, &err);
                         bool reached = n == 0 || warder__fault_fired();
                         warder__fault_off();
                         if (rc) {
@@ -1156,9 +1151,9 @@ START_TEST(walk_guard_setup)
                                 ck_assert_ptr_null(g);
                                 warder_backend_free(mem);
                         } else if (what == 0) {
-                                struct warder_bytes b = {0};
+                                struct warder_bytes b = WARDER_BYTES_INIT;
                                 ck_assert_int_eq(
-                                    warder_backend_read(g, ".env", 4, 0, 0, 0, &b, NULL),
+                                    warder_backend_read(&b, g, ".env", 4, 0, 0, 0, NULL),
                                     WARDER_EDENIED);
                                 warder_backend_free(g);
                         } else {
