@@ -28,7 +28,7 @@ static inline enum warder_action fuzz_decide(const warder_ruleset *rs, enum ward
                                              const char *target, bool *undeterminable)
 {
         struct warder_decision d = WARDER_DECISION_INIT;
-        int rc = warder_ruleset_check(rs, op, target, NULL, &d, NULL);
+        int rc = warder_ruleset_check(&d, rs, op, target, strlen(target), NULL, 0, NULL);
         FUZZ_CHECK(rc == 0, "check %s '%s': %d", warder_op_name(op), target, rc);
         enum warder_action a = d.action;
         if (undeterminable)

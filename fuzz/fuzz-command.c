@@ -99,19 +99,19 @@ static enum warder_action decide(const char *cmd, size_t len, bool *undeterminab
 {
         struct warder_decision d = WARDER_DECISION_INIT, d2 = WARDER_DECISION_INIT;
         struct warder_error err = WARDER_ERROR_INIT;
-        int rc = warder_ruleset_check_command(rules, cmd, len, NULL, &d, &err);
+        int rc = warder_ruleset_check_command(&d, rules, cmd, len, NULL, &err);
         FUZZ_CHECK(rc == 0, "command of %zu bytes: %d %s", len, rc, err.message);
         FUZZ_CHECK(d.action == WARDER_ALLOW || d.action == WARDER_ASK || d.action == WARDER_DENY,
                    "action %d", d.action);
         FUZZ_CHECK(d.op == WARDER_OP_EXECUTE, "op %d", d.op);
-        rc = warder_ruleset_check_command(rules, cmd, len, NULL, &d2, NULL);
+        rc = warder_ruleset_check_command(&d2, rules, cmd, len, NULL, NULL);
         FUZZ_CHECK(rc == 0 && d2.action == d.action, "not deterministic");
         warder_decision_clear(&d2);
 
         struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
         ctx.cwd = "/work/project/sub";
         ctx.env = env;
-        rc = warder_ruleset_check_command(rules, cmd, len, &ctx, &d2, NULL);
+        rc = warder_ruleset_check_command(&d2, rules, cmd, len, &ctx, NULL);
         FUZZ_CHECK(rc == 0, "with a context: %d", rc);
         FUZZ_CHECK(d2.action == WARDER_ALLOW || d2.action == WARDER_ASK || d2.action == WARDER_DENY,
                    "action %d", d2.action);
@@ -158,12 +158,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const char *nul = memchr(data, '\0', size);
         struct warder_decision d = WARDER_DECISION_INIT;
         if (nul) {
-                int rc = warder_ruleset_check_command(rules, cmd, size, NULL, &d, NULL);
+                int rc = warder_ruleset_check_command(&d, rules, cmd, size, NULL, NULL);
                 FUZZ_CHECK(rc == WARDER_EINVAL, "embedded NUL: %d", rc);
                 size = (size_t)(nul - cmd);
         }
         if (size == 0) {
-                int rc = warder_ruleset_check_command(rules, "", 0, NULL, &d, NULL);
+                int rc = warder_ruleset_check_command(&d, rules, "", 0, NULL, NULL);
                 FUZZ_CHECK(rc == WARDER_EINVAL, "empty command: %d", rc);
                 return 0;
         }

@@ -145,7 +145,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct warder_error err = WARDER_ERROR_INIT;
         int rc = warder_memory_new(&inner, &err);
         FUZZ_CHECK(rc == 0, "memory backend: %s", err.message);
-        rc = warder_memory_mkdir(inner, ROOT, &err);
+        rc = warder_memory_mkdir(inner, ROOT, strlen(ROOT), &err);
         FUZZ_CHECK(rc == 0, "mkdir root: %s", err.message);
         rc = warder_guard_new(&guard, inner, rules, NULL, &err);
         FUZZ_CHECK(rc == 0, "guard: %s", err.message);
@@ -173,16 +173,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         if (warder_backend_write(inner, lit, strlen(lit), msg, (size_t)n, 0, NULL))
                                 break;
                         /* Control arm: without the guard the content is there to be read. */
-                        struct warder_bytes raw = {0};
-                        rc = warder_backend_read(inner, lit, strlen(lit), 0, 0, 0, &raw, NULL);
+                        struct warder_bytes raw = WARDER_BYTES_INIT;
+                        rc = warder_backend_read(&raw, inner, lit, strlen(lit), 0, 0, 0, NULL);
                         FUZZ_CHECK(rc == 0 && has_marker(raw.data, raw.len) == secret,
                                    "planted '%s' does not read back (%d)", lit, rc);
                         warder_bytes_free(&raw);
                         break;
                 }
                 case 1: { /* read */
-                        struct warder_bytes b = {0};
-                        rc = warder_backend_read(guard, path, plen, 0, 0, 0, &b, &e);
+                        struct warder_bytes b = WARDER_BYTES_INIT;
+                        rc = warder_backend_read(&b, guard, path, plen, 0, 0, 0, &e);
                         if (rc == 0)
                                 FUZZ_CHECK(!has_marker(b.data, b.len), "read '%s' leaked: %.*s",
                                            path, (int)b.len, b.data);
@@ -201,16 +201,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         const char *o = PICK(edit_old, &r), *nw = PICK(edit_new, &r);
                         size_t count = 0;
                         unsigned flags = (next(&r) & 1) ? WARDER_EDIT_ALL : 0;
-                        rc = warder_backend_edit(guard, path, plen, o, strlen(o), nw, strlen(nw),
-                                                 flags, &count, &e);
+                        rc = warder_backend_edit(&count, guard, path, plen, o, strlen(o), nw,
+                                                 strlen(nw), flags, &e);
                         if (ok_path && denied(WARDER_OP_EDIT, lit))
                                 FUZZ_CHECK(rc == WARDER_EDENIED, "edit of denied '%s' gave %d",
                                            path, rc);
                         break;
                 }
                 case 4: { /* ls */
-                        struct warder_entries ents = {0};
-                        rc = warder_backend_ls(guard, path, plen, 0, &ents, &e);
+                        struct warder_entries ents = WARDER_ENTRIES_INIT;
+                        rc = warder_backend_ls(&ents, guard, path, plen, 0, &e);
                         if (rc == 0)
                                 check_entries(&ents, WARDER_OP_LS);
                         if (ok_path && denied(WARDER_OP_LS, lit))
@@ -220,9 +220,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         break;
                 }
                 case 5: { /* glob */
-                        struct warder_entries ents = {0};
+                        struct warder_entries ents = WARDER_ENTRIES_INIT;
                         const char *pat = PICK(glob_patterns, &r);
-                        rc = warder_backend_glob(guard, pat, path, plen, 0, &ents, &e);
+                        rc = warder_backend_glob(&ents, guard, pat, strlen(pat), path, plen, 0, &e);
                         if (rc == 0)
                                 check_entries(&ents, WARDER_OP_GLOB);
                         warder_entries_free(&ents);
@@ -230,13 +230,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 }
                 case 6: { /* grep */
                         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
-                        struct warder_grep_result res = {0};
+                        struct warder_grep_result res = WARDER_GREP_RESULT_INIT;
                         req.pattern = PICK(grep_patterns, &r);
+                        req.pattern_len = strlen(req.pattern);
                         req.path = path;
                         req.path_len = plen;
                         req.glob = PICK(grep_globs, &r);
+                        req.glob_len = req.glob ? strlen(req.glob) : 0;
                         req.flags = (next(&r) & 1) ? WARDER_GREP_CASELESS : 0;
-                        rc = warder_backend_grep(guard, &req, &res, &e);
+                        rc = warder_backend_grep(&res, guard, &req, &e);
                         for (size_t i = 0; rc == 0 && i < res.count; i++) {
                                 const struct warder_grep_match *m = &res.items[i];
                                 FUZZ_CHECK(!has_marker(m->text, m->text_len),
@@ -251,11 +253,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 }
                 case 7: { /* execute: not offered */
                         struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
-                        struct warder_exec_result res;
-                        memset(&res, 0, sizeof res);
+                        struct warder_exec_result res = WARDER_EXEC_RESULT_INIT;
                         req.command = "cat .env";
                         req.command_len = strlen(req.command);
-                        rc = warder_backend_execute(guard, &req, &res, &e);
+                        rc = warder_backend_execute(&res, guard, &req, &e);
                         FUZZ_CHECK(rc == WARDER_ENOTSUP, "execute gave %d", rc);
                         break;
                 }

@@ -45,7 +45,7 @@ static void check_decision(const warder_ruleset *rs, enum warder_op op, const ch
 {
         struct warder_decision d1 = WARDER_DECISION_INIT, d2 = WARDER_DECISION_INIT;
         struct warder_error err = WARDER_ERROR_INIT;
-        int rc = warder_ruleset_check(rs, op, target, NULL, &d1, &err);
+        int rc = warder_ruleset_check(&d1, rs, op, target, strlen(target), NULL, 0, &err);
         FUZZ_CHECK(rc == 0, "check %s '%s' failed: %d %s", warder_op_name(op), target, rc,
                    err.message);
         FUZZ_CHECK(valid_action(d1.action), "action %d", d1.action);
@@ -55,7 +55,7 @@ static void check_decision(const warder_ruleset *rs, enum warder_op op, const ch
         if (d1.by_default && op != WARDER_OP_EXECUTE)
                 FUZZ_CHECK(d1.action == warder_ruleset_default(rs, op),
                            "decided by default but not the default action");
-        rc = warder_ruleset_check(rs, op, target, NULL, &d2, NULL);
+        rc = warder_ruleset_check(&d2, rs, op, target, strlen(target), NULL, 0, NULL);
         FUZZ_CHECK(rc == 0 && d2.action == d1.action, "decision not deterministic");
         warder_decision_clear(&d1);
         warder_decision_clear(&d2);
@@ -99,15 +99,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 /* `extends` may add a preset's rules to the file's own. */
                 FUZZ_CHECK(n <= MAX_RULES + 64, "%zu rules for op %d", n, op);
                 for (size_t i = 0; i < n; i++) {
-                        struct warder_rule_info ri;
-                        rc = warder_ruleset_rule(rs, op, i, &ri);
+                        struct warder_rule_info ri = WARDER_RULE_INFO_INIT;
+                        rc = warder_ruleset_rule(&ri, rs, op, i);
                         FUZZ_CHECK(rc == 0, "rule %zu of op %d: %d", i, op, rc);
                         FUZZ_CHECK((int)ri.op == op && ri.index == i, "rule info mismatch");
                         FUZZ_CHECK(valid_action(ri.action), "rule action %d", ri.action);
                         FUZZ_CHECK(ri.id && ri.id[0] && ri.pattern && ri.file, "rule strings");
                 }
-                struct warder_rule_info none;
-                FUZZ_CHECK(warder_ruleset_rule(rs, op, n, &none) != 0, "rule past the end");
+                struct warder_rule_info none = WARDER_RULE_INFO_INIT;
+                FUZZ_CHECK(warder_ruleset_rule(&none, rs, op, n) != 0, "rule past the end");
         }
         for (size_t t = 0; t < sizeof targets / sizeof *targets; t++)
                 for (int op = 0; op < WARDER_OP_EXECUTE; op++)

@@ -397,7 +397,7 @@ bool shdiff_check(struct shdiff *d, const char *line, char *why, size_t cap)
                 d->stub_runs++;
                 struct warder_decision dec = WARDER_DECISION_INIT;
                 int rc =
-                    warder_ruleset_check_command(d->deny[k], line, strlen(line), NULL, &dec, NULL);
+                    warder_ruleset_check_command(&dec, d->deny[k], line, strlen(line), NULL, NULL);
                 enum warder_action a = rc == 0 ? dec.action : WARDER_ALLOW;
                 warder_decision_clear(&dec);
                 if (a == WARDER_DENY) {

@@ -32,6 +32,14 @@ meson_recent() {
   [ "$(printf '%s\n1.0.0\n' "$v" | sort -V | head -n 1)" = "1.0.0" ]
 }
 
+# Debian's python3 when there is one (the interpreter the packages below serve), else the one
+# on PATH.
+system_python_has() {
+  local py=/usr/bin/python3
+  [ -x "$py" ] || py=python3
+  "$py" -c "import $1"
+}
+
 has_header() {
   printf '#include <%s>\n' "$1" | "$cc" -E -x c - -o /dev/null
 }
@@ -50,6 +58,11 @@ check_all() {
   need "ninja" ninja-build command -v ninja
   need "pkg-config" pkg-config command -v pkg-config
   need "python3" python3 command -v python3
+  # `pip install --no-build-isolation ./python` (tests/python/test_install.py) builds the
+  # package with the machine's python3, its pip, setuptools and wheel: nothing is downloaded
+  need "python3's pip (pip install ./python)" python3-pip system_python_has pip
+  need "python3's setuptools (pip install ./python)" python3-setuptools system_python_has setuptools
+  need "python3's wheel (pip install ./python)" python3-wheel system_python_has wheel
   need "git (the mutation runner)" git command -v git
   need "the pkg-config module libpcre2-8 (PCRE2, 8-bit)" libpcre2-dev pkg-config --exists libpcre2-8
   need "the pkg-config module yaml-0.1 (libyaml)" libyaml-dev pkg-config --exists yaml-0.1

@@ -2,6 +2,7 @@
 #ifndef WARDER_BACKEND_INTERNAL_H
 #define WARDER_BACKEND_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util.h"
@@ -20,5 +21,9 @@
 int warder__edit_apply(const char *data, size_t len, const char *old_text, size_t old_len,
                        const char *new_text, size_t new_len, unsigned flags, const char *path,
                        struct warder__buf *out, size_t *count, struct warder_error *err);
+
+/* Whether a backend's ops table has the slots of version `since` (sys/backend.h): a slot is
+ * read only from a table of the version that introduced it or later. */
+bool warder__ops_has(const struct warder_backend_ops *ops, unsigned since);
 
 #endif

@@ -22,6 +22,30 @@
 
 #define BACKEND_MAGIC 0x57424b31u /* "WBK1" */
 
+/*
+ * The ops-table version that introduced each optional slot (sys/backend.h). A slot is read
+ * only from a table of that version or later, since an older table ends before it: SLOT()
+ * gives NULL otherwise, which means the fallback or WARDER_ENOTSUP as for a NULL slot. The
+ * required slots (read, write, ls, destroy) are version 1, checked by warder_backend_init().
+ */
+#define SLOT_SINCE_edit     1
+#define SLOT_SINCE_glob     1
+#define SLOT_SINCE_grep     1
+#define SLOT_SINCE_execute  1
+#define SLOT_SINCE_realpath 1
+#define SLOT(b, name)       (warder__ops_has((b)->ops, SLOT_SINCE_##name) ? (b)->ops->name : NULL)
+_Static_assert(SLOT_SINCE_edit <= WARDER_BACKEND_OPS_VERSION &&
+                   SLOT_SINCE_glob <= WARDER_BACKEND_OPS_VERSION &&
+                   SLOT_SINCE_grep <= WARDER_BACKEND_OPS_VERSION &&
+                   SLOT_SINCE_execute <= WARDER_BACKEND_OPS_VERSION &&
+                   SLOT_SINCE_realpath <= WARDER_BACKEND_OPS_VERSION,
+               "a slot of an ops-table version this library does not declare");
+
+bool warder__ops_has(const struct warder_backend_ops *ops, unsigned since)
+{
+        return ops && ops->version >= since;
+}
+
 static int glob_compile(warder_glob **out, const char *pattern, struct warder_error *err)
 {
         return warder_glob_compile(out, pattern, strlen(pattern), 0, err);
@@ -49,7 +73,7 @@ WARDER_API char *warder_strndup(const char *s, size_t len)
 
 WARDER_API int warder_bytes_set(struct warder_bytes *out, const void *data, size_t len)
 {
-        if (!out || (!data && len))
+        if (!out || out->version != WARDER_BYTES_VERSION || (!data && len))
                 return WARDER_EINVAL;
         if (len == SIZE_MAX)
                 return WARDER_ENOMEM;
@@ -83,17 +107,25 @@ static int grow_array(void **items, size_t count, size_t size)
         return 0;
 }
 
-WARDER_API int warder_entries_add(struct warder_entries *out, const char *name, const char *path,
-                                  enum warder_entry_type type, uint64_t size, int64_t mtime)
+/* A length-delimited string the result helpers store: not empty, no NUL byte. */
+static bool bounded_ok(const char *s, size_t len)
 {
-        if (!out || !name || !path || (out->count && !out->items))
+        return s && len && len != SIZE_MAX && !memchr(s, '\0', len);
+}
+
+WARDER_API int warder_entries_add(struct warder_entries *out, const char *name, size_t name_len,
+                                  const char *path, size_t path_len, enum warder_entry_type type,
+                                  uint64_t size, int64_t mtime)
+{
+        if (!out || out->version != WARDER_ENTRIES_VERSION || (out->count && !out->items) ||
+            !bounded_ok(name, name_len) || !bounded_ok(path, path_len))
                 return WARDER_EINVAL;
         void *items = out->items;
         if (grow_array(&items, out->count, sizeof(*out->items)))
                 return WARDER_ENOMEM;
         out->items = items;
-        char *n = warder_strndup(name, strlen(name));
-        char *p = warder_strndup(path, strlen(path));
+        char *n = warder_strndup(name, name_len);
+        char *p = warder_strndup(path, path_len);
         if (!n || !p) {
                 free(n);
                 free(p);
@@ -103,16 +135,17 @@ WARDER_API int warder_entries_add(struct warder_entries *out, const char *name, 
         return 0;
 }
 
-WARDER_API int warder_grep_add(struct warder_grep_result *out, const char *path, uint64_t line,
-                               const char *text, size_t text_len)
+WARDER_API int warder_grep_add(struct warder_grep_result *out, const char *path, size_t path_len,
+                               uint64_t line, const char *text, size_t text_len)
 {
-        if (!out || !path || (!text && text_len) || (out->count && !out->items))
+        if (!out || out->version != WARDER_GREP_RESULT_VERSION || !bounded_ok(path, path_len) ||
+            (!text && text_len) || (out->count && !out->items))
                 return WARDER_EINVAL;
         void *items = out->items;
         if (grow_array(&items, out->count, sizeof(*out->items)))
                 return WARDER_ENOMEM;
         out->items = items;
-        char *p = warder_strndup(path, strlen(path));
+        char *p = warder_strndup(path, path_len);
         char *t = text_len < SIZE_MAX ? malloc(text_len + 1) : NULL;
         if (!p || !t) {
                 free(p);
@@ -128,15 +161,15 @@ WARDER_API int warder_grep_add(struct warder_grep_result *out, const char *path,
 
 WARDER_API void warder_bytes_free(struct warder_bytes *bytes)
 {
-        if (!bytes)
+        if (!bytes || bytes->version != WARDER_BYTES_VERSION)
                 return;
         free(bytes->data);
-        *bytes = (struct warder_bytes){NULL, 0, false};
+        *bytes = (struct warder_bytes)WARDER_BYTES_INIT;
 }
 
 WARDER_API void warder_entries_free(struct warder_entries *entries)
 {
-        if (!entries)
+        if (!entries || entries->version != WARDER_ENTRIES_VERSION)
                 return;
         if (entries->items) {
                 for (size_t i = 0; i < entries->count; i++) {
@@ -145,12 +178,12 @@ WARDER_API void warder_entries_free(struct warder_entries *entries)
                 }
                 free(entries->items);
         }
-        *entries = (struct warder_entries){NULL, 0, 0};
+        *entries = (struct warder_entries)WARDER_ENTRIES_INIT;
 }
 
 WARDER_API void warder_grep_result_free(struct warder_grep_result *result)
 {
-        if (!result)
+        if (!result || result->version != WARDER_GREP_RESULT_VERSION)
                 return;
         if (result->items) {
                 for (size_t i = 0; i < result->count; i++) {
@@ -159,16 +192,16 @@ WARDER_API void warder_grep_result_free(struct warder_grep_result *result)
                 }
                 free(result->items);
         }
-        *result = (struct warder_grep_result){NULL, 0, 0, false};
+        *result = (struct warder_grep_result)WARDER_GREP_RESULT_INIT;
 }
 
 WARDER_API void warder_exec_result_free(struct warder_exec_result *result)
 {
-        if (!result)
+        if (!result || result->version != WARDER_EXEC_RESULT_VERSION)
                 return;
         warder_bytes_free(&result->out);
         warder_bytes_free(&result->err);
-        memset(result, 0, sizeof(*result));
+        *result = (struct warder_exec_result)WARDER_EXEC_RESULT_INIT;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -220,14 +253,13 @@ struct cstr {
         char small[256];
 };
 
-static int cstr_set(struct cstr *s, const char *what, const char *in, size_t len,
-                    struct warder_error *err)
+/* The same, where an empty string is allowed (a grep pattern). */
+static int cstr_copy(struct cstr *s, const char *what, const char *in, size_t len,
+                     struct warder_error *err)
 {
         s->p = NULL;
         if (!in)
                 return warder_error_set(err, WARDER_EINVAL, "%s is NULL", what);
-        if (len == 0)
-                return warder_error_set(err, WARDER_EINVAL, "%s is empty", what);
         if (memchr(in, '\0', len))
                 return warder_error_set(err, WARDER_EINVAL, "%s contains a NUL byte", what);
         if (len < sizeof(s->small)) {
@@ -240,6 +272,15 @@ static int cstr_set(struct cstr *s, const char *what, const char *in, size_t len
         memcpy(s->p, in, len);
         s->p[len] = '\0';
         return 0;
+}
+
+static int cstr_set(struct cstr *s, const char *what, const char *in, size_t len,
+                    struct warder_error *err)
+{
+        s->p = NULL;
+        if (in && len == 0)
+                return warder_error_set(err, WARDER_EINVAL, "%s is empty", what);
+        return cstr_copy(s, what, in, len, err);
 }
 
 static void cstr_free(struct cstr *s)
@@ -288,6 +329,20 @@ static void error_move(struct warder_error *err, struct warder_error *from)
         } else {
                 warder_error_clear(from);
         }
+}
+
+/* An output container: present and of the version this library writes. */
+static int check_out(const void *out, unsigned version, unsigned want, const char *what,
+                     struct warder_error *err)
+{
+        if (!out)
+                return warder_error_set(err, WARDER_EINVAL, "%s: out is NULL", what);
+        if (version != want)
+                return warder_error_set(err, WARDER_EINVAL,
+                                        "%s: out has version %u, not %u (initialise it with its "
+                                        "_INIT macro)",
+                                        what, version, want);
+        return 0;
 }
 
 static int check_bytes(struct warder_bytes *bytes, const char *what, struct warder_error *err)
@@ -376,7 +431,7 @@ static int check_grep(struct warder_grep_result *g, struct warder_error *err)
 static int call_read(warder_backend *b, const char *path, uint64_t offset, uint64_t limit,
                      unsigned flags, struct warder_bytes *out, struct warder_error *err)
 {
-        struct warder_bytes tmp = {NULL, 0, false};
+        struct warder_bytes tmp = WARDER_BYTES_INIT;
         int rc = map_status(
             CALL("read", err, b->ops->read(b, path, offset, limit, flags, &tmp, err)), "read", err);
         if (!rc)
@@ -399,7 +454,7 @@ static int call_write(warder_backend *b, const char *path, const void *data, siz
 static int call_ls(warder_backend *b, const char *path, unsigned flags, struct warder_entries *out,
                    struct warder_error *err)
 {
-        struct warder_entries tmp = {NULL, 0, 0};
+        struct warder_entries tmp = WARDER_ENTRIES_INIT;
         int rc = map_status(CALL("ls", err, b->ops->ls(b, path, flags, &tmp, err)), "ls", err);
         if (!rc)
                 rc = check_entries(&tmp, "ls", err);
@@ -459,7 +514,7 @@ static int edit_fallback(warder_backend *b, const char *path, const char *old_te
                          const char *new_text, size_t new_len, unsigned flags, size_t *count,
                          struct warder_error *err)
 {
-        struct warder_bytes cur = {NULL, 0, false};
+        struct warder_bytes cur = WARDER_BYTES_INIT;
         unsigned io_flags = flags & ~(unsigned)WARDER_EDIT_ALL;
         int rc = call_read(b, path, 0, 0, io_flags, &cur, err);
         if (rc)
@@ -563,7 +618,7 @@ static int walk_dir(struct walk *w, unsigned depth, struct warder_error *err)
         if (depth > WARDER__WALK_MAX_DEPTH)
                 return warder_error_set(err, WARDER_ELIMIT, "walk deeper than %d directories",
                                         WARDER__WALK_MAX_DEPTH);
-        struct warder_entries list = {NULL, 0, 0};
+        struct warder_entries list = WARDER_ENTRIES_INIT;
         struct warder_error probe = WARDER_ERROR_INIT;
         int rc = call_ls(w->b, w->path.data, w->flags, &list, &probe);
         if (rc && depth > 0 && skippable(rc)) {
@@ -605,7 +660,8 @@ static int glob_visit(struct walk *w, const struct warder_entry *e, struct warde
                                         warder_strerror(m));
         if (m == 0)
                 return 0;
-        if (warder_entries_add(g->out, e->name, w->path.data, e->type, e->size, e->mtime))
+        if (warder_entries_add(g->out, e->name, strlen(e->name), w->path.data, strlen(w->path.data),
+                               e->type, e->size, e->mtime))
                 return warder_error_set(err, WARDER_ENOMEM, "out of memory");
         return 0;
 }
@@ -679,7 +735,7 @@ static int grep_file(struct grep_ctx *g, warder_backend *b, const char *path, un
                      bool named, struct warder_error *err)
 {
         struct warder_error probe = WARDER_ERROR_INIT;
-        struct warder_bytes data = {NULL, 0, false};
+        struct warder_bytes data = WARDER_BYTES_INIT;
         int rc = call_read(b, path, 0, 0, flags, &data, &probe);
         if (rc) {
                 if (!named && skippable(rc)) {
@@ -708,7 +764,8 @@ static int grep_file(struct grep_ctx *g, warder_backend *b, const char *path, un
                                 rc = WALK_STOP;
                                 break;
                         }
-                        if (warder_grep_add(g->out, path, line, p, (size_t)(eol - p))) {
+                        if (warder_grep_add(g->out, path, strlen(path), line, p,
+                                            (size_t)(eol - p))) {
                                 rc = warder_error_set(err, WARDER_ENOMEM, "out of memory");
                                 break;
                         }
@@ -762,7 +819,7 @@ static int grep_compile(struct grep_ctx *g, const struct warder_grep_request *re
                         strcpy((char *)msg, "invalid pattern");
                 warder_error_set(err, WARDER_EPARSE, "grep pattern: %s at offset %zu", (char *)msg,
                                  (size_t)off);
-                if (err)
+                if (warder__err_ok(err))
                         err->offset = (long)off;
                 return WARDER_EPARSE;
         }
@@ -794,7 +851,7 @@ static int grep_fallback(warder_backend *b, const struct warder_grep_request *re
                 w.visit = grep_visit;
                 w.ud = &g;
                 struct warder_error probe = WARDER_ERROR_INIT;
-                struct warder_entries list = {NULL, 0, 0};
+                struct warder_entries list = WARDER_ENTRIES_INIT;
                 rc = call_ls(b, w.path.data, w.flags, &list, &probe);
                 if (rc == WARDER_ENOTDIR) {
                         /* The base is a file: the filter sees its name. */
@@ -824,15 +881,15 @@ static int grep_fallback(warder_backend *b, const struct warder_grep_request *re
 /* ------------------------------------------------------------------------------------------ */
 /* Dispatch                                                                                   */
 
-WARDER_API int warder_backend_read(warder_backend *b, const char *path, size_t path_len,
-                                   uint64_t offset, uint64_t limit, unsigned flags,
-                                   struct warder_bytes *out, struct warder_error *err)
+WARDER_API int warder_backend_read(struct warder_bytes *out, warder_backend *b, const char *path,
+                                   size_t path_len, uint64_t offset, uint64_t limit, unsigned flags,
+                                   struct warder_error *err)
 {
         int rc = check_backend(b, err);
         if (rc)
                 return rc;
-        if (!out)
-                return warder_error_set(err, WARDER_EINVAL, "read: out is NULL");
+        if ((rc = check_out(out, out ? out->version : 0, WARDER_BYTES_VERSION, "read", err)))
+                return rc;
         struct cstr p;
         rc = cstr_set(&p, "path", path, path_len, err);
         if (!rc)
@@ -858,9 +915,9 @@ WARDER_API int warder_backend_write(warder_backend *b, const char *path, size_t 
         return rc;
 }
 
-WARDER_API int warder_backend_edit(warder_backend *b, const char *path, size_t path_len,
-                                   const char *old_text, size_t old_len, const char *new_text,
-                                   size_t new_len, unsigned flags, size_t *count,
+WARDER_API int warder_backend_edit(size_t *count, warder_backend *b, const char *path,
+                                   size_t path_len, const char *old_text, size_t old_len,
+                                   const char *new_text, size_t new_len, unsigned flags,
                                    struct warder_error *err)
 {
         int rc = check_backend(b, err);
@@ -879,7 +936,7 @@ WARDER_API int warder_backend_edit(warder_backend *b, const char *path, size_t p
                 return rc;
         }
         size_t n = 0;
-        if (b->ops->edit)
+        if (SLOT(b, edit))
                 rc = map_status(CALL("edit", err,
                                      b->ops->edit(b, p.p, old_text, old_len, new_text, new_len,
                                                   flags, &n, err)),
@@ -892,15 +949,14 @@ WARDER_API int warder_backend_edit(warder_backend *b, const char *path, size_t p
         return rc;
 }
 
-WARDER_API int warder_backend_ls(warder_backend *b, const char *path, size_t path_len,
-                                 unsigned flags, struct warder_entries *out,
-                                 struct warder_error *err)
+WARDER_API int warder_backend_ls(struct warder_entries *out, warder_backend *b, const char *path,
+                                 size_t path_len, unsigned flags, struct warder_error *err)
 {
         int rc = check_backend(b, err);
         if (rc)
                 return rc;
-        if (!out)
-                return warder_error_set(err, WARDER_EINVAL, "ls: out is NULL");
+        if ((rc = check_out(out, out ? out->version : 0, WARDER_ENTRIES_VERSION, "ls", err)))
+                return rc;
         struct cstr p;
         rc = cstr_set(&p, "path", path, path_len, err);
         if (!rc)
@@ -909,29 +965,35 @@ WARDER_API int warder_backend_ls(warder_backend *b, const char *path, size_t pat
         return rc;
 }
 
-WARDER_API int warder_backend_glob(warder_backend *b, const char *pattern, const char *base,
-                                   size_t base_len, unsigned flags, struct warder_entries *out,
-                                   struct warder_error *err)
+WARDER_API int warder_backend_glob(struct warder_entries *out, warder_backend *b,
+                                   const char *pattern, size_t pattern_len, const char *base,
+                                   size_t base_len, unsigned flags, struct warder_error *err)
 {
         int rc = check_backend(b, err);
         if (rc)
                 return rc;
-        if (!out)
-                return warder_error_set(err, WARDER_EINVAL, "glob: out is NULL");
-        if (!pattern || !pattern[0])
+        if ((rc = check_out(out, out ? out->version : 0, WARDER_ENTRIES_VERSION, "glob", err)))
+                return rc;
+        if (!pattern || !pattern_len)
                 return warder_error_set(err, WARDER_EINVAL, "glob: the pattern is empty");
-        struct cstr p;
-        rc = cstr_set(&p, "base", base, base_len, err);
+        struct cstr pat, p;
+        rc = cstr_set(&pat, "glob: the pattern", pattern, pattern_len, err);
+        if (!rc)
+                rc = cstr_set(&p, "base", base, base_len, err);
+        else
+                p.p = NULL;
         if (rc) {
+                cstr_free(&pat);
                 cstr_free(&p);
                 return rc;
         }
-        struct warder_entries tmp = {NULL, 0, 0};
-        if (b->ops->glob)
-                rc = map_status(CALL("glob", err, b->ops->glob(b, pattern, p.p, flags, &tmp, err)),
+        struct warder_entries tmp = WARDER_ENTRIES_INIT;
+        if (SLOT(b, glob))
+                rc = map_status(CALL("glob", err, b->ops->glob(b, pat.p, p.p, flags, &tmp, err)),
                                 "glob", err);
         else
-                rc = glob_fallback(b, pattern, p.p, flags, &tmp, err);
+                rc = glob_fallback(b, pat.p, p.p, flags, &tmp, err);
+        cstr_free(&pat);
         cstr_free(&p);
         if (!rc)
                 rc = check_entries(&tmp, "glob", err);
@@ -945,39 +1007,53 @@ WARDER_API int warder_backend_glob(warder_backend *b, const char *pattern, const
         return 0;
 }
 
-WARDER_API int warder_backend_grep(warder_backend *b, const struct warder_grep_request *req,
-                                   struct warder_grep_result *out, struct warder_error *err)
+WARDER_API int warder_backend_grep(struct warder_grep_result *out, warder_backend *b,
+                                   const struct warder_grep_request *req, struct warder_error *err)
 {
         int rc = check_backend(b, err);
         if (rc)
                 return rc;
-        if (!req || !out)
-                return warder_error_set(err, WARDER_EINVAL, "grep: request or out is NULL");
-        if (req->version == 0 || req->version > WARDER_GREP_REQUEST_VERSION)
+        if ((rc = check_out(out, out ? out->version : 0, WARDER_GREP_RESULT_VERSION, "grep", err)))
+                return rc;
+        if (!req)
+                return warder_error_set(err, WARDER_EINVAL, "grep: the request is NULL");
+        /* Versions 1 and 2 carried C strings: one string convention, so they are refused. */
+        if (req->version != WARDER_GREP_REQUEST_VERSION)
                 return warder_error_set(err, WARDER_EINVAL, "grep: unknown request version %u",
                                         req->version);
         if (!req->pattern)
                 return warder_error_set(err, WARDER_EINVAL, "grep: the pattern is NULL");
-        if (req->glob && !req->glob[0])
+        struct warder_grep_request copy = *req;
+        if (!copy.pattern_len && copy.pattern[0])
+                return warder_error_set(err, WARDER_EINVAL,
+                                        "grep: pattern_len is 0 for a pattern that is not empty");
+        if (copy.glob && !copy.glob_len)
                 return warder_error_set(err, WARDER_EINVAL, "grep: the glob filter is empty");
-        struct cstr p;
-        rc = cstr_set(&p, "path", req->path, req->path_len, err);
+        struct cstr p, pat, glob = {NULL, {0}};
+        rc = cstr_copy(&pat, "grep: the pattern", copy.pattern, copy.pattern_len, err);
+        if (!rc && copy.glob)
+                rc = cstr_set(&glob, "grep: the glob filter", copy.glob, copy.glob_len, err);
+        if (!rc)
+                rc = cstr_set(&p, "path", req->path, req->path_len, err);
+        else
+                p.p = NULL;
         if (rc) {
+                cstr_free(&pat);
+                cstr_free(&glob);
                 cstr_free(&p);
                 return rc;
         }
-        /* The backend always sees the newest request: an older caller's struct is shorter. */
-        struct warder_grep_request copy = WARDER_GREP_REQUEST_INIT;
-        memcpy(&copy, req,
-               req->version >= 2 ? sizeof(copy) : offsetof(struct warder_grep_request, may_search));
-        copy.version = WARDER_GREP_REQUEST_VERSION;
         copy.path = p.p;
-        struct warder_grep_result tmp = {NULL, 0, 0, false};
-        if (b->ops->grep)
+        copy.pattern = pat.p;
+        copy.glob = glob.p;
+        struct warder_grep_result tmp = WARDER_GREP_RESULT_INIT;
+        if (SLOT(b, grep))
                 rc = map_status(CALL("grep", err, b->ops->grep(b, &copy, &tmp, err)), "grep", err);
         else
                 rc = grep_fallback(b, &copy, &tmp, err);
         cstr_free(&p);
+        cstr_free(&pat);
+        cstr_free(&glob);
         if (!rc)
                 rc = check_grep(&tmp, err);
         if (!rc && req->max_matches && tmp.count > req->max_matches)
@@ -990,17 +1066,21 @@ WARDER_API int warder_backend_grep(warder_backend *b, const struct warder_grep_r
         return 0;
 }
 
-WARDER_API int warder_backend_execute(warder_backend *b, const struct warder_exec_request *req,
-                                      struct warder_exec_result *out, struct warder_error *err)
+WARDER_API int warder_backend_execute(struct warder_exec_result *out, warder_backend *b,
+                                      const struct warder_exec_request *req,
+                                      struct warder_error *err)
 {
         int rc = check_backend(b, err);
         if (rc)
                 return rc;
-        if (!b->ops->execute)
+        if (!SLOT(b, execute))
                 return warder_error_set(err, WARDER_ENOTSUP,
                                         "this backend cannot execute commands");
-        if (!req || !out)
-                return warder_error_set(err, WARDER_EINVAL, "execute: request or out is NULL");
+        if ((rc = check_out(out, out ? out->version : 0, WARDER_EXEC_RESULT_VERSION, "execute",
+                            err)))
+                return rc;
+        if (!req)
+                return warder_error_set(err, WARDER_EINVAL, "execute: the request is NULL");
         if (req->version == 0 || req->version > WARDER_EXEC_REQUEST_VERSION)
                 return warder_error_set(err, WARDER_EINVAL, "execute: unknown request version %u",
                                         req->version);
@@ -1021,8 +1101,7 @@ WARDER_API int warder_backend_execute(warder_backend *b, const struct warder_exe
                                    : offsetof(struct warder_exec_request, cancel));
         copy.version = WARDER_EXEC_REQUEST_VERSION;
         copy.command = c.p;
-        struct warder_exec_result tmp;
-        memset(&tmp, 0, sizeof(tmp));
+        struct warder_exec_result tmp = WARDER_EXEC_RESULT_INIT;
         rc = map_status(CALL("execute", err, b->ops->execute(b, &copy, &tmp, err)), "execute", err);
         cstr_free(&c);
         if (!rc)
@@ -1041,15 +1120,15 @@ WARDER_API int warder_backend_execute(warder_backend *b, const struct warder_exe
         return 0;
 }
 
-WARDER_API int warder_backend_realpath(warder_backend *b, const char *path, size_t path_len,
-                                       char **out, struct warder_error *err)
+WARDER_API int warder_backend_realpath(char **out, warder_backend *b, const char *path,
+                                       size_t path_len, struct warder_error *err)
 {
         int rc = check_backend(b, err);
         if (rc)
                 return rc;
         if (!out)
                 return warder_error_set(err, WARDER_EINVAL, "realpath: out is NULL");
-        if (!b->ops->realpath)
+        if (!SLOT(b, realpath))
                 return warder_error_set(err, WARDER_ENOTSUP, "this backend has no realpath");
         struct cstr p;
         rc = cstr_set(&p, "path", path, path_len, err);
@@ -1073,12 +1152,12 @@ WARDER_API int warder_backend_realpath(warder_backend *b, const char *path, size
 
 WARDER_API bool warder_backend_can_execute(const warder_backend *b)
 {
-        return backend_ok(b) && b->ops->execute;
+        return backend_ok(b) && SLOT(b, execute);
 }
 
 WARDER_API bool warder_backend_can_realpath(const warder_backend *b)
 {
-        return backend_ok(b) && b->ops->realpath;
+        return backend_ok(b) && SLOT(b, realpath);
 }
 
 WARDER_API void warder_backend_free(warder_backend *b)

@@ -7,8 +7,8 @@
 
 WARDER_API void warder_decision_clear(struct warder_decision *d)
 {
-        if (!d)
-                return;
+        if (!d || d->version != WARDER_DECISION_VERSION)
+                return; /* a layout this library does not know: never written */
         free(d->owned_);
         *d = (struct warder_decision)WARDER_DECISION_INIT;
 }
@@ -25,7 +25,8 @@ WARDER_API void warder_decision_clear(struct warder_decision *d)
 
 WARDER_API int warder_decision_copy(struct warder_decision *dst, const struct warder_decision *src)
 {
-        if (!dst || !src)
+        if (!dst || !src || dst->version != WARDER_DECISION_VERSION ||
+            src->version != WARDER_DECISION_VERSION)
                 return WARDER_EINVAL;
         size_t total = 0;
 #define SIZE_OF(f) total += src->f ? strlen(src->f) + 1 : 0;

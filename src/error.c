@@ -123,13 +123,18 @@ WARDER_API const char *warder_status_name(int code)
 
 WARDER_API void warder_error_clear(struct warder_error *err)
 {
-        if (!err)
-                return;
+        if (!err || err->version != WARDER_ERROR_VERSION)
+                return; /* a layout this library does not know: never written */
         if (err->decision) {
                 warder_decision_clear(err->decision);
                 free(err->decision);
         }
         *err = (struct warder_error)WARDER_ERROR_INIT;
+}
+
+WARDER_API void *warder_malloc(size_t size)
+{
+        return malloc(size ? size : 1);
 }
 
 WARDER_API void warder_free(void *ptr)
@@ -139,7 +144,7 @@ WARDER_API void warder_free(void *ptr)
 
 int warder__error_vset(struct warder_error *err, int code, const char *fmt, va_list ap)
 {
-        if (!err)
+        if (!err || err->version != WARDER_ERROR_VERSION)
                 return code;
         warder_error_clear(err);
         err->code = code;
@@ -156,10 +161,15 @@ WARDER_API int warder_error_set(struct warder_error *err, int code, const char *
         return code;
 }
 
+WARDER_API int warder_error_set_message(struct warder_error *err, int code, const char *message)
+{
+        return warder_error_set(err, code, "%s", message ? message : warder_strerror(code));
+}
+
 int warder__error_set_at(struct warder_error *err, int code, const char *file, unsigned line,
                          unsigned column, const char *fmt, ...)
 {
-        if (!err)
+        if (!err || err->version != WARDER_ERROR_VERSION)
                 return code;
         va_list ap;
         va_start(ap, fmt);

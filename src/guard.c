@@ -98,7 +98,7 @@ static void error_move(struct warder_error *dst, struct warder_error *src)
 static int refuse(struct warder_error *err, int code, const struct warder_decision *d,
                   const char *what)
 {
-        if (!err)
+        if (!warder__err_ok(err))
                 return code;
         struct warder__buf m = WARDER__BUF_INIT;
         int rc = warder__buf_printf(&m, "%s %s", warder_op_name(d->op), what);
@@ -124,6 +124,8 @@ static int refuse(struct warder_error *err, int code, const struct warder_decisi
         warder_error_set(err, code, "%s", rc ? what : m.data);
         warder__buf_free(&m);
         struct warder_decision *copy = malloc(sizeof(*copy));
+        if (copy)
+                *copy = (struct warder_decision)WARDER_DECISION_INIT;
         if (copy && warder_decision_copy(copy, d) == 0) {
                 err->decision = copy;
         } else {
@@ -142,6 +144,7 @@ static void audit(struct guard *g, const struct warder_guard_request *req,
         if (!g->audit)
                 return;
         struct warder_audit_event ev = {
+            .version = WARDER_AUDIT_EVENT_VERSION,
             .request = req,
             .decision = d,
             .approval_asked = asked,
@@ -206,7 +209,7 @@ static int real_form(struct request *r, const char *lit, size_t lit_len, char **
         if (!r->g->inner_realpath)
                 return 0;
         char *real = NULL;
-        int rc = warder_backend_realpath(r->g->inner, lit, lit_len, &real, err);
+        int rc = warder_backend_realpath(&real, r->g->inner, lit, lit_len, err);
         if (rc)
                 return rc;
         if (!real || real[0] != '/') {
@@ -238,7 +241,8 @@ static int also_read(struct request *r, const char *lit, const char *real,
                      struct warder_decision *d, struct warder_error *err)
 {
         struct warder_decision rd = WARDER_DECISION_INIT;
-        int rc = warder_ruleset_check(r->rs, WARDER_OP_READ, lit, real, &rd, err);
+        int rc = warder_ruleset_check(&rd, r->rs, WARDER_OP_READ, lit, strlen(lit), real,
+                                      (real ? strlen(real) : 0), err);
         if (rc) {
                 warder_decision_clear(d);
                 return rc;
@@ -273,7 +277,8 @@ static int decide_path(struct request *r, enum warder_op op, const char *target,
                 rerr = (struct warder_error)WARDER_ERROR_INIT;
                 real_rc = real_form(r, lit->data, lit->len, real, &rerr);
         }
-        rc = warder_ruleset_check(r->rs, op, lit->data, *real, d, err);
+        rc = warder_ruleset_check(d, r->rs, op, lit->data, lit->len, *real,
+                                  (*real ? strlen(*real) : 0), err);
         if (!rc && op == WARDER_OP_EDIT)
                 rc = also_read(r, lit->data, *real, d, err);
         if (rc) {
@@ -309,6 +314,7 @@ static int admit_path(struct request *r, enum warder_op op, const char *target, 
         if (rc)
                 return rc;
         struct warder_guard_request req = {
+            .version = WARDER_GUARD_REQUEST_VERSION,
             .op = op,
             .target = target,
             .literal = lit->data,
@@ -361,15 +367,17 @@ static int read_literal_first(struct request *r, const char *path, uint64_t offs
         struct warder_decision d = WARDER_DECISION_INIT;
         int rc = warder__path_normalize_buf(&lit, r->root, r->home, NULL, path, strlen(path), NULL);
         if (!rc)
-                rc = warder_ruleset_check(r->rs, WARDER_OP_READ, lit.data, NULL, &d, NULL);
+                rc = warder_ruleset_check(&d, r->rs, WARDER_OP_READ, lit.data, lit.len, NULL, 0,
+                                          NULL);
         if (!rc && d.action == WARDER_ALLOW) {
                 /* Audited before forwarding, like every decision; a read that then meets a
                  * symlink is decided and audited again the long way. */
-                struct warder_guard_request req = {WARDER_OP_READ, path, lit.data, lit.data, r->rs};
+                struct warder_guard_request req = {
+                    WARDER_GUARD_REQUEST_VERSION, WARDER_OP_READ, path, lit.data, lit.data, r->rs};
                 audit(r->g, &req, &d, false, false, false, WARDER_ALLOW);
                 struct warder_error attempt = WARDER_ERROR_INIT;
-                rc = warder_backend_read(r->g->inner, lit.data, lit.len, offset, limit,
-                                         flags | WARDER_NOFOLLOW, out, &attempt);
+                rc = warder_backend_read(out, r->g->inner, lit.data, lit.len, offset, limit,
+                                         flags | WARDER_NOFOLLOW, &attempt);
                 if (rc != WARDER_ESYMLINK) {
                         if (rc)
                                 error_move(err, &attempt);
@@ -397,8 +405,9 @@ static int guard_read(warder_backend *b, const char *path, uint64_t offset, uint
         if (!done) {
                 rc = admit_path(&r, WARDER_OP_READ, path, flags, &lit, &real, err);
                 if (!rc)
-                        rc = warder_backend_read(r.g->inner, fwd(&lit, real), fwd_len(&lit, real),
-                                                 offset, limit, fwd_flags(&r, flags), out, err);
+                        rc = warder_backend_read(out, r.g->inner, fwd(&lit, real),
+                                                 fwd_len(&lit, real), offset, limit,
+                                                 fwd_flags(&r, flags), err);
         }
         free(real);
         warder__buf_free(&lit);
@@ -433,8 +442,8 @@ static int guard_edit(warder_backend *b, const char *path, const char *old_text,
         char *real = NULL;
         int rc = admit_path(&r, WARDER_OP_EDIT, path, flags, &lit, &real, err);
         if (!rc)
-                rc = warder_backend_edit(r.g->inner, fwd(&lit, real), fwd_len(&lit, real), old_text,
-                                         old_len, new_text, new_len, fwd_flags(&r, flags), count,
+                rc = warder_backend_edit(count, r.g->inner, fwd(&lit, real), fwd_len(&lit, real),
+                                         old_text, old_len, new_text, new_len, fwd_flags(&r, flags),
                                          err);
         free(real);
         warder__buf_free(&lit);
@@ -514,11 +523,13 @@ static int decide_result(struct request *r, enum warder_op op, enum warder_op op
         size_t nops = op2 == op ? 1 : 2;
         for (size_t i = 0; i < nops && rc == 0; i++) {
                 struct warder_decision d = WARDER_DECISION_INIT;
-                rc = warder_ruleset_check(r->rs, ops[i], lit->data, real, &d, NULL);
+                rc = warder_ruleset_check(&d, r->rs, ops[i], lit->data, lit->len, real,
+                                          (real ? strlen(real) : 0), NULL);
                 if (!rc)
                         keep_stricter(out, &have, &d);
                 if (!rc && alt->len) {
-                        rc = warder_ruleset_check(r->rs, ops[i], alt->data, NULL, &d, NULL);
+                        rc = warder_ruleset_check(&d, r->rs, ops[i], alt->data, alt->len, NULL, 0,
+                                                  NULL);
                         if (!rc)
                                 keep_stricter(out, &have, &d);
                 }
@@ -541,6 +552,7 @@ static void audit_result(struct request *r, enum warder_op op, const char *path,
         if (!r->g->audit)
                 return;
         struct warder_guard_request req = {
+            .version = WARDER_GUARD_REQUEST_VERSION,
             .op = op,
             .target = path,
             .literal = lit->data,
@@ -646,14 +658,15 @@ static int listing(warder_backend *b, enum warder_op op, const char *pattern, co
         request_begin(&r, guard_of(b));
         struct warder__buf lit = WARDER__BUF_INIT;
         char *real = NULL;
-        struct warder_entries raw = {0};
+        struct warder_entries raw = WARDER_ENTRIES_INIT;
         int rc = admit_path(&r, op, path, flags, &lit, &real, err);
         if (!rc && op == WARDER_OP_LS)
-                rc = warder_backend_ls(r.g->inner, fwd(&lit, real), fwd_len(&lit, real),
-                                       fwd_flags(&r, flags), &raw, err);
+                rc = warder_backend_ls(&raw, r.g->inner, fwd(&lit, real), fwd_len(&lit, real),
+                                       fwd_flags(&r, flags), err);
         else if (!rc)
-                rc = warder_backend_glob(r.g->inner, pattern, fwd(&lit, real), fwd_len(&lit, real),
-                                         fwd_flags(&r, flags), &raw, err);
+                rc =
+                    warder_backend_glob(&raw, r.g->inner, pattern, strlen(pattern), fwd(&lit, real),
+                                        fwd_len(&lit, real), fwd_flags(&r, flags), err);
         if (!rc) {
                 rc = filter_entries(&r, op, lit.data, real, op == WARDER_OP_LS, &raw);
                 if (rc)
@@ -796,7 +809,7 @@ static int guard_grep(warder_backend *b, const struct warder_grep_request *req,
         request_begin(&r, guard_of(b));
         struct warder__buf lit = WARDER__BUF_INIT;
         char *real = NULL;
-        struct warder_grep_result raw = {0};
+        struct warder_grep_result raw = WARDER_GREP_RESULT_INIT;
         /* The grep is forwarded with WARDER_NOFOLLOW (fwd_flags), so a backend that promises
          * real results reports every file by its real form: no realpath per file. */
         struct grep_gate gg = {
@@ -818,7 +831,7 @@ static int guard_grep(warder_backend *b, const struct warder_grep_request *req,
                 fr.flags = fwd_flags(&r, fr.flags);
                 fr.may_search = grep_gate;
                 fr.may_search_ud = &gg;
-                rc = warder_backend_grep(r.g->inner, &fr, &raw, err);
+                rc = warder_backend_grep(&raw, r.g->inner, &fr, err);
                 if (!rc && gg.failed)
                         rc = warder_error_set(err, gg.failed, "grep: %s",
                                               warder_strerror(gg.failed));
@@ -851,7 +864,7 @@ static int guard_grep(warder_backend *b, const struct warder_grep_request *req,
 static int ctx_realpath(void *ud, const char *literal, char **out)
 {
         struct guard *g = ud;
-        return warder_backend_realpath(g->inner, literal, strlen(literal), out, NULL);
+        return warder_backend_realpath(out, g->inner, literal, strlen(literal), NULL);
 }
 
 /* Lists a directory of the inner backend for command inspection (§5.4.1, §5.5): names, each
@@ -859,8 +872,8 @@ static int ctx_realpath(void *ud, const char *literal, char **out)
 static int ctx_ls(void *ud, const char *dir, char ***out, size_t *count)
 {
         struct guard *g = ud;
-        struct warder_entries e = {0};
-        int rc = warder_backend_ls(g->inner, dir, strlen(dir), 0, &e, NULL);
+        struct warder_entries e = WARDER_ENTRIES_INIT;
+        int rc = warder_backend_ls(&e, g->inner, dir, strlen(dir), 0, NULL);
         if (rc)
                 return rc;
         char **v = calloc(e.count ? e.count : 1, sizeof(*v));
@@ -904,7 +917,7 @@ static int decide_command(struct request *r, const char *cmd, size_t len, const 
                 ctx.realpath = ctx_realpath;
         ctx.ls = ctx_ls; /* globs are expanded by the inspector itself, as the shell does */
         ctx.ud = r->g;
-        return warder_ruleset_check_command(r->rs, cmd, len, &ctx, d, err);
+        return warder_ruleset_check_command(d, r->rs, cmd, len, &ctx, err);
 }
 
 /*
@@ -924,7 +937,8 @@ static unsigned mask_decide(const struct request *r, enum warder_op op, const ch
                             const char *real)
 {
         struct warder_decision d = WARDER_DECISION_INIT;
-        int rc = warder_ruleset_check(r->rs, op, literal, real, &d, NULL);
+        int rc = warder_ruleset_check(&d, r->rs, op, literal, strlen(literal), real,
+                                      (real ? strlen(real) : 0), NULL);
         bool deny = rc != 0 || d.action == WARDER_DENY;
         warder_decision_clear(&d);
         if (!deny)
@@ -972,6 +986,7 @@ static int guard_execute(warder_backend *b, const struct warder_exec_request *re
                     decide_command(&r, req->command, req->command_len, cwd.data, req->env, &d, err);
         if (!rc) {
                 struct warder_guard_request greq = {
+                    .version = WARDER_GUARD_REQUEST_VERSION,
                     .op = WARDER_OP_EXECUTE,
                     .target = line,
                     .literal = line,
@@ -988,7 +1003,7 @@ static int guard_execute(warder_backend *b, const struct warder_exec_request *re
                         fr.env = (const char *const *)r.g->env;
                 fr.mask = exec_mask;
                 fr.mask_ud = &mask;
-                rc = warder_backend_execute(r.g->inner, &fr, out, err);
+                rc = warder_backend_execute(out, r.g->inner, &fr, err);
         }
         warder_decision_clear(&d);
         free(line);
@@ -1005,7 +1020,7 @@ static int guard_realpath(warder_backend *b, const char *path, char **out, struc
         struct guard *g = guard_of(b);
         size_t len = strlen(path);
         if (warder_backend_can_realpath(g->inner))
-                return warder_backend_realpath(g->inner, path, len, out, err);
+                return warder_backend_realpath(out, g->inner, path, len, err);
         char *copy = warder_strndup(path, len);
         if (!copy)
                 return warder_error_set(err, WARDER_ENOMEM, "out of memory");
@@ -1164,18 +1179,20 @@ WARDER_API int warder_guard_set_ruleset(warder_backend *guard, warder_ruleset *r
         return 0;
 }
 
-WARDER_API warder_ruleset *warder_guard_ruleset(const warder_backend *guard)
+WARDER_API int warder_guard_ruleset(warder_ruleset **out, const warder_backend *guard)
 {
-        if (!warder_guard_is(guard))
-                return NULL;
-        return acquire_rules(guard_of((warder_backend *)guard));
+        if (!out || !warder_guard_is(guard))
+                return WARDER_EINVAL;
+        *out = acquire_rules(guard_of((warder_backend *)guard));
+        return 0;
 }
 
-WARDER_API int warder_guard_check(warder_backend *guard, enum warder_op op, const char *target,
-                                  size_t target_len, struct warder_decision *out,
+WARDER_API int warder_guard_check(struct warder_decision *out, warder_backend *guard,
+                                  enum warder_op op, const char *target, size_t target_len,
                                   struct warder_error *err)
 {
-        if (!warder_guard_is(guard) || !out || (unsigned)op >= WARDER_OP_COUNT)
+        if (!warder_guard_is(guard) || !out || out->version != WARDER_DECISION_VERSION ||
+            (unsigned)op >= WARDER_OP_COUNT)
                 return warder_error_set(err, WARDER_EINVAL, "guard check: invalid argument");
         if (!target)
                 return warder_error_set(err, WARDER_EINVAL, "guard check: target is NULL");

@@ -34,6 +34,12 @@ void warder__buf_truncate(struct warder__buf *b, size_t len);
 char *warder__buf_steal(struct warder__buf *b);
 void warder__buf_free(struct warder__buf *b);
 
+/* Whether the library may write to `err`: present, and of the version it knows. */
+static inline bool warder__err_ok(const struct warder_error *err)
+{
+        return err && err->version == WARDER_ERROR_VERSION;
+}
+
 /* Fills err with a location (ruleset errors); returns code. */
 int warder__error_set_at(struct warder_error *err, int code, const char *file, unsigned line,
                          unsigned column, const char *fmt, ...)

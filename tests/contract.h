@@ -8,7 +8,7 @@
  *     {
  *             int rc = warder_memory_new(&f->b, NULL);
  *             snprintf(f->root, sizeof(f->root), "/ws");
- *             return rc ? rc : warder_memory_mkdir(f->b, f->root, NULL);
+ *             return rc ? rc : warder_memory_mkdir(f->b, f->root, strlen(f->root), NULL);
  *     }
  *     static const struct contract_target targets[] = {
  *             {"memory", memory_setup, NULL, NULL, NULL}};
@@ -132,20 +132,20 @@ CONTRACT_FN int ct_read(struct contract_fixture *f, const char *rel, uint64_t of
                         struct warder_bytes *out)
 {
         const char *p = cpath(f, rel);
-        return warder_backend_read(f->b, p, strlen(p), off, lim, 0, out, NULL);
+        return warder_backend_read(out, f->b, p, strlen(p), off, lim, 0, NULL);
 }
 
 CONTRACT_FN int ct_ls(struct contract_fixture *f, const char *rel, struct warder_entries *out)
 {
         const char *p = cpath(f, rel);
-        return warder_backend_ls(f->b, p, strlen(p), 0, out, NULL);
+        return warder_backend_ls(out, f->b, p, strlen(p), 0, NULL);
 }
 
 CONTRACT_FN int ct_edit(struct contract_fixture *f, const char *rel, const char *o, const char *n,
                         unsigned flags, size_t *count)
 {
         const char *p = cpath(f, rel);
-        return warder_backend_edit(f->b, p, strlen(p), o, strlen(o), n, strlen(n), flags, count,
+        return warder_backend_edit(count, f->b, p, strlen(p), o, strlen(o), n, strlen(n), flags,
                                    NULL);
 }
 
@@ -153,7 +153,7 @@ CONTRACT_FN int ct_glob(struct contract_fixture *f, const char *pattern, const c
                         struct warder_entries *out)
 {
         const char *p = cpath(f, rel);
-        return warder_backend_glob(f->b, pattern, p, strlen(p), 0, out, NULL);
+        return warder_backend_glob(out, f->b, pattern, strlen(pattern), p, strlen(p), 0, NULL);
 }
 
 CONTRACT_FN int ct_grep(struct contract_fixture *f, const char *pattern, const char *rel,
@@ -163,12 +163,14 @@ CONTRACT_FN int ct_grep(struct contract_fixture *f, const char *pattern, const c
         const char *p = cpath(f, rel);
         struct warder_grep_request r = WARDER_GREP_REQUEST_INIT;
         r.pattern = pattern;
+        r.pattern_len = strlen(r.pattern);
         r.path = p;
         r.path_len = strlen(p);
         r.glob = glob;
+        r.glob_len = r.glob ? strlen(r.glob) : 0;
         r.max_matches = max;
         r.flags = flags;
-        return warder_backend_grep(f->b, &r, out, NULL);
+        return warder_backend_grep(out, f->b, &r, NULL);
 }
 
 CONTRACT_FN bool ct_has(struct contract_fixture *f, const struct warder_entries *e, const char *rel)
@@ -183,7 +185,7 @@ CONTRACT_FN bool ct_has(struct contract_fixture *f, const struct warder_entries 
 CONTRACT_FN void ct_expect_content(struct contract_fixture *f, int _i, const char *rel,
                                    const char *expect)
 {
-        struct warder_bytes out = {0};
+        struct warder_bytes out = WARDER_BYTES_INIT;
         CT_OK(ct_read(f, rel, 0, 0, &out));
         ck_assert_msg(out.len == strlen(expect) && !memcmp(out.data, expect, out.len),
                       "%s: %s holds '%s', expected '%s'", CT_NAME, rel, out.data, expect);
@@ -213,7 +215,7 @@ START_TEST(contract_write_then_read)
         ct_expect_content(&f, _i, "a.txt", "hi");
         /* binary, with NUL bytes; data is NUL-terminated past len */
         CT_OK(ct_write(&f, "bin", "a\0b\xff", 4));
-        struct warder_bytes out = {0};
+        struct warder_bytes out = WARDER_BYTES_INIT;
         CT_OK(ct_read(&f, "bin", 0, 0, &out));
         ck_assert_uint_eq(out.len, 4);
         ck_assert_int_eq(memcmp(out.data, "a\0b\xff", 5), 0);
@@ -234,7 +236,7 @@ START_TEST(contract_write_missing_parents)
 {
         struct contract_fixture f;
         contract_begin(&f, _i);
-        struct warder_entries e = {0};
+        struct warder_entries e = WARDER_ENTRIES_INIT;
         int rc = ct_write(&f, "x/y/z/deep.txt", "deep", 4);
         if (rc == WARDER_ENOENT && contract_targets_[_i].mkdir) {
                 /* allowed for a backend that does not create parents: then nothing was made */
@@ -259,7 +261,7 @@ START_TEST(contract_read_offset_limit)
         struct contract_fixture f;
         contract_begin(&f, _i);
         CT_OK(ct_put(&f, "n", "0123456789"));
-        struct warder_bytes out = {0};
+        struct warder_bytes out = WARDER_BYTES_INIT;
         CT_OK(ct_read(&f, "n", 2, 3, &out));
         ck_assert_uint_eq(out.len, 3);
         ck_assert_str_eq(out.data, "234");
@@ -286,9 +288,9 @@ START_TEST(contract_storage_errors)
         contract_begin(&f, _i);
         CT_OK(ct_put(&f, "dir/file", "x"));
         char sentinel[] = "untouched";
-        struct warder_bytes out = {sentinel, 9, false};
+        struct warder_bytes out = {WARDER_BYTES_VERSION, sentinel, 9, false};
         struct warder_entry one = {sentinel, sentinel, WARDER_ENTRY_FILE, 0, 0};
-        struct warder_entries e = {&one, 1, 0};
+        struct warder_entries e = {WARDER_ENTRIES_VERSION, &one, 1, 0};
         CT_RC(WARDER_ENOENT, ct_read(&f, "missing", 0, 0, &out));
         CT_RC(WARDER_ENOENT, ct_read(&f, "nodir/missing", 0, 0, &out));
         CT_RC(WARDER_EISDIR, ct_read(&f, "dir", 0, 0, &out));
@@ -310,10 +312,10 @@ START_TEST(contract_storage_errors)
         size_t len = strlen(p);
         memcpy(buf, p, len);
         memcpy(buf + len, "\0.env", 5);
-        struct warder_bytes b2 = {0};
-        CT_RC(WARDER_EINVAL, warder_backend_read(f.b, buf, len + 5, 0, 0, 0, &b2, NULL));
+        struct warder_bytes b2 = WARDER_BYTES_INIT;
+        CT_RC(WARDER_EINVAL, warder_backend_read(&b2, f.b, buf, len + 5, 0, 0, 0, NULL));
         CT_RC(WARDER_EINVAL, warder_backend_write(f.b, buf, len + 5, "y", 1, 0, NULL));
-        CT_RC(WARDER_EINVAL, warder_backend_read(f.b, buf, 0, 0, 0, 0, &b2, NULL));
+        CT_RC(WARDER_EINVAL, warder_backend_read(&b2, f.b, buf, 0, 0, 0, 0, NULL));
         ct_expect_content(&f, _i, "dir/file", "x");
         contract_end(&f, _i);
 }
@@ -323,7 +325,7 @@ START_TEST(contract_ls_entries)
 {
         struct contract_fixture f;
         contract_begin(&f, _i);
-        struct warder_entries e = {0};
+        struct warder_entries e = WARDER_ENTRIES_INIT;
         CT_OK(ct_ls(&f, "", &e)); /* the root starts empty */
         ck_assert_uint_eq(e.count, 0);
         time_t before = time(NULL);
@@ -382,7 +384,7 @@ START_TEST(contract_glob)
         struct contract_fixture f;
         contract_begin(&f, _i);
         ct_tree(&f, _i);
-        struct warder_entries e = {0};
+        struct warder_entries e = WARDER_ENTRIES_INIT;
         CT_OK(ct_glob(&f, "**/*.txt", "", &e));
         ck_assert_msg(e.count == 3, "%s: %zu matches", CT_NAME, e.count);
         ck_assert(ct_has(&f, &e, "notes.txt"));
@@ -422,7 +424,7 @@ START_TEST(contract_grep)
         struct contract_fixture f;
         contract_begin(&f, _i);
         ct_tree(&f, _i);
-        struct warder_grep_result g = {0};
+        struct warder_grep_result g = WARDER_GREP_RESULT_INIT;
         CT_OK(ct_grep(&f, "hello", "", NULL, 0, 0, &g));
         ck_assert_msg(g.count == 3, "%s: %zu matches", CT_NAME, g.count);
         ck_assert_uint_eq(g.hidden_files, 0);
@@ -477,19 +479,18 @@ START_TEST(contract_optional_operations)
         struct warder_exec_request xr = WARDER_EXEC_REQUEST_INIT;
         xr.command = "true";
         xr.command_len = 4;
-        struct warder_exec_result xo;
-        memset(&xo, 0, sizeof(xo));
+        struct warder_exec_result xo = WARDER_EXEC_RESULT_INIT;
         if (!warder_backend_can_execute(f.b)) /* §4.8: the answer is ENOTSUP */
-                CT_RC(WARDER_ENOTSUP, warder_backend_execute(f.b, &xr, &xo, NULL));
+                CT_RC(WARDER_ENOTSUP, warder_backend_execute(&xo, f.b, &xr, NULL));
         char *real = NULL;
         const char *p = cpath(&f, "plain.txt");
         if (warder_backend_can_realpath(f.b)) {
                 /* no symlinks involved: the real form is the literal form (§3.2) */
-                CT_OK(warder_backend_realpath(f.b, p, strlen(p), &real, NULL));
+                CT_OK(warder_backend_realpath(&real, f.b, p, strlen(p), NULL));
                 ck_assert_str_eq(real, p);
                 warder_free(real);
         } else {
-                CT_RC(WARDER_ENOTSUP, warder_backend_realpath(f.b, p, strlen(p), &real, NULL));
+                CT_RC(WARDER_ENOTSUP, warder_backend_realpath(&real, f.b, p, strlen(p), NULL));
                 ck_assert_ptr_null(real);
         }
         contract_end(&f, _i);

@@ -110,7 +110,7 @@ MOCK_FN int mock_read(warder_backend *b, const char *path, uint64_t offset, uint
         warder_backend *in = mock_of(b)->inner;
         if (!in)
                 return warder_error_set(err, WARDER_ENOENT, "mock: no such file '%s'", path);
-        return warder_backend_read(in, path, strlen(path), offset, limit, flags, out, err);
+        return warder_backend_read(out, in, path, strlen(path), offset, limit, flags, err);
 }
 
 MOCK_FN int mock_write(warder_backend *b, const char *path, const void *data, size_t len,
@@ -135,8 +135,8 @@ MOCK_FN int mock_edit(warder_backend *b, const char *path, const char *old_text,
         warder_backend *in = mock_of(b)->inner;
         if (!in)
                 return warder_error_set(err, WARDER_ENOENT, "mock: no such file '%s'", path);
-        return warder_backend_edit(in, path, strlen(path), old_text, old_len, new_text, new_len,
-                                   flags, count, err);
+        return warder_backend_edit(count, in, path, strlen(path), old_text, old_len, new_text,
+                                   new_len, flags, err);
 }
 
 MOCK_FN int mock_ls(warder_backend *b, const char *path, unsigned flags, struct warder_entries *out,
@@ -148,7 +148,7 @@ MOCK_FN int mock_ls(warder_backend *b, const char *path, unsigned flags, struct 
         warder_backend *in = mock_of(b)->inner;
         if (!in)
                 return warder_error_set(err, WARDER_ENOENT, "mock: no such directory '%s'", path);
-        rc = warder_backend_ls(in, path, strlen(path), flags, out, err);
+        rc = warder_backend_ls(out, in, path, strlen(path), flags, err);
         const struct mock_lies *lies = mock_of(b)->lies;
         if (!rc && lies && lies->entries)
                 rc = lies->entries(lies->ud, MOCK_LS, path, out);
@@ -164,7 +164,7 @@ MOCK_FN int mock_glob(warder_backend *b, const char *pattern, const char *base, 
         warder_backend *in = mock_of(b)->inner;
         if (!in)
                 return warder_error_set(err, WARDER_ENOENT, "mock: no such directory '%s'", base);
-        rc = warder_backend_glob(in, pattern, base, strlen(base), flags, out, err);
+        rc = warder_backend_glob(out, in, pattern, strlen(pattern), base, strlen(base), flags, err);
         const struct mock_lies *lies = mock_of(b)->lies;
         if (!rc && lies && lies->entries)
                 rc = lies->entries(lies->ud, MOCK_GLOB, base, out);
@@ -182,7 +182,7 @@ MOCK_FN int mock_grep(warder_backend *b, const struct warder_grep_request *req,
                 return warder_error_set(err, WARDER_ENOENT, "mock: no such path '%s'", req->path);
         struct warder_grep_request copy = *req;
         copy.path_len = strlen(req->path);
-        rc = warder_backend_grep(in, &copy, out, err);
+        rc = warder_backend_grep(out, in, &copy, err);
         const struct mock_lies *lies = mock_of(b)->lies;
         if (!rc && lies && lies->grep)
                 rc = lies->grep(lies->ud, req, out);

@@ -16,7 +16,8 @@ static __attribute__((unused)) unsigned ruleset_mask(void *ud, const char *liter
         static const enum warder_op ops[] = {WARDER_OP_READ, WARDER_OP_WRITE};
         for (int i = 0; i < 2; i++) {
                 struct warder_decision d = WARDER_DECISION_INIT;
-                int rc = warder_ruleset_check(rs, ops[i], literal, real, &d, NULL);
+                int rc = warder_ruleset_check(&d, rs, ops[i], literal, strlen(literal), real,
+                                              (real ? strlen(real) : 0), NULL);
                 bool deny = rc != 0 || d.action == WARDER_DENY;
                 warder_decision_clear(&d);
                 if (deny)

@@ -133,9 +133,9 @@ static warder_backend *subject(int arm, const struct warder_local_options *o)
 /* A read through the subject; asserts it was refused and leaked nothing. */
 static int refused_read(warder_backend *b, const char *path)
 {
-        struct warder_bytes out = {NULL, 0, false};
+        struct warder_bytes out = WARDER_BYTES_INIT;
         struct warder_error e = WARDER_ERROR_INIT;
-        int rc = warder_backend_read(b, path, strlen(path), 0, 0, 0, &out, &e);
+        int rc = warder_backend_read(&out, b, path, strlen(path), 0, 0, 0, &e);
         ck_assert_msg(rc != 0, "read of '%s' succeeded", path);
         ck_assert_msg(!leaks(out.data, out.len), "read of '%s' leaked", path);
         ck_assert_ptr_null(out.data);
@@ -194,13 +194,15 @@ static void grep_transcript(warder_backend *b, const char *base, struct grep_log
                         for (size_t max = 0; max < 3; max++) {
                                 struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
                                 req.pattern = patterns[p];
+                                req.pattern_len = strlen(req.pattern);
                                 req.path = base;
                                 req.path_len = strlen(base);
                                 req.glob = globs[gi];
+                                req.glob_len = req.glob ? strlen(req.glob) : 0;
                                 req.max_matches = max;
-                                struct warder_grep_result r = {0};
+                                struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
                                 struct warder_error e = WARDER_ERROR_INIT;
-                                int rc = warder_backend_grep(b, &req, &r, &e);
+                                int rc = warder_backend_grep(&r, b, &req, &e);
                                 char line[512];
                                 int n = snprintf(line, sizeof(line),
                                                  "[%s|%s|%zu] rc=%d n=%zu "
@@ -338,16 +340,16 @@ START_TEST(test_case_insensitive_fs)
                         char *real = NULL;
                         const char *p = at(mnt, cases[i][0]);
                         struct warder_error e = WARDER_ERROR_INIT;
-                        ck_assert_msg(warder_backend_realpath(local, p, strlen(p), &real, &e) == 0,
+                        ck_assert_msg(warder_backend_realpath(&real, local, p, strlen(p), &e) == 0,
                                       "%s: %s", cases[i][0], e.message);
                         ck_assert_str_eq(real, at(mnt, cases[i][1]));
                         warder_free(real);
                 }
                 /* A read that follows nothing refuses a spelling that is not stored. */
-                struct warder_bytes out = {0};
+                struct warder_bytes out = WARDER_BYTES_INIT;
                 const char *p = at(mnt, ".ENV");
                 ck_assert_int_eq(
-                    warder_backend_read(local, p, strlen(p), 0, 0, WARDER_NOFOLLOW, &out, NULL),
+                    warder_backend_read(&out, local, p, strlen(p), 0, 0, WARDER_NOFOLLOW, NULL),
                     WARDER_ESYMLINK);
                 ck_assert_ptr_null(out.data);
                 warder_backend_free(local);
@@ -373,17 +375,17 @@ START_TEST(test_case_insensitive_fs)
                 ck_assert_msg(refused_read(g, denied[i]) == WARDER_EDENIED, "%s", denied[i]);
                 struct warder_decision d = WARDER_DECISION_INIT;
                 ck_assert_int_eq(
-                    warder_guard_check(g, WARDER_OP_READ, denied[i], strlen(denied[i]), &d, &e), 0);
+                    warder_guard_check(&d, g, WARDER_OP_READ, denied[i], strlen(denied[i]), &e), 0);
                 ck_assert_int_eq(d.action, WARDER_DENY);
                 warder_decision_clear(&d);
         }
-        struct warder_bytes out = {0};
-        ck_assert_int_eq(warder_backend_read(g, "SRC/MAIN.C", 10, 0, 0, 0, &out, NULL), 0);
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        ck_assert_int_eq(warder_backend_read(&out, g, "SRC/MAIN.C", 10, 0, 0, 0, NULL), 0);
         ck_assert_str_eq(out.data, "int main;\n");
         warder_bytes_free(&out);
         /* A command that names the file in another case is decided on the stored name. */
         struct warder_decision d = WARDER_DECISION_INIT;
-        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_EXECUTE, "cat .ENV", 8, &d, NULL), 0);
+        ck_assert_int_eq(warder_guard_check(&d, g, WARDER_OP_EXECUTE, "cat .ENV", 8, NULL), 0);
         ck_assert_int_eq(d.action, WARDER_DENY);
         warder_decision_clear(&d);
         warder_backend_free(g);
@@ -406,24 +408,24 @@ START_TEST(test_symlink_read)
         if (arm_guard(_i)) {
                 ck_assert_int_eq(refused_read(b, at(W, ".env")), WARDER_EDENIED);
                 /* the workspace itself is readable */
-                struct warder_bytes out = {NULL, 0, false};
-                ck_assert_int_eq(warder_backend_read(b, at(W, "src/ok.txt"),
-                                                     strlen(at(W, "src/ok.txt")), 0, 0, 0, &out,
-                                                     NULL),
+                struct warder_bytes out = WARDER_BYTES_INIT;
+                ck_assert_int_eq(warder_backend_read(&out, b, at(W, "src/ok.txt"),
+                                                     strlen(at(W, "src/ok.txt")), 0, 0, 0, NULL),
                                  0);
                 ck_assert_str_eq(out.data, "public\n");
                 warder_bytes_free(&out);
                 /* listings and searches do not show the link or the secret either (§4.6,
                  * §4.7) */
-                struct warder_entries e = {NULL, 0, 0};
-                ck_assert_int_eq(warder_backend_ls(b, W, strlen(W), 0, &e, NULL), 0);
+                struct warder_entries e = WARDER_ENTRIES_INIT;
+                ck_assert_int_eq(warder_backend_ls(&e, b, W, strlen(W), 0, NULL), 0);
                 for (size_t k = 0; k < e.count; k++)
                         ck_assert_msg(strcmp(e.items[k].name, "innocent.txt") &&
                                           strcmp(e.items[k].name, ".env"),
                                       "ls shows %s", e.items[k].name);
                 ck_assert_uint_ge(e.hidden, 2);
                 warder_entries_free(&e);
-                ck_assert_int_eq(warder_backend_glob(b, "**", W, strlen(W), 0, &e, NULL), 0);
+                ck_assert_int_eq(
+                    warder_backend_glob(&e, b, "**", strlen("**"), W, strlen(W), 0, NULL), 0);
                 for (size_t k = 0; k < e.count; k++)
                         ck_assert_msg(strcmp(e.items[k].name, "innocent.txt") &&
                                           strcmp(e.items[k].name, ".env") &&
@@ -432,10 +434,11 @@ START_TEST(test_symlink_read)
                 warder_entries_free(&e);
                 struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
                 req.pattern = "SECRET";
+                req.pattern_len = strlen(req.pattern);
                 req.path = W;
                 req.path_len = strlen(W);
-                struct warder_grep_result r = {NULL, 0, 0, false};
-                ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+                struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
+                ck_assert_int_eq(warder_backend_grep(&r, b, &req, NULL), 0);
                 ck_assert_uint_eq(r.count, 0);
                 ck_assert_uint_ge(r.hidden_files, 2);
                 warder_grep_result_free(&r);
@@ -445,10 +448,11 @@ START_TEST(test_symlink_read)
         ck_assert_int_eq(warder_local_new(&plain, W, NULL, NULL), 0);
         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
         req.pattern = "SECRET";
+        req.pattern_len = strlen(req.pattern);
         req.path = W;
         req.path_len = strlen(W);
-        struct warder_grep_result r = {NULL, 0, 0, false};
-        ck_assert_int_eq(warder_backend_grep(plain, &req, &r, NULL), 0);
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
+        ck_assert_int_eq(warder_backend_grep(&r, plain, &req, NULL), 0);
         ck_assert_uint_ge(r.count, 2);
         warder_grep_result_free(&r);
         warder_backend_free(plain);
@@ -466,8 +470,8 @@ START_TEST(test_symlink_write)
         ck_refusal(_i, refused_write(b, at(W, "out.txt"), "PWNED"),
                    arm_guard(_i) ? WARDER_EOUTSIDE : WARDER_ESYMLINK);
         size_t n = 0;
-        int rc = warder_backend_edit(b, at(W, "innocent.txt"), strlen(at(W, "innocent.txt")), "ENV",
-                                     3, "PWN", 3, 0, &n, NULL);
+        int rc = warder_backend_edit(&n, b, at(W, "innocent.txt"), strlen(at(W, "innocent.txt")),
+                                     "ENV", 3, "PWN", 3, 0, NULL);
         ck_refusal(_i, rc, WARDER_ESYMLINK);
         warder_backend_free(b);
         ck_assert_str_eq(peek(at(W, ".env")), ENV_SECRET "\n");
@@ -599,9 +603,9 @@ START_TEST(test_procfs_inside)
                         }
                 warder_backend *b = subject(_i, NULL);
                 for (size_t i = 0; i < 4; i++) {
-                        struct warder_bytes out = {NULL, 0, false};
+                        struct warder_bytes out = WARDER_BYTES_INIT;
                         int rc =
-                            warder_backend_read(b, paths[i], strlen(paths[i]), 0, 0, 0, &out, NULL);
+                            warder_backend_read(&out, b, paths[i], strlen(paths[i]), 0, 0, 0, NULL);
                         if (rc == 0 || leaks(out.data, out.len)) {
                                 fprintf(stderr, "leak: %s\n", paths[i]);
                                 _exit(3);
@@ -648,10 +652,11 @@ START_TEST(test_fifo)
         ck_assert_int_eq(refused_write(b, at(W, "pipe"), "x"), WARDER_ENOTREG);
         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
         req.pattern = "public";
+        req.pattern_len = strlen(req.pattern);
         req.path = W;
         req.path_len = strlen(W);
-        struct warder_grep_result r = {NULL, 0, 0, false};
-        ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
+        ck_assert_int_eq(warder_backend_grep(&r, b, &req, NULL), 0);
         ck_assert_uint_eq(r.count, 1);
         warder_grep_result_free(&r);
         warder_backend_free(b);
@@ -711,10 +716,11 @@ START_TEST(test_cap)
         ck_assert_int_eq(refused_read(b, at(W, "big.txt")), WARDER_ETOOBIG);
         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
         req.pattern = OUT_SECRET;
+        req.pattern_len = strlen(req.pattern);
         req.path = W;
         req.path_len = strlen(W);
-        struct warder_grep_result r = {NULL, 0, 0, false};
-        ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
+        ck_assert_int_eq(warder_backend_grep(&r, b, &req, NULL), 0);
         ck_assert_uint_eq(r.count, 0);
         ck_assert(r.truncated);
         warder_grep_result_free(&r);
@@ -732,10 +738,11 @@ START_TEST(test_newline_name)
         ck_refusal(_i, refused_read(b, at(W, "ok.txt\n")), WARDER_ESYMLINK);
         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
         req.pattern = "needle|SECRET";
+        req.pattern_len = strlen(req.pattern);
         req.path = W;
         req.path_len = strlen(W);
-        struct warder_grep_result r = {NULL, 0, 0, false};
-        ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
+        ck_assert_int_eq(warder_backend_grep(&r, b, &req, NULL), 0);
         bool raw = false;
         for (size_t i = 0; i < r.count; i++) {
                 if (strcmp(r.items[i].path, at(W, "notes\nx.txt ")) == 0)
@@ -750,8 +757,8 @@ START_TEST(test_newline_name)
                 ck_assert_uint_ge(r.hidden_files, 2); /* .env and .ssh/id_rsa */
         }
         warder_grep_result_free(&r);
-        struct warder_entries e = {NULL, 0, 0};
-        ck_assert_int_eq(warder_backend_ls(b, W, strlen(W), 0, &e, NULL), 0);
+        struct warder_entries e = WARDER_ENTRIES_INIT;
+        ck_assert_int_eq(warder_backend_ls(&e, b, W, strlen(W), 0, NULL), 0);
         raw = false;
         for (size_t i = 0; i < e.count; i++)
                 raw |= strcmp(e.items[i].name, "notes\nx.txt ") == 0 &&
@@ -809,9 +816,9 @@ START_TEST(test_hardlink)
         }
         ck_assert(leaks(plain_read(at(W, "src/hard.txt")), 64));
         warder_backend *b = subject(_i, NULL);
-        struct warder_bytes out = {NULL, 0, false};
-        ck_assert_int_eq(warder_backend_read(b, at(W, "src/hard.txt"),
-                                             strlen(at(W, "src/hard.txt")), 0, 0, 0, &out, NULL),
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        ck_assert_int_eq(warder_backend_read(&out, b, at(W, "src/hard.txt"),
+                                             strlen(at(W, "src/hard.txt")), 0, 0, 0, NULL),
                          0);
         ck_assert_str_eq(out.data, OUT_SECRET "\n"); /* same inode: readable, as documented */
         warder_bytes_free(&out);
@@ -876,8 +883,8 @@ START_TEST(test_race)
         warder_backend *b = subject(_i, NULL);
         unsigned ok = 0, refused = 0, leaked = 0;
         for (int i = 0; i < RACE_READS; i++) {
-                struct warder_bytes out = {NULL, 0, false};
-                int rc = warder_backend_read(b, p, strlen(p), 0, 0, 0, &out, NULL);
+                struct warder_bytes out = WARDER_BYTES_INIT;
+                int rc = warder_backend_read(&out, b, p, strlen(p), 0, 0, 0, NULL);
                 if (rc == 0) {
                         ok++;
                         leaked += leaks(out.data, out.len);
@@ -921,8 +928,8 @@ START_TEST(test_race)
         if (S_ISLNK(st.st_mode))
                 ck_assert_int_eq(
                     syscall(SYS_renameat2, AT_FDCWD, at(W, "box"), AT_FDCWD, at(W, "lnk"), 2), 0);
-        struct warder_bytes out = {NULL, 0, false};
-        ck_assert_int_eq(warder_backend_read(b, p, strlen(p), 0, 0, 0, &out, NULL), 0);
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        ck_assert_int_eq(warder_backend_read(&out, b, p, strlen(p), 0, 0, 0, NULL), 0);
         ck_assert_msg(strcmp(out.data, "public\n") == 0 || strcmp(out.data, "owned\n") == 0,
                       "read '%s'", out.data);
         warder_bytes_free(&out);
@@ -975,8 +982,8 @@ START_TEST(test_swap_during_approval)
         warder_ruleset_free(rs);
         char p[PATH_MAX];
         snprintf(p, sizeof(p), "%s/box/f", W);
-        struct warder_bytes out = {NULL, 0, false};
-        int rc = warder_backend_read(g, p, strlen(p), 0, 0, 0, &out, NULL);
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        int rc = warder_backend_read(&out, g, p, strlen(p), 0, 0, 0, NULL);
         ck_assert_int_ge(swapped, 1); /* the swap happened between decision and open */
         ck_assert_msg(rc == WARDER_ESYMLINK, "read after the swap: %s", warder_status_name(rc));
         ck_assert(!leaks(out.data, out.len));
@@ -988,14 +995,14 @@ START_TEST(test_swap_during_approval)
         ck_assert_msg(rc == WARDER_ESYMLINK, "write after the swap: %s", warder_status_name(rc));
         ck_assert_str_eq(peek(at(W, ".ssh/f")), RACE_SECRET "\n");
         /* with the symlink in place before the decision, the real form is denied outright */
-        ck_assert_int_eq(warder_backend_read(g, p, strlen(p), 0, 0, 0, &out, NULL), WARDER_EDENIED);
+        ck_assert_int_eq(warder_backend_read(&out, g, p, strlen(p), 0, 0, 0, NULL), WARDER_EDENIED);
         ck_assert_int_eq(swapped, 2);
         /* control: the path the guard decided now leads to the secret, and a backend that
          * follows symlinks (a real form forwarded without WARDER_NOFOLLOW) reads it */
         ck_assert(leaks(plain_read(p), 64));
         warder_backend *follow = NULL;
         ck_assert_int_eq(warder_local_new(&follow, W, &lo, NULL), 0);
-        ck_assert_int_eq(warder_backend_read(follow, p, strlen(p), 0, 0, 0, &out, NULL), 0);
+        ck_assert_int_eq(warder_backend_read(&out, follow, p, strlen(p), 0, 0, 0, NULL), 0);
         ck_assert(leaks(out.data, out.len));
         warder_bytes_free(&out);
         warder_backend_free(follow);
@@ -1017,14 +1024,14 @@ START_TEST(test_swap_after_check)
         ck_assert_int_eq(warder_local_new(&b, W, &lo, NULL), 0);
         char *real = NULL;
         const char *p = at(W, "box/f");
-        ck_assert_int_eq(warder_backend_realpath(b, p, strlen(p), &real, NULL), 0);
+        ck_assert_int_eq(warder_backend_realpath(&real, b, p, strlen(p), NULL), 0);
         ck_assert_str_eq(real, p); /* decided: not under .ssh */
         ck_assert_int_eq(syscall(SYS_renameat2, AT_FDCWD, at(W, "box"), AT_FDCWD, at(W, "lnk"), 2),
                          0);
         ck_assert(leaks(plain_read(p), 64)); /* control: the checked path now leads to the secret */
-        struct warder_bytes out = {NULL, 0, false};
+        struct warder_bytes out = WARDER_BYTES_INIT;
         ck_assert_int_eq(
-            warder_backend_read(b, real, strlen(real), 0, 0, WARDER_NOFOLLOW, &out, NULL),
+            warder_backend_read(&out, b, real, strlen(real), 0, 0, WARDER_NOFOLLOW, NULL),
             WARDER_ESYMLINK);
         ck_assert_int_eq(warder_backend_write(b, real, strlen(real), "x", 1, WARDER_NOFOLLOW, NULL),
                          WARDER_ESYMLINK);

@@ -128,7 +128,8 @@ static int tiny_ls(warder_backend *b, const char *path, unsigned flags, struct w
                 t->ls_through_link = true;
                 char p[512];
                 snprintf(p, sizeof(p), "%s/leak.txt", path);
-                return warder_entries_add(out, "leak.txt", p, WARDER_ENTRY_FILE, 4, 0);
+                return warder_entries_add(out, "leak.txt", strlen("leak.txt"), p, strlen(p),
+                                          WARDER_ENTRY_FILE, 4, 0);
         }
         if (tiny_find(t, path) >= 0)
                 return warder_error_set(err, WARDER_ENOTDIR, "tiny: ls %s", path);
@@ -150,17 +151,17 @@ static int tiny_ls(warder_backend *b, const char *path, unsigned flags, struct w
                         seen = seen || !strcmp(out->items[k].name, nm);
                 if (seen)
                         continue;
-                int rc =
-                    warder_entries_add(out, nm, p, slash ? WARDER_ENTRY_DIR : WARDER_ENTRY_FILE,
-                                       slash ? 0 : t->files[i].len, 0);
+                int rc = warder_entries_add(out, nm, strlen(nm), p, strlen(p),
+                                            slash ? WARDER_ENTRY_DIR : WARDER_ENTRY_FILE,
+                                            slash ? 0 : t->files[i].len, 0);
                 if (rc)
                         return rc;
         }
         if (t->link) {
                 const char *slash = strrchr(t->link, '/');
                 if ((size_t)(slash - t->link) == dl && !strncmp(t->link, path, dl))
-                        return warder_entries_add(out, slash + 1, t->link, WARDER_ENTRY_SYMLINK, 0,
-                                                  0);
+                        return warder_entries_add(out, slash + 1, strlen(slash + 1), t->link,
+                                                  strlen(t->link), WARDER_ENTRY_SYMLINK, 0, 0);
         }
         return 0;
 }
@@ -201,8 +202,8 @@ static void put(warder_backend *b, const char *path, const char *text)
 
 static char *get(warder_backend *b, const char *path)
 {
-        struct warder_bytes out = {0};
-        ck_assert_int_eq(warder_backend_read(b, path, strlen(path), 0, 0, 0, &out, NULL), 0);
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        ck_assert_int_eq(warder_backend_read(&out, b, path, strlen(path), 0, 0, 0, NULL), 0);
         return out.data;
 }
 
@@ -277,8 +278,8 @@ START_TEST(init_rejects_incomplete_tables)
                 ck_assert_msg(strstr(err.message, cases[i].message), "case %zu: '%s'", i,
                               err.message);
                 /* a rejected header stays unusable */
-                struct warder_entries out = {0};
-                ck_assert_int_eq(warder_backend_ls(&b, S("/"), 0, &out, NULL), WARDER_EINVAL);
+                struct warder_entries out = WARDER_ENTRIES_INIT;
+                ck_assert_int_eq(warder_backend_ls(&out, &b, S("/"), 0, NULL), WARDER_EINVAL);
                 ck_assert(!warder_backend_can_execute(&b));
         }
         /* the control: the complete table is accepted */
@@ -295,8 +296,8 @@ START_TEST(init_rejects_incomplete_tables)
                                         0};
         struct warder_backend b = {NULL, 0};
         ck_assert_int_eq(warder_backend_init(&b, &ok, NULL), 0);
-        struct warder_entries out = {0};
-        ck_assert_int_eq(warder_backend_ls(&b, S("/"), 0, &out, NULL), 0);
+        struct warder_entries out = WARDER_ENTRIES_INIT;
+        ck_assert_int_eq(warder_backend_ls(&out, &b, S("/"), 0, NULL), 0);
         ck_assert_int_eq(warder_backend_init(NULL, &ok, NULL), WARDER_EINVAL);
         ck_assert_int_eq(warder_backend_init(&b, NULL, NULL), WARDER_EINVAL);
 }
@@ -316,11 +317,11 @@ START_TEST(dispatch_rejects_uninitialised)
                                                      dummy_destroy,
                                                      0};
         struct warder_backend raw = {&ok, 0}; /* never went through warder_backend_init */
-        struct warder_bytes bytes = {0};
+        struct warder_bytes bytes = WARDER_BYTES_INIT;
         struct warder_error err = WARDER_ERROR_INIT;
-        ck_assert_int_eq(warder_backend_read(&raw, S("/a"), 0, 0, 0, &bytes, &err), WARDER_EINVAL);
+        ck_assert_int_eq(warder_backend_read(&bytes, &raw, S("/a"), 0, 0, 0, &err), WARDER_EINVAL);
         ck_assert_ptr_nonnull(strstr(err.message, "not an initialised backend"));
-        ck_assert_int_eq(warder_backend_read(NULL, S("/a"), 0, 0, 0, &bytes, NULL), WARDER_EINVAL);
+        ck_assert_int_eq(warder_backend_read(&bytes, NULL, S("/a"), 0, 0, 0, NULL), WARDER_EINVAL);
         ck_assert(!warder_backend_can_execute(NULL));
         ck_assert(!warder_backend_can_realpath(&raw));
         warder_backend_free(NULL);
@@ -334,45 +335,49 @@ END_TEST
 START_TEST(dispatch_argument_checks)
 {
         warder_backend *b = tiny_new();
-        struct warder_bytes out = {0};
-        struct warder_entries ents = {0};
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        struct warder_entries ents = WARDER_ENTRIES_INIT;
         struct warder_error err = WARDER_ERROR_INIT;
         /* NULL, empty, embedded NUL: EINVAL before the backend is called */
-        ck_assert_int_eq(warder_backend_read(b, NULL, 3, 0, 0, 0, &out, &err), WARDER_EINVAL);
-        ck_assert_int_eq(warder_backend_read(b, "/a", 0, 0, 0, 0, &out, &err), WARDER_EINVAL);
+        ck_assert_int_eq(warder_backend_read(&out, b, NULL, 3, 0, 0, 0, &err), WARDER_EINVAL);
+        ck_assert_int_eq(warder_backend_read(&out, b, "/a", 0, 0, 0, 0, &err), WARDER_EINVAL);
         ck_assert_ptr_nonnull(strstr(err.message, "empty"));
-        ck_assert_int_eq(warder_backend_read(b, "/a\0b", 4, 0, 0, 0, &out, &err), WARDER_EINVAL);
+        ck_assert_int_eq(warder_backend_read(&out, b, "/a\0b", 4, 0, 0, 0, &err), WARDER_EINVAL);
         ck_assert_ptr_nonnull(strstr(err.message, "NUL"));
-        ck_assert_int_eq(warder_backend_read(b, S("/a"), 0, 0, 0, NULL, &err), WARDER_EINVAL);
+        ck_assert_int_eq(warder_backend_read(NULL, b, S("/a"), 0, 0, 0, &err), WARDER_EINVAL);
         ck_assert_int_eq(warder_backend_write(b, "/a\0.env", 7, "x", 1, 0, &err), WARDER_EINVAL);
         ck_assert_int_eq(warder_backend_write(b, S("/a"), NULL, 1, 0, &err), WARDER_EINVAL);
-        ck_assert_int_eq(warder_backend_ls(b, "", 0, 0, &ents, &err), WARDER_EINVAL);
-        ck_assert_int_eq(warder_backend_ls(b, S("/"), 0, NULL, &err), WARDER_EINVAL);
-        ck_assert_int_eq(warder_backend_edit(b, S("/a"), "", 0, "x", 1, 0, NULL, &err),
+        ck_assert_int_eq(warder_backend_ls(&ents, b, "", 0, 0, &err), WARDER_EINVAL);
+        ck_assert_int_eq(warder_backend_ls(NULL, b, S("/"), 0, &err), WARDER_EINVAL);
+        ck_assert_int_eq(warder_backend_edit(NULL, b, S("/a"), "", 0, "x", 1, 0, &err),
                          WARDER_EINVAL);
-        ck_assert_int_eq(warder_backend_edit(b, S("/a"), "x", 1, NULL, 1, 0, NULL, &err),
+        ck_assert_int_eq(warder_backend_edit(NULL, b, S("/a"), "x", 1, NULL, 1, 0, &err),
                          WARDER_EINVAL);
-        ck_assert_int_eq(warder_backend_glob(b, NULL, S("/"), 0, &ents, &err), WARDER_EINVAL);
-        ck_assert_int_eq(warder_backend_glob(b, "", S("/"), 0, &ents, &err), WARDER_EINVAL);
-        ck_assert_int_eq(warder_backend_glob(b, "*", "/\0x", 3, 0, &ents, &err), WARDER_EINVAL);
+        ck_assert_int_eq(warder_backend_glob(&ents, b, NULL, 0, S("/"), 0, &err), WARDER_EINVAL);
+        ck_assert_int_eq(warder_backend_glob(&ents, b, "", strlen(""), S("/"), 0, &err),
+                         WARDER_EINVAL);
+        ck_assert_int_eq(warder_backend_glob(&ents, b, "*", strlen("*"), "/\0x", 3, 0, &err),
+                         WARDER_EINVAL);
         /* the fallbacks walk absolute bases only (their results are absolute paths) */
-        ck_assert_int_eq(warder_backend_glob(b, "*", S("ws"), 0, &ents, &err), WARDER_EINVAL);
+        ck_assert_int_eq(warder_backend_glob(&ents, b, "*", strlen("*"), S("ws"), 0, &err),
+                         WARDER_EINVAL);
         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
-        struct warder_grep_result gr = {0};
+        struct warder_grep_result gr = WARDER_GREP_RESULT_INIT;
         req.path = "/";
         req.path_len = 1;
-        ck_assert_int_eq(warder_backend_grep(b, &req, &gr, &err), WARDER_EINVAL); /* no pattern */
+        ck_assert_int_eq(warder_backend_grep(&gr, b, &req, &err), WARDER_EINVAL); /* no pattern */
         req.pattern = "x";
+        req.pattern_len = strlen(req.pattern);
         req.version = 0;
-        ck_assert_int_eq(warder_backend_grep(b, &req, &gr, &err), WARDER_EINVAL);
+        ck_assert_int_eq(warder_backend_grep(&gr, b, &req, &err), WARDER_EINVAL);
         req.version = WARDER_GREP_REQUEST_VERSION + 1;
-        ck_assert_int_eq(warder_backend_grep(b, &req, &gr, &err), WARDER_EINVAL);
+        ck_assert_int_eq(warder_backend_grep(&gr, b, &req, &err), WARDER_EINVAL);
         req.version = WARDER_GREP_REQUEST_VERSION;
         req.path_len = 0;
-        ck_assert_int_eq(warder_backend_grep(b, &req, &gr, &err), WARDER_EINVAL);
-        ck_assert_int_eq(warder_backend_grep(b, NULL, &gr, &err), WARDER_EINVAL);
+        ck_assert_int_eq(warder_backend_grep(&gr, b, &req, &err), WARDER_EINVAL);
+        ck_assert_int_eq(warder_backend_grep(&gr, b, NULL, &err), WARDER_EINVAL);
         char *real = NULL;
-        ck_assert_int_eq(warder_backend_realpath(b, S("/a"), NULL, &err), WARDER_EINVAL);
+        ck_assert_int_eq(warder_backend_realpath(NULL, b, S("/a"), &err), WARDER_EINVAL);
         ck_assert_ptr_null(real);
         /* none of it reached the backend */
         ck_assert_uint_eq(tiny_of(b)->reads + tiny_of(b)->writes + tiny_of(b)->lses, 0);
@@ -484,18 +489,29 @@ static int broken_ls(warder_backend *b, const char *p, unsigned f, struct warder
                 out->count = 3;
                 return 0;
         case LS_NAME_DOTDOT:
-                return warder_entries_add(out, "..", "/..", WARDER_ENTRY_DIR, 0, 0);
+                return warder_entries_add(out, "..", strlen(".."), "/..", strlen("/.."),
+                                          WARDER_ENTRY_DIR, 0, 0);
         case LS_NAME_SLASH:
-                return warder_entries_add(out, "a/b", "/a/b", WARDER_ENTRY_FILE, 0, 0);
-        case LS_NAME_EMPTY:
-                return warder_entries_add(out, "", "/", WARDER_ENTRY_DIR, 0, 0);
+                return warder_entries_add(out, "a/b", strlen("a/b"), "/a/b", strlen("/a/b"),
+                                          WARDER_ENTRY_FILE, 0, 0);
+        case LS_NAME_EMPTY: {
+                /* the helper refuses an empty name: a backend can still make one by hand */
+                int rc = warder_entries_add(out, "x", 1, "/x", 2, WARDER_ENTRY_DIR, 0, 0);
+                if (!rc)
+                        out->items[out->count - 1].name[0] = '\0';
+                return rc;
+        }
         case LS_PATH_RELATIVE:
-                return warder_entries_add(out, "a", "a", WARDER_ENTRY_FILE, 0, 0);
+                return warder_entries_add(out, "a", strlen("a"), "a", strlen("a"),
+                                          WARDER_ENTRY_FILE, 0, 0);
         case LS_BAD_TYPE:
-                return warder_entries_add(out, "a", "/a", (enum warder_entry_type)42, 0, 0);
+                return warder_entries_add(out, "a", strlen("a"), "/a", strlen("/a"),
+                                          (enum warder_entry_type)42, 0, 0);
         case LS_PARTIAL_THEN_FAIL:
-                warder_entries_add(out, "a", "/a", WARDER_ENTRY_FILE, 0, 0);
-                warder_entries_add(out, "b", "/b", WARDER_ENTRY_FILE, 0, 0);
+                warder_entries_add(out, "a", strlen("a"), "/a", strlen("/a"), WARDER_ENTRY_FILE, 0,
+                                   0);
+                warder_entries_add(out, "b", strlen("b"), "/b", strlen("/b"), WARDER_ENTRY_FILE, 0,
+                                   0);
                 return WARDER_EIO;
         default:
                 return broken_status(b);
@@ -512,10 +528,10 @@ static int broken_grep(warder_backend *b, const struct warder_grep_request *req,
                 out->count = 2;
                 return 0;
         case GREP_LINE_ZERO:
-                return warder_grep_add(out, "/a", 0, "x", 1);
+                return warder_grep_add(out, "/a", strlen("/a"), 0, "x", 1);
         case GREP_TOO_MANY:
-                warder_grep_add(out, "/a", 1, "x", 1);
-                return warder_grep_add(out, "/a", 2, "x", 1);
+                warder_grep_add(out, "/a", strlen("/a"), 1, "x", 1);
+                return warder_grep_add(out, "/a", strlen("/a"), 2, "x", 1);
         default:
                 return broken_status(b);
         }
@@ -580,33 +596,33 @@ START_TEST(unknown_codes_become_ebackend)
         for (size_t i = 0; i < 3; i++) {
                 warder_backend *b = broken_new(modes[i]);
                 struct warder_error err = WARDER_ERROR_INIT;
-                struct warder_bytes out = {0};
-                ck_assert_int_eq(warder_backend_read(b, S("/a"), 0, 0, 0, &out, &err),
+                struct warder_bytes out = WARDER_BYTES_INIT;
+                ck_assert_int_eq(warder_backend_read(&out, b, S("/a"), 0, 0, 0, &err),
                                  WARDER_EBACKEND);
                 ck_assert_int_eq(err.code, WARDER_EBACKEND);
                 ck_assert_ptr_nonnull(strstr(err.message, "unknown status"));
                 ck_assert_int_eq(warder_backend_write(b, S("/a"), "x", 1, 0, &err),
                                  WARDER_EBACKEND);
                 /* edit falls back to read, whose unknown code is mapped too */
-                ck_assert_int_eq(warder_backend_edit(b, S("/a"), "x", 1, "y", 1, 0, NULL, &err),
+                ck_assert_int_eq(warder_backend_edit(NULL, b, S("/a"), "x", 1, "y", 1, 0, &err),
                                  WARDER_EBACKEND);
-                struct warder_entries e = {0};
-                ck_assert_int_eq(warder_backend_ls(b, S("/"), 0, &e, &err), WARDER_EBACKEND);
+                struct warder_entries e = WARDER_ENTRIES_INIT;
+                ck_assert_int_eq(warder_backend_ls(&e, b, S("/"), 0, &err), WARDER_EBACKEND);
                 struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
                 req.pattern = "x";
+                req.pattern_len = strlen(req.pattern);
                 req.path = "/";
                 req.path_len = 1;
-                struct warder_grep_result g = {0};
-                ck_assert_int_eq(warder_backend_grep(b, &req, &g, &err), WARDER_EBACKEND);
+                struct warder_grep_result g = WARDER_GREP_RESULT_INIT;
+                ck_assert_int_eq(warder_backend_grep(&g, b, &req, &err), WARDER_EBACKEND);
                 char *real = NULL;
-                ck_assert_int_eq(warder_backend_realpath(b, S("/a"), &real, &err), WARDER_EBACKEND);
+                ck_assert_int_eq(warder_backend_realpath(&real, b, S("/a"), &err), WARDER_EBACKEND);
                 ck_assert_ptr_null(real);
                 struct warder_exec_request xr = WARDER_EXEC_REQUEST_INIT;
                 xr.command = "true";
                 xr.command_len = 4;
-                struct warder_exec_result xo;
-                memset(&xo, 0, sizeof(xo));
-                ck_assert_int_eq(warder_backend_execute(b, &xr, &xo, &err), WARDER_EBACKEND);
+                struct warder_exec_result xo = WARDER_EXEC_RESULT_INIT;
+                ck_assert_int_eq(warder_backend_execute(&xo, b, &xr, &err), WARDER_EBACKEND);
                 ck_assert_ptr_null(out.data);
                 warder_error_clear(&err);
                 warder_backend_free(b);
@@ -640,40 +656,40 @@ START_TEST(bad_results_never_escape)
                 struct warder_error err = WARDER_ERROR_INIT;
                 /* sentinels: outputs must be untouched on failure */
                 char sentinel[] = "sentinel";
-                struct warder_bytes bytes = {sentinel, 8, false};
+                struct warder_bytes bytes = {WARDER_BYTES_VERSION, sentinel, 8, false};
                 struct warder_entry one = {sentinel, sentinel, WARDER_ENTRY_FILE, 1, 1};
-                struct warder_entries ents = {&one, 1, 7};
+                struct warder_entries ents = {WARDER_ENTRIES_VERSION, &one, 1, 7};
                 struct warder_grep_match gm = {sentinel, 1, sentinel, 8};
-                struct warder_grep_result gr = {&gm, 1, 3, true};
+                struct warder_grep_result gr = {WARDER_GREP_RESULT_VERSION, &gm, 1, 3, true};
                 char *real = sentinel;
-                struct warder_exec_result xo;
-                memset(&xo, 0, sizeof(xo));
+                struct warder_exec_result xo = WARDER_EXEC_RESULT_INIT;
                 xo.exit_status = 99;
                 int rc = 0;
                 switch (cases[i].op) {
                 case 'r':
-                        rc = warder_backend_read(b, S("/a"), 0, 0, 0, &bytes, &err);
+                        rc = warder_backend_read(&bytes, b, S("/a"), 0, 0, 0, &err);
                         break;
                 case 'l':
-                        rc = warder_backend_ls(b, S("/"), 0, &ents, &err);
+                        rc = warder_backend_ls(&ents, b, S("/"), 0, &err);
                         break;
                 case 'g': {
                         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
                         req.pattern = "x";
+                        req.pattern_len = strlen(req.pattern);
                         req.path = "/";
                         req.path_len = 1;
                         req.max_matches = 1;
-                        rc = warder_backend_grep(b, &req, &gr, &err);
+                        rc = warder_backend_grep(&gr, b, &req, &err);
                         break;
                 }
                 case 'p':
-                        rc = warder_backend_realpath(b, S("/a"), &real, &err);
+                        rc = warder_backend_realpath(&real, b, S("/a"), &err);
                         break;
                 case 'x': {
                         struct warder_exec_request xr = WARDER_EXEC_REQUEST_INIT;
                         xr.command = "true";
                         xr.command_len = 4;
-                        rc = warder_backend_execute(b, &xr, &xo, &err);
+                        rc = warder_backend_execute(&xo, b, &xr, &err);
                         break;
                 }
                 }
@@ -703,18 +719,17 @@ START_TEST(partial_results_are_freed_on_failure)
                                           EXEC_PARTIAL_THEN_FAIL};
         for (size_t i = 0; i < 3; i++) {
                 warder_backend *b = broken_new(modes[i]);
-                struct warder_bytes bytes = {0};
-                struct warder_entries ents = {0};
-                struct warder_exec_result xo;
-                memset(&xo, 0, sizeof(xo));
+                struct warder_bytes bytes = WARDER_BYTES_INIT;
+                struct warder_entries ents = WARDER_ENTRIES_INIT;
+                struct warder_exec_result xo = WARDER_EXEC_RESULT_INIT;
                 struct warder_exec_request xr = WARDER_EXEC_REQUEST_INIT;
                 xr.command = "sleep 9";
                 xr.command_len = 7;
-                ck_assert_int_eq(warder_backend_read(b, S("/a"), 0, 0, 0, &bytes, NULL),
+                ck_assert_int_eq(warder_backend_read(&bytes, b, S("/a"), 0, 0, 0, NULL),
                                  modes[i] == READ_PARTIAL_THEN_FAIL ? WARDER_EIO : 0);
-                ck_assert_int_eq(warder_backend_ls(b, S("/"), 0, &ents, NULL),
+                ck_assert_int_eq(warder_backend_ls(&ents, b, S("/"), 0, NULL),
                                  modes[i] == LS_PARTIAL_THEN_FAIL ? WARDER_EIO : 0);
-                ck_assert_int_eq(warder_backend_execute(b, &xr, &xo, NULL),
+                ck_assert_int_eq(warder_backend_execute(&xo, b, &xr, NULL),
                                  modes[i] == EXEC_PARTIAL_THEN_FAIL ? WARDER_ETIMEDOUT : 0);
                 if (modes[i] == READ_PARTIAL_THEN_FAIL)
                         ck_assert_ptr_null(bytes.data);
@@ -741,8 +756,8 @@ START_TEST(three_functions_give_six_operations)
         char *s = get(b, "/ws/notes.txt");
         ck_assert_str_eq(s, "nothing here\n");
         warder_free(s);
-        struct warder_entries ls = {0};
-        ck_assert_int_eq(warder_backend_ls(b, S("/ws"), 0, &ls, &err), 0);
+        struct warder_entries ls = WARDER_ENTRIES_INIT;
+        ck_assert_int_eq(warder_backend_ls(&ls, b, S("/ws"), 0, &err), 0);
         ck_assert_uint_eq(ls.count, 3);
         ck_assert_str_eq(ls.items[0].name, "README.md"); /* sorted by name */
         ck_assert_str_eq(ls.items[1].name, "notes.txt");
@@ -752,7 +767,7 @@ START_TEST(three_functions_give_six_operations)
         /* edit: fallback */
         size_t n = 0;
         ck_assert_int_eq(
-            warder_backend_edit(b, S("/ws/notes.txt"), S("nothing"), S("something"), 0, &n, &err),
+            warder_backend_edit(&n, b, S("/ws/notes.txt"), S("nothing"), S("something"), 0, &err),
             0);
         ck_assert_uint_eq(n, 1);
         s = get(b, "/ws/notes.txt");
@@ -761,15 +776,16 @@ START_TEST(three_functions_give_six_operations)
         /* grep: fallback (no glob filter, so no core matcher needed) */
         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
         req.pattern = "hello";
+        req.pattern_len = strlen(req.pattern);
         req.path = "/ws";
         req.path_len = 3;
-        struct warder_grep_result g = {0};
-        ck_assert_int_eq(warder_backend_grep(b, &req, &g, &err), 0);
+        struct warder_grep_result g = WARDER_GREP_RESULT_INIT;
+        ck_assert_int_eq(warder_backend_grep(&g, b, &req, &err), 0);
         ck_assert_uint_eq(g.count, 4);
         warder_grep_result_free(&g);
         /* glob: fallback */
-        struct warder_entries gl = {0};
-        int rc = warder_backend_glob(b, "**/*.c", S("/ws"), 0, &gl, &err);
+        struct warder_entries gl = WARDER_ENTRIES_INIT;
+        int rc = warder_backend_glob(&gl, b, "**/*.c", strlen("**/*.c"), S("/ws"), 0, &err);
         ck_assert_msg(rc == 0, "glob: %s", err.message);
         ck_assert_uint_eq(gl.count, 3);
         warder_entries_free(&gl);
@@ -779,11 +795,10 @@ START_TEST(three_functions_give_six_operations)
         struct warder_exec_request xr = WARDER_EXEC_REQUEST_INIT;
         xr.command = "ls";
         xr.command_len = 2;
-        struct warder_exec_result xo;
-        memset(&xo, 0, sizeof(xo));
-        ck_assert_int_eq(warder_backend_execute(b, &xr, &xo, &err), WARDER_ENOTSUP);
+        struct warder_exec_result xo = WARDER_EXEC_RESULT_INIT;
+        ck_assert_int_eq(warder_backend_execute(&xo, b, &xr, &err), WARDER_ENOTSUP);
         char *real = NULL;
-        ck_assert_int_eq(warder_backend_realpath(b, S("/ws"), &real, &err), WARDER_ENOTSUP);
+        ck_assert_int_eq(warder_backend_realpath(&real, b, S("/ws"), &err), WARDER_ENOTSUP);
         ck_assert_ptr_null(real);
         warder_error_clear(&err);
         warder_backend_free(b);
@@ -797,13 +812,13 @@ START_TEST(edit_fallback_rules)
         put(b, "/f", "a-b-a-b-a");
         size_t n = 77;
         /* absent */
-        ck_assert_int_eq(warder_backend_edit(b, S("/f"), S("zzz"), S("y"), 0, &n, &err),
+        ck_assert_int_eq(warder_backend_edit(&n, b, S("/f"), S("zzz"), S("y"), 0, &err),
                          WARDER_ENOMATCH);
         ck_assert_int_eq(err.code, WARDER_ENOMATCH);
         ck_assert_uint_eq(n, 77);
         /* repeated: refused, file unchanged, no write happened */
         unsigned writes = tiny_of(b)->writes;
-        ck_assert_int_eq(warder_backend_edit(b, S("/f"), S("a"), S("X"), 0, &n, &err),
+        ck_assert_int_eq(warder_backend_edit(&n, b, S("/f"), S("a"), S("X"), 0, &err),
                          WARDER_EAMBIGUOUS);
         ck_assert_ptr_nonnull(strstr(err.message, "3 times"));
         ck_assert_uint_eq(n, 77);
@@ -813,35 +828,35 @@ START_TEST(edit_fallback_rules)
         warder_free(s);
         /* replace all: count reported */
         ck_assert_int_eq(
-            warder_backend_edit(b, S("/f"), S("a"), S("XY"), WARDER_EDIT_ALL, &n, &err), 0);
+            warder_backend_edit(&n, b, S("/f"), S("a"), S("XY"), WARDER_EDIT_ALL, &err), 0);
         ck_assert_uint_eq(n, 3);
         s = get(b, "/f");
         ck_assert_str_eq(s, "XY-b-XY-b-XY");
         warder_free(s);
         /* occurrences do not overlap: "aa" in "aaa" is one */
         put(b, "/g", "aaa");
-        ck_assert_int_eq(warder_backend_edit(b, S("/g"), S("aa"), S("b"), 0, NULL, &err), 0);
+        ck_assert_int_eq(warder_backend_edit(NULL, b, S("/g"), S("aa"), S("b"), 0, &err), 0);
         s = get(b, "/g");
         ck_assert_str_eq(s, "ba");
         warder_free(s);
         /* deletion, count NULL, binary bytes */
         put(b, "/h", "keep");
-        ck_assert_int_eq(warder_backend_edit(b, S("/h"), S("ee"), NULL, 0, 0, NULL, &err), 0);
+        ck_assert_int_eq(warder_backend_edit(NULL, b, S("/h"), S("ee"), NULL, 0, 0, &err), 0);
         s = get(b, "/h");
         ck_assert_str_eq(s, "kp");
         warder_free(s);
         ck_assert_int_eq(warder_backend_write(b, S("/bin"), "a\0b\0c", 5, 0, &err), 0);
-        ck_assert_int_eq(warder_backend_edit(b, S("/bin"), "\0b", 2, "\0\0", 2, 0, &n, &err), 0);
-        struct warder_bytes out = {0};
-        ck_assert_int_eq(warder_backend_read(b, S("/bin"), 0, 0, 0, &out, &err), 0);
+        ck_assert_int_eq(warder_backend_edit(&n, b, S("/bin"), "\0b", 2, "\0\0", 2, 0, &err), 0);
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        ck_assert_int_eq(warder_backend_read(&out, b, S("/bin"), 0, 0, 0, &err), 0);
         ck_assert_uint_eq(out.len, 5);
         ck_assert_int_eq(memcmp(out.data, "a\0\0\0c", 5), 0);
         warder_bytes_free(&out);
         /* missing file and directory: the read error */
-        ck_assert_int_eq(warder_backend_edit(b, S("/nope"), S("a"), S("b"), 0, &n, &err),
+        ck_assert_int_eq(warder_backend_edit(&n, b, S("/nope"), S("a"), S("b"), 0, &err),
                          WARDER_ENOENT);
         put(b, "/d/x", "a");
-        ck_assert_int_eq(warder_backend_edit(b, S("/d"), S("a"), S("b"), 0, &n, &err),
+        ck_assert_int_eq(warder_backend_edit(&n, b, S("/d"), S("a"), S("b"), 0, &err),
                          WARDER_EISDIR);
         warder_error_clear(&err);
         warder_backend_free(b);
@@ -861,9 +876,10 @@ START_TEST(glob_fallback_walks_with_the_core_matcher)
         warder_backend *b = tiny_tree();
         tiny_of(b)->link = "/ws/linkdir";
         struct warder_error err = WARDER_ERROR_INIT;
-        struct warder_entries e = {0};
+        struct warder_entries e = WARDER_ENTRIES_INIT;
         /* relative to the base, any depth */
-        ck_assert_int_eq(warder_backend_glob(b, "**/*.c", S("/ws"), 0, &e, &err), 0);
+        ck_assert_int_eq(warder_backend_glob(&e, b, "**/*.c", strlen("**/*.c"), S("/ws"), 0, &err),
+                         0);
         ck_assert_uint_eq(e.count, 3);
         ck_assert_str_eq(e.items[0].path, "/ws/src/hello.c"); /* sorted by path */
         ck_assert_str_eq(e.items[0].name, "hello.c");
@@ -872,41 +888,48 @@ START_TEST(glob_fallback_walks_with_the_core_matcher)
         ck_assert(has_path(&e, "/ws/src/main.c"));
         warder_entries_free(&e);
         /* `*` stays in one directory (§2.2) */
-        ck_assert_int_eq(warder_backend_glob(b, "*", S("/ws/"), 0, &e, &err), 0);
+        ck_assert_int_eq(warder_backend_glob(&e, b, "*", strlen("*"), S("/ws/"), 0, &err), 0);
         ck_assert_uint_eq(e.count, 4); /* README.md, linkdir, notes.txt, src */
         ck_assert(has_path(&e, "/ws/src"));
         ck_assert(has_path(&e, "/ws/linkdir"));
         warder_entries_free(&e);
         /* the walk goes no deeper than a pattern without `**` or braces can match */
         tiny_of(b)->lses = 0;
-        ck_assert_int_eq(warder_backend_glob(b, "src/*.c", S("/ws"), 0, &e, &err), 0);
+        ck_assert_int_eq(
+            warder_backend_glob(&e, b, "src/*.c", strlen("src/*.c"), S("/ws"), 0, &err), 0);
         ck_assert_uint_eq(e.count, 2);
         ck_assert_uint_eq(tiny_of(b)->lses, 2); /* /ws and /ws/src, not /ws/src/lib */
         warder_entries_free(&e);
         tiny_of(b)->lses = 0;
-        ck_assert_int_eq(warder_backend_glob(b, "src/{*,*/*}.c", S("/ws"), 0, &e, &err), 0);
+        ck_assert_int_eq(
+            warder_backend_glob(&e, b, "src/{*,*/*}.c", strlen("src/{*,*/*}.c"), S("/ws"), 0, &err),
+            0);
         ck_assert_uint_eq(e.count, 3); /* braces may hide a '/': no pruning */
         ck_assert_uint_eq(tiny_of(b)->lses, 3);
         warder_entries_free(&e);
         /* an absolute pattern is matched against absolute paths */
-        ck_assert_int_eq(warder_backend_glob(b, "/ws/src/*.c", S("/ws"), 0, &e, &err), 0);
+        ck_assert_int_eq(
+            warder_backend_glob(&e, b, "/ws/src/*.c", strlen("/ws/src/*.c"), S("/ws"), 0, &err), 0);
         ck_assert_uint_eq(e.count, 2);
         warder_entries_free(&e);
         /* the walk never entered the symlink */
-        ck_assert_int_eq(warder_backend_glob(b, "**", S("/ws"), 0, &e, &err), 0);
+        ck_assert_int_eq(warder_backend_glob(&e, b, "**", strlen("**"), S("/ws"), 0, &err), 0);
         ck_assert(!has_path(&e, "/ws/linkdir/leak.txt"));
         ck_assert(has_path(&e, "/ws/linkdir"));
         ck_assert(!tiny_of(b)->ls_through_link);
         warder_entries_free(&e);
         /* from the root */
-        ck_assert_int_eq(warder_backend_glob(b, "*/hello.txt", S("/"), 0, &e, &err), 0);
+        ck_assert_int_eq(
+            warder_backend_glob(&e, b, "*/hello.txt", strlen("*/hello.txt"), S("/"), 0, &err), 0);
         ck_assert_uint_eq(e.count, 1);
         ck_assert_str_eq(e.items[0].path, "/other/hello.txt");
         warder_entries_free(&e);
         /* errors: a bad pattern, a missing base, a file as base */
-        ck_assert_int_eq(warder_backend_glob(b, "[z-a]", S("/ws"), 0, &e, &err), WARDER_EPARSE);
-        ck_assert_int_eq(warder_backend_glob(b, "*", S("/missing"), 0, &e, &err), WARDER_ENOENT);
-        ck_assert_int_eq(warder_backend_glob(b, "*", S("/ws/notes.txt"), 0, &e, &err),
+        ck_assert_int_eq(warder_backend_glob(&e, b, "[z-a]", strlen("[z-a]"), S("/ws"), 0, &err),
+                         WARDER_EPARSE);
+        ck_assert_int_eq(warder_backend_glob(&e, b, "*", strlen("*"), S("/missing"), 0, &err),
+                         WARDER_ENOENT);
+        ck_assert_int_eq(warder_backend_glob(&e, b, "*", strlen("*"), S("/ws/notes.txt"), 0, &err),
                          WARDER_ENOTDIR);
         ck_assert_ptr_null(e.items);
         warder_error_clear(&err);
@@ -918,26 +941,29 @@ START_TEST(walks_skip_unlistable_subdirectories)
 {
         warder_backend *b = tiny_tree();
         struct warder_error err = WARDER_ERROR_INIT;
-        struct warder_entries e = {0};
+        struct warder_entries e = WARDER_ENTRIES_INIT;
         tiny_of(b)->ls_fail_path = "/ws/src";
         /* the control: without the failure the walk finds the files below src */
-        ck_assert_int_eq(warder_backend_glob(b, "**/*.c", S("/ws"), 0, &e, &err), 0);
+        ck_assert_int_eq(warder_backend_glob(&e, b, "**/*.c", strlen("**/*.c"), S("/ws"), 0, &err),
+                         0);
         ck_assert_uint_eq(e.count, 3);
         warder_entries_free(&e);
         /* a subdirectory that vanished or may not be listed is skipped */
         const int skipped[] = {WARDER_EACCES, WARDER_ENOENT, WARDER_EDENIED};
         for (size_t i = 0; i < 3; i++) {
                 tiny_of(b)->ls_fail_code = skipped[i];
-                ck_assert_int_eq(warder_backend_glob(b, "**", S("/ws"), 0, &e, &err), 0);
+                ck_assert_int_eq(warder_backend_glob(&e, b, "**", strlen("**"), S("/ws"), 0, &err),
+                                 0);
                 ck_assert(has_path(&e, "/ws/src"));
                 ck_assert(!has_path(&e, "/ws/src/main.c"));
                 warder_entries_free(&e);
                 struct warder_grep_request r = WARDER_GREP_REQUEST_INIT;
                 r.pattern = "hello";
+                r.pattern_len = strlen(r.pattern);
                 r.path = "/ws";
                 r.path_len = 3;
-                struct warder_grep_result g = {0};
-                ck_assert_int_eq(warder_backend_grep(b, &r, &g, &err), 0);
+                struct warder_grep_result g = WARDER_GREP_RESULT_INIT;
+                ck_assert_int_eq(warder_backend_grep(&g, b, &r, &err), 0);
                 ck_assert_uint_eq(g.count, 1); /* README.md only */
                 warder_grep_result_free(&g);
         }
@@ -947,31 +973,35 @@ START_TEST(walks_skip_unlistable_subdirectories)
         tiny_of(b)->read_fail_code = WARDER_EACCES;
         struct warder_grep_request r = WARDER_GREP_REQUEST_INIT;
         r.pattern = "hello";
+        r.pattern_len = strlen(r.pattern);
         r.path = "/ws";
         r.path_len = 3;
-        struct warder_grep_result g = {0};
-        ck_assert_int_eq(warder_backend_grep(b, &r, &g, &err), 0);
+        struct warder_grep_result g = WARDER_GREP_RESULT_INIT;
+        ck_assert_int_eq(warder_backend_grep(&g, b, &r, &err), 0);
         ck_assert_uint_eq(g.count, 3); /* the three under src */
         warder_grep_result_free(&g);
         r.path = "/ws/README.md";
         r.path_len = strlen(r.path);
-        ck_assert_int_eq(warder_backend_grep(b, &r, &g, &err), WARDER_EACCES);
+        ck_assert_int_eq(warder_backend_grep(&g, b, &r, &err), WARDER_EACCES);
         tiny_of(b)->read_fail_code = WARDER_EIO; /* not skippable: ends the walk */
         r.path = "/ws";
         r.path_len = 3;
-        ck_assert_int_eq(warder_backend_grep(b, &r, &g, &err), WARDER_EIO);
+        ck_assert_int_eq(warder_backend_grep(&g, b, &r, &err), WARDER_EIO);
         ck_assert_ptr_null(g.items);
         tiny_of(b)->read_fail_code = 0;
         /* other failures end the walk, and nothing is returned */
         tiny_of(b)->ls_fail_code = WARDER_EIO;
-        ck_assert_int_eq(warder_backend_glob(b, "**", S("/ws"), 0, &e, &err), WARDER_EIO);
+        ck_assert_int_eq(warder_backend_glob(&e, b, "**", strlen("**"), S("/ws"), 0, &err),
+                         WARDER_EIO);
         ck_assert_ptr_null(e.items);
         tiny_of(b)->ls_fail_code = 99; /* unknown: EBACKEND */
-        ck_assert_int_eq(warder_backend_glob(b, "**", S("/ws"), 0, &e, &err), WARDER_EBACKEND);
+        ck_assert_int_eq(warder_backend_glob(&e, b, "**", strlen("**"), S("/ws"), 0, &err),
+                         WARDER_EBACKEND);
         /* the base itself is never skipped */
         tiny_of(b)->ls_fail_path = "/ws";
         tiny_of(b)->ls_fail_code = WARDER_EACCES;
-        ck_assert_int_eq(warder_backend_glob(b, "**", S("/ws"), 0, &e, &err), WARDER_EACCES);
+        ck_assert_int_eq(warder_backend_glob(&e, b, "**", strlen("**"), S("/ws"), 0, &err),
+                         WARDER_EACCES);
         ck_assert_int_eq(err.code, WARDER_EACCES);
         warder_error_clear(&err);
         warder_backend_free(b);
@@ -982,6 +1012,7 @@ static struct warder_grep_request grep_req(const char *pattern, const char *path
 {
         struct warder_grep_request r = WARDER_GREP_REQUEST_INIT;
         r.pattern = pattern;
+        r.pattern_len = strlen(r.pattern);
         r.path = path;
         r.path_len = strlen(path);
         return r;
@@ -992,9 +1023,9 @@ START_TEST(grep_fallback_lines_and_limits)
         warder_backend *b = tiny_tree();
         tiny_of(b)->link = "/ws/linkdir";
         struct warder_error err = WARDER_ERROR_INIT;
-        struct warder_grep_result g = {0};
+        struct warder_grep_result g = WARDER_GREP_RESULT_INIT;
         struct warder_grep_request r = grep_req("hel+o", "/ws");
-        ck_assert_int_eq(warder_backend_grep(b, &r, &g, &err), 0);
+        ck_assert_int_eq(warder_backend_grep(&g, b, &r, &err), 0);
         /* walk order: by name, depth-first; 1-based lines, text without the newline */
         ck_assert_uint_eq(g.count, 4);
         ck_assert_str_eq(g.items[0].path, "/ws/README.md");
@@ -1013,7 +1044,8 @@ START_TEST(grep_fallback_lines_and_limits)
         /* caseless; the last line without a newline counts */
         r.flags = WARDER_GREP_CASELESS;
         r.pattern = "^/\\* HELLO";
-        ck_assert_int_eq(warder_backend_grep(b, &r, &g, &err), 0);
+        r.pattern_len = strlen(r.pattern);
+        ck_assert_int_eq(warder_backend_grep(&g, b, &r, &err), 0);
         ck_assert_uint_eq(g.count, 2);
         ck_assert_str_eq(g.items[0].text, "/* Hello again */");
         ck_assert_uint_eq(g.items[0].line, 2);
@@ -1021,33 +1053,33 @@ START_TEST(grep_fallback_lines_and_limits)
         /* max_matches: stops and says so */
         r = grep_req("hello", "/");
         r.max_matches = 2;
-        ck_assert_int_eq(warder_backend_grep(b, &r, &g, &err), 0);
+        ck_assert_int_eq(warder_backend_grep(&g, b, &r, &err), 0);
         ck_assert_uint_eq(g.count, 2);
         ck_assert(g.truncated);
         warder_grep_result_free(&g);
         /* exactly max_matches matches: not truncated */
         r = grep_req("outside", "/");
         r.max_matches = 1;
-        ck_assert_int_eq(warder_backend_grep(b, &r, &g, &err), 0);
+        ck_assert_int_eq(warder_backend_grep(&g, b, &r, &err), 0);
         ck_assert_uint_eq(g.count, 1);
         ck_assert(!g.truncated);
         warder_grep_result_free(&g);
         /* a file as the base */
         r = grep_req("return", "/ws/src/main.c");
-        ck_assert_int_eq(warder_backend_grep(b, &r, &g, &err), 0);
+        ck_assert_int_eq(warder_backend_grep(&g, b, &r, &err), 0);
         ck_assert_uint_eq(g.count, 1);
         ck_assert_str_eq(g.items[0].path, "/ws/src/main.c");
         warder_grep_result_free(&g);
         /* no match is success with nothing */
         r = grep_req("zebra", "/ws");
-        ck_assert_int_eq(warder_backend_grep(b, &r, &g, &err), 0);
+        ck_assert_int_eq(warder_backend_grep(&g, b, &r, &err), 0);
         ck_assert_uint_eq(g.count, 0);
         /* errors: bad pattern (with its offset), missing base */
         r = grep_req("a(b", "/ws");
-        ck_assert_int_eq(warder_backend_grep(b, &r, &g, &err), WARDER_EPARSE);
+        ck_assert_int_eq(warder_backend_grep(&g, b, &r, &err), WARDER_EPARSE);
         ck_assert_int_eq(err.offset, 3);
         r = grep_req("a", "/missing");
-        ck_assert_int_eq(warder_backend_grep(b, &r, &g, &err), WARDER_ENOENT);
+        ck_assert_int_eq(warder_backend_grep(&g, b, &r, &err), WARDER_ENOENT);
         ck_assert_ptr_null(g.items);
         warder_error_clear(&err);
         warder_backend_free(b);
@@ -1058,32 +1090,37 @@ START_TEST(grep_fallback_glob_filter)
 {
         warder_backend *b = tiny_tree();
         struct warder_error err = WARDER_ERROR_INIT;
-        struct warder_grep_result g = {0};
+        struct warder_grep_result g = WARDER_GREP_RESULT_INIT;
         /* a filter without '/' matches file names at any depth */
         struct warder_grep_request r = grep_req("hello", "/ws");
         r.glob = "*.c";
-        int rc = warder_backend_grep(b, &r, &g, &err);
+        r.glob_len = strlen(r.glob);
+        int rc = warder_backend_grep(&g, b, &r, &err);
         ck_assert_msg(rc == 0, "%s", err.message);
         ck_assert_uint_eq(g.count, 3);
         warder_grep_result_free(&g);
         /* a filter with '/' is matched against the path relative to the base */
         r.glob = "src/*.c";
-        ck_assert_int_eq(warder_backend_grep(b, &r, &g, &err), 0);
+        r.glob_len = strlen(r.glob);
+        ck_assert_int_eq(warder_backend_grep(&g, b, &r, &err), 0);
         ck_assert_uint_eq(g.count, 2);
         warder_grep_result_free(&g);
         r.glob = "src/**/*.c";
-        ck_assert_int_eq(warder_backend_grep(b, &r, &g, &err), 0);
+        r.glob_len = strlen(r.glob);
+        ck_assert_int_eq(warder_backend_grep(&g, b, &r, &err), 0);
         ck_assert_uint_eq(g.count, 3);
         warder_grep_result_free(&g);
         /* an absolute filter against absolute paths */
         r.glob = "/ws/*.md";
-        ck_assert_int_eq(warder_backend_grep(b, &r, &g, &err), 0);
+        r.glob_len = strlen(r.glob);
+        ck_assert_int_eq(warder_backend_grep(&g, b, &r, &err), 0);
         ck_assert_uint_eq(g.count, 1);
         ck_assert_str_eq(g.items[0].path, "/ws/README.md");
         warder_grep_result_free(&g);
         /* a malformed filter is a parse error */
         r.glob = "[";
-        ck_assert_int_eq(warder_backend_grep(b, &r, &g, &err), WARDER_EPARSE);
+        r.glob_len = strlen(r.glob);
+        ck_assert_int_eq(warder_backend_grep(&g, b, &r, &err), WARDER_EPARSE);
         warder_error_clear(&err);
         warder_backend_free(b);
 }
@@ -1098,7 +1135,7 @@ START_TEST(result_helpers)
         warder_entries_free(NULL);
         warder_grep_result_free(NULL);
         warder_exec_result_free(NULL);
-        struct warder_bytes b = {0};
+        struct warder_bytes b = WARDER_BYTES_INIT;
         ck_assert_int_eq(warder_bytes_set(&b, "abc", 3), 0);
         ck_assert_int_eq(warder_bytes_set(&b, "de\0f", 4), 0); /* replaces, frees the old */
         ck_assert_uint_eq(b.len, 4);
@@ -1107,13 +1144,14 @@ START_TEST(result_helpers)
         warder_bytes_free(&b);
         ck_assert_ptr_null(b.data);
         ck_assert_uint_eq(b.len, 0);
-        struct warder_entries e = {0};
+        struct warder_entries e = WARDER_ENTRIES_INIT;
         char name[32], path[40];
         for (int i = 0; i < 1000; i++) {
                 snprintf(name, sizeof(name), "f%d", i);
                 snprintf(path, sizeof(path), "/d/f%d", i);
-                ck_assert_int_eq(
-                    warder_entries_add(&e, name, path, WARDER_ENTRY_FILE, (uint64_t)i, i), 0);
+                ck_assert_int_eq(warder_entries_add(&e, name, strlen(name), path, strlen(path),
+                                                    WARDER_ENTRY_FILE, (uint64_t)i, i),
+                                 0);
         }
         ck_assert_uint_eq(e.count, 1000);
         ck_assert_str_eq(e.items[999].path, "/d/f999");
@@ -1125,26 +1163,32 @@ START_TEST(result_helpers)
         }
         e.count = 8;
         for (int i = 0; i < 100; i++)
-                ck_assert_int_eq(warder_entries_add(&e, "x", "/x", WARDER_ENTRY_FILE, 0, 0), 0);
+                ck_assert_int_eq(warder_entries_add(&e, "x", strlen("x"), "/x", strlen("/x"),
+                                                    WARDER_ENTRY_FILE, 0, 0),
+                                 0);
         ck_assert_uint_eq(e.count, 108);
-        ck_assert_int_eq(warder_entries_add(&e, NULL, "/x", WARDER_ENTRY_FILE, 0, 0),
-                         WARDER_EINVAL);
+        ck_assert_int_eq(
+            warder_entries_add(&e, NULL, 0, "/x", strlen("/x"), WARDER_ENTRY_FILE, 0, 0),
+            WARDER_EINVAL);
         warder_entries_free(&e);
         /* an array the caller built with malloc, of exactly its size, can be appended to */
         e.items = malloc(sizeof(*e.items));
         e.items[0] = (struct warder_entry){strdup("a"), strdup("/a"), WARDER_ENTRY_FILE, 0, 0};
         e.count = 1;
         for (int i = 0; i < 40; i++)
-                ck_assert_int_eq(warder_entries_add(&e, "y", "/y", WARDER_ENTRY_FILE, 0, 0), 0);
+                ck_assert_int_eq(warder_entries_add(&e, "y", strlen("y"), "/y", strlen("/y"),
+                                                    WARDER_ENTRY_FILE, 0, 0),
+                                 0);
         ck_assert_uint_eq(e.count, 41);
         ck_assert_str_eq(e.items[0].path, "/a");
         ck_assert_str_eq(e.items[40].path, "/y");
         warder_entries_free(&e);
         ck_assert_ptr_null(e.items);
         ck_assert_uint_eq(e.count, 0);
-        struct warder_grep_result g = {0};
+        struct warder_grep_result g = WARDER_GREP_RESULT_INIT;
         for (int i = 0; i < 20; i++)
-                ck_assert_int_eq(warder_grep_add(&g, "/a", (uint64_t)i + 1, "li\0ne", 5), 0);
+                ck_assert_int_eq(
+                    warder_grep_add(&g, "/a", strlen("/a"), (uint64_t)i + 1, "li\0ne", 5), 0);
         ck_assert_uint_eq(g.items[19].line, 20);
         ck_assert_uint_eq(g.items[19].text_len, 5);
         ck_assert_int_eq(memcmp(g.items[19].text, "li\0ne", 6), 0);
@@ -1171,27 +1215,26 @@ START_TEST(execute_and_realpath_dispatch)
         ck_assert(warder_backend_can_realpath(m));
         struct warder_error err = WARDER_ERROR_INIT;
         struct warder_exec_request xr = WARDER_EXEC_REQUEST_INIT;
-        struct warder_exec_result xo;
-        memset(&xo, 0, sizeof(xo));
+        struct warder_exec_result xo = WARDER_EXEC_RESULT_INIT;
         /* length-delimited command, NUL-terminated for the backend */
         xr.command = "echo hiXXX";
         xr.command_len = 7;
-        ck_assert_int_eq(warder_backend_execute(m, &xr, &xo, &err), 0);
+        ck_assert_int_eq(warder_backend_execute(&xo, m, &xr, &err), 0);
         ck_assert_str_eq(xo.out.data, "echo hi");
         ck_assert_str_eq(mock_of(m)->last_target, "echo hi");
         warder_exec_result_free(&xo);
         ck_assert_ptr_null(xo.out.data);
         xr.command_len = 0;
-        ck_assert_int_eq(warder_backend_execute(m, &xr, &xo, &err), WARDER_EINVAL);
+        ck_assert_int_eq(warder_backend_execute(&xo, m, &xr, &err), WARDER_EINVAL);
         xr.command = "a\0b";
         xr.command_len = 3;
-        ck_assert_int_eq(warder_backend_execute(m, &xr, &xo, &err), WARDER_EINVAL);
+        ck_assert_int_eq(warder_backend_execute(&xo, m, &xr, &err), WARDER_EINVAL);
         xr.command_len = 1;
         xr.version = 0;
-        ck_assert_int_eq(warder_backend_execute(m, &xr, &xo, &err), WARDER_EINVAL);
+        ck_assert_int_eq(warder_backend_execute(&xo, m, &xr, &err), WARDER_EINVAL);
         ck_assert_uint_eq(mock_calls(m, MOCK_EXECUTE), 1);
         char *real = NULL;
-        ck_assert_int_eq(warder_backend_realpath(m, S("/a/b"), &real, &err), 0);
+        ck_assert_int_eq(warder_backend_realpath(&real, m, S("/a/b"), &err), 0);
         ck_assert_str_eq(real, "/a/b");
         warder_free(real);
         /* a failing execute */
@@ -1199,7 +1242,7 @@ START_TEST(execute_and_realpath_dispatch)
         xr = (struct warder_exec_request)WARDER_EXEC_REQUEST_INIT;
         xr.command = "x";
         xr.command_len = 1;
-        ck_assert_int_eq(warder_backend_execute(m, &xr, &xo, &err), WARDER_ETIMEDOUT);
+        ck_assert_int_eq(warder_backend_execute(&xo, m, &xr, &err), WARDER_ETIMEDOUT);
         warder_error_clear(&err);
         int destroyed = 0;
         mock_of(m)->destroyed = &destroyed;
@@ -1222,8 +1265,8 @@ START_TEST(mock_records_and_forwards)
         ck_assert_uint_eq(mock_calls(m, MOCK_READ), 1);
         ck_assert_str_eq(mock_log(m), "write /a/b.txt\nread /a/b.txt\n");
         mock_fail(m, MOCK_READ, 12345); /* an unknown code from the "third party" */
-        struct warder_bytes out = {0};
-        ck_assert_int_eq(warder_backend_read(m, S("/a/b.txt"), 0, 0, 0, &out, NULL),
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        ck_assert_int_eq(warder_backend_read(&out, m, S("/a/b.txt"), 0, 0, 0, NULL),
                          WARDER_EBACKEND);
         mock_reset(m);
         ck_assert_uint_eq(mock_total_calls(m), 0);

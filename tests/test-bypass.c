@@ -136,7 +136,7 @@ static warder_backend *guarded(int arm, const struct warder_guard_options *opts)
 static int do_read(warder_backend *b, const char *path, size_t len, struct warder_bytes *out)
 {
         struct warder_error e = WARDER_ERROR_INIT;
-        int rc = warder_backend_read(b, path, len, 0, 0, 0, out, &e);
+        int rc = warder_backend_read(out, b, path, len, 0, 0, 0, &e);
         ck_assert_msg(!leaks(e.message, strlen(e.message)), "error message leaked: %s", e.message);
         warder_error_clear(&e);
         return rc;
@@ -145,7 +145,7 @@ static int do_read(warder_backend *b, const char *path, size_t len, struct warde
 /* A read through `b` that must be refused and leak nothing. */
 static __attribute__((unused)) int refused_read(warder_backend *b, const char *path)
 {
-        struct warder_bytes out = {NULL, 0, false};
+        struct warder_bytes out = WARDER_BYTES_INIT;
         int rc = do_read(b, path, strlen(path), &out);
         ck_assert_msg(rc != 0, "read of '%s' succeeded: %s", path, out.data);
         ck_assert_msg(!leaks(out.data, out.len), "read of '%s' leaked", path);
@@ -199,7 +199,7 @@ START_TEST(test_swap_between_check_and_read)
         go.audit_ud = &s;
         warder_backend *g = guarded(_i, &go);
         const char *p = at(W, "box/f");
-        struct warder_bytes out = {NULL, 0, false};
+        struct warder_bytes out = WARDER_BYTES_INIT;
         int rc = do_read(g, p, strlen(p), &out);
         ck_assert_int_eq(s.swaps, 1);
         /* control: after the swap the decided path leads to the key */
@@ -246,7 +246,7 @@ START_TEST(test_swap_between_check_and_edit)
         warder_backend *g = guarded(_i, &go);
         const char *p = at(W, "box/f");
         size_t n = 0;
-        int rc = warder_backend_edit(g, p, strlen(p), "SSH", 3, "PWN", 3, 0, &n, NULL);
+        int rc = warder_backend_edit(&n, g, p, strlen(p), "SSH", 3, "PWN", 3, 0, NULL);
         ck_assert_int_eq(s.swaps, 1);
         ck_assert_str_eq(peek(at(W, ".ssh/f")), SSH_SECRET "\n");
         ck_assert_int_eq(rc, WARDER_ESYMLINK);
@@ -266,10 +266,11 @@ START_TEST(test_swap_between_check_and_grep)
         const char *p = at(W, "box/f");
         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
         req.pattern = "SECRET";
+        req.pattern_len = strlen(req.pattern);
         req.path = p;
         req.path_len = strlen(p);
-        struct warder_grep_result r = {NULL, 0, 0, false};
-        int rc = warder_backend_grep(g, &req, &r, NULL);
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
+        int rc = warder_backend_grep(&r, g, &req, NULL);
         ck_assert_int_eq(s.swaps, 1);
         for (size_t i = 0; rc == 0 && i < r.count; i++)
                 ck_assert_msg(!leaks(r.items[i].text, r.items[i].text_len), "grep leaked %s",
@@ -287,11 +288,13 @@ static int grep_at(warder_backend *b, const char *base, const char *pattern, con
 {
         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
         req.pattern = pattern;
+        req.pattern_len = strlen(req.pattern);
         req.path = base;
         req.path_len = strlen(base);
         req.glob = glob;
-        *r = (struct warder_grep_result){NULL, 0, 0, false};
-        return warder_backend_grep(b, &req, r, NULL);
+        req.glob_len = req.glob ? strlen(req.glob) : 0;
+        *r = (struct warder_grep_result)WARDER_GREP_RESULT_INIT;
+        return warder_backend_grep(r, b, &req, NULL);
 }
 
 static bool grep_leaks(const struct warder_grep_result *r)
@@ -345,8 +348,8 @@ START_TEST(test_spellings_of_a_denied_file)
                 char *abs = NULL;
                 ck_assert_int_eq(
                     warder_path_normalize(&abs, NULL, W, NULL, NULL, f, strlen(f), NULL), 0);
-                struct warder_bytes out = {NULL, 0, false};
-                ck_assert_int_eq(warder_backend_read(plain, abs, strlen(abs), 0, 0, 0, &out, NULL),
+                struct warder_bytes out = WARDER_BYTES_INIT;
+                ck_assert_int_eq(warder_backend_read(&out, plain, abs, strlen(abs), 0, 0, 0, NULL),
                                  0);
                 ck_assert_msg(leaks(out.data, out.len), "control: %s", f);
                 warder_bytes_free(&out);
@@ -357,14 +360,14 @@ START_TEST(test_spellings_of_a_denied_file)
                                  WARDER_EDENIED);
                 size_t cnt = 0;
                 ck_assert_int_eq(
-                    warder_backend_edit(g, f, strlen(f), "SECRET", 6, "PWNED!", 6, 0, &cnt, NULL),
+                    warder_backend_edit(&cnt, g, f, strlen(f), "SECRET", 6, "PWNED!", 6, 0, NULL),
                     WARDER_EDENIED);
                 /* with an offset and a limit */
-                ck_assert_int_eq(warder_backend_read(g, f, strlen(f), 4, 3, 0, &out, NULL),
+                ck_assert_int_eq(warder_backend_read(&out, g, f, strlen(f), 4, 3, 0, NULL),
                                  WARDER_EDENIED);
                 /* WARDER_APPROVED satisfies ask, never deny (§4.4) */
                 ck_assert_int_eq(
-                    warder_backend_read(g, f, strlen(f), 0, 0, WARDER_APPROVED, &out, NULL),
+                    warder_backend_read(&out, g, f, strlen(f), 0, 0, WARDER_APPROVED, NULL),
                     WARDER_EDENIED);
                 ck_assert_int_eq(
                     warder_backend_write(g, f, strlen(f), "x", 1, WARDER_APPROVED, NULL),
@@ -374,7 +377,7 @@ START_TEST(test_spellings_of_a_denied_file)
         ck_assert_str_eq(peek(at(W, ".ssh/id_rsa")), SSH_SECRET "\n");
         /* an embedded NUL never truncates to an allowed prefix (§3.1) */
         const char nul[] = "src/ok.txt\0/../../.env";
-        struct warder_bytes out = {NULL, 0, false};
+        struct warder_bytes out = WARDER_BYTES_INIT;
         ck_assert_int_eq(do_read(g, nul, sizeof(nul) - 1, &out), WARDER_EINVAL);
         ck_assert_int_eq(do_read(g, "", 0, &out), WARDER_EINVAL);
         ck_assert_int_eq(do_read(g, "src/ok.txt", strlen("src/ok.txt"), &out), 0); /* not blanket */
@@ -394,7 +397,7 @@ START_TEST(test_grep_around_a_denied_file)
         lnk(".ssh", at(W, "keys2"));
         warder_backend *plain = local_at(W, _i & 1);
         warder_backend *g = guarded(_i, NULL);
-        struct warder_grep_result r;
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
         /* control: the unguarded backend finds the secrets */
         ck_assert_int_eq(grep_at(plain, W, "SECRET", NULL, &r), 0);
         ck_assert(grep_leaks(&r));
@@ -433,10 +436,11 @@ START_TEST(test_grep_around_a_denied_file)
         /* caseless and regex spellings of the secret do not matter */
         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
         req.pattern = "(?i)top-secret.*";
+        req.pattern_len = strlen(req.pattern);
         req.path = W;
         req.path_len = strlen(W);
         req.flags = WARDER_GREP_CASELESS | WARDER_APPROVED;
-        ck_assert_int_eq(warder_backend_grep(g, &req, &r, NULL), 0);
+        ck_assert_int_eq(warder_backend_grep(&r, g, &req, NULL), 0);
         ck_assert(!grep_leaks(&r));
         ck_assert_uint_ge(r.hidden_files, 1);
         warder_grep_result_free(&r);
@@ -469,18 +473,20 @@ START_TEST(test_names_of_denied_entries)
         put(at(W, ".ssh/sub/deep"), SSH_SECRET);
         warder_backend *plain = local_at(W, _i & 1);
         warder_backend *g = guarded(_i, NULL);
-        struct warder_entries e = {NULL, 0, 0};
+        struct warder_entries e = WARDER_ENTRIES_INIT;
         /* control */
-        ck_assert_int_eq(warder_backend_ls(plain, W, strlen(W), 0, &e, NULL), 0);
+        ck_assert_int_eq(warder_backend_ls(&e, plain, W, strlen(W), 0, NULL), 0);
         ck_assert(has_entry(&e, ".env") && has_entry(&e, ".ssh"));
         warder_entries_free(&e);
-        ck_assert_int_eq(warder_backend_glob(plain, "**", W, strlen(W), 0, &e, NULL), 0);
+        ck_assert_int_eq(warder_backend_glob(&e, plain, "**", strlen("**"), W, strlen(W), 0, NULL),
+                         0);
         ck_assert(any_path_has(&e, "id_rsa") && any_path_has(&e, ".env"));
         warder_entries_free(&e);
-        ck_assert_int_eq(warder_backend_glob(plain, "keys/*", W, strlen(W), 0, &e, NULL), 0);
+        ck_assert_int_eq(
+            warder_backend_glob(&e, plain, "keys/*", strlen("keys/*"), W, strlen(W), 0, NULL), 0);
         warder_entries_free(&e);
 
-        ck_assert_int_eq(warder_backend_ls(g, W, strlen(W), 0, &e, NULL), 0);
+        ck_assert_int_eq(warder_backend_ls(&e, g, W, strlen(W), 0, NULL), 0);
         ck_assert(!has_entry(&e, ".env"));
         ck_assert(has_entry(&e, "src"));
         ck_assert_uint_ge(e.hidden, 2);
@@ -488,10 +494,10 @@ START_TEST(test_names_of_denied_entries)
         const char *denied_dirs[] = {at(W, ".ssh"), at(W, "keys"), at(W, ".ssh/sub"),
                                      at(W, "keys/sub"), at(W, "src/../.ssh")};
         for (size_t i = 0; i < sizeof(denied_dirs) / sizeof(denied_dirs[0]); i++) {
-                int rc = warder_backend_ls(g, denied_dirs[i], strlen(denied_dirs[i]), 0, &e, NULL);
+                int rc = warder_backend_ls(&e, g, denied_dirs[i], strlen(denied_dirs[i]), 0, NULL);
                 ck_assert_msg(rc == WARDER_EDENIED, "ls %s: %d", denied_dirs[i], rc);
-                rc = warder_backend_glob(g, "*", denied_dirs[i], strlen(denied_dirs[i]), 0, &e,
-                                         NULL);
+                rc = warder_backend_glob(&e, g, "*", strlen("*"), denied_dirs[i],
+                                         strlen(denied_dirs[i]), 0, NULL);
                 ck_assert_msg(rc == WARDER_EDENIED, "glob in %s: %d", denied_dirs[i], rc);
         }
         const char *patterns[] = {
@@ -499,7 +505,8 @@ START_TEST(test_names_of_denied_entries)
             "keys/*", "keys/sub/*", "**/id_rsa", "**/*",      "{.env,.ssh/id_rsa}",
             "*/*",    "*/*/*",      "./.env",    "../*/.env", "/**"};
         for (size_t i = 0; i < sizeof(patterns) / sizeof(patterns[0]); i++) {
-                int rc = warder_backend_glob(g, patterns[i], W, strlen(W), 0, &e, NULL);
+                int rc = warder_backend_glob(&e, g, patterns[i], strlen(patterns[i]), W, strlen(W),
+                                             0, NULL);
                 if (rc == 0) {
                         ck_assert_msg(!any_path_has(&e, ".env") && !any_path_has(&e, ".ssh") &&
                                           !any_path_has(&e, "id_rsa") && !any_path_has(&e, "deep"),
@@ -527,8 +534,8 @@ START_TEST(test_writes_through_links)
                     warder_backend_write(g, targets[i], strlen(targets[i]), "PWNED", 5, 0, NULL);
                 ck_assert_msg(rc != 0, "write through %s succeeded", targets[i]);
                 size_t cnt = 0;
-                rc = warder_backend_edit(g, targets[i], strlen(targets[i]), "SECRET", 6, "PWNED!",
-                                         6, 0, &cnt, NULL);
+                rc = warder_backend_edit(&cnt, g, targets[i], strlen(targets[i]), "SECRET", 6,
+                                         "PWNED!", 6, 0, NULL);
                 ck_assert_msg(rc != 0, "edit through %s succeeded", targets[i]);
         }
         ck_assert_str_eq(peek(at(W, ".env")), SECRET "\n");
@@ -572,7 +579,7 @@ START_TEST(test_case_spellings)
                 ck_assert(leaks(plain_read(at(W, forms[i])), 64));
                 ck_assert_int_eq(refused_read(g, forms[i]), WARDER_EDENIED);
         }
-        struct warder_grep_result r;
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
         ck_assert_int_eq(grep_at(g, W, "SECRET", NULL, &r), 0);
         ck_assert(!grep_leaks(&r));
         ck_assert_uint_eq(r.hidden_files, 5);
@@ -585,7 +592,7 @@ START_TEST(test_case_spellings)
         snprintf(nofold, sizeof(nofold), "%.*sfold_case: false\n%s", (int)(t - yaml), yaml,
                  t + strlen("fold_case: true\n"));
         g = guard_over(local_at(W, _i & 1), nofold, W, NULL);
-        struct warder_bytes out = {NULL, 0, false};
+        struct warder_bytes out = WARDER_BYTES_INIT;
         ck_assert_int_eq(do_read(g, ".ENV", 4, &out), 0);
         ck_assert(leaks(out.data, out.len));
         warder_bytes_free(&out);
@@ -601,7 +608,7 @@ START_TEST(test_stacked_guards)
         lnk("../.env", at(W, "src/innocent.txt"));
         /* control: the permissive guard alone reads the secret */
         warder_backend *p = guard_over(local_at(W, _i & 1), permissive, W, NULL);
-        struct warder_bytes out = {NULL, 0, false};
+        struct warder_bytes out = WARDER_BYTES_INIT;
         ck_assert_int_eq(do_read(p, ".env", 4, &out), 0);
         ck_assert(leaks(out.data, out.len));
         warder_bytes_free(&out);
@@ -611,7 +618,7 @@ START_TEST(test_stacked_guards)
         warder_backend *outer = guard_over(inner, permissive, W, NULL);
         ck_assert_int_eq(refused_read(outer, ".env"), WARDER_EDENIED);
         ck_assert_int_eq(refused_read(outer, "src/innocent.txt"), WARDER_EDENIED);
-        struct warder_grep_result r;
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
         ck_assert_int_eq(grep_at(outer, W, "SECRET", NULL, &r), 0);
         ck_assert(!grep_leaks(&r));
         warder_grep_result_free(&r);
@@ -677,12 +684,12 @@ START_TEST(test_approval_and_audit)
         warder_backend *g = guard_over(local_at(W, _i & 1), yaml, W, &go);
         ck_assert_int_eq(refused_read(g, ".env"), WARDER_EDENIED);
         ck_assert_int_eq(approvals, 0);
-        struct warder_bytes out = {NULL, 0, false};
+        struct warder_bytes out = WARDER_BYTES_INIT;
         put(at(W, "notes.txt"), "notes\n");
         ck_assert_int_eq(do_read(g, "notes.txt", 9, &out), 0); /* ask → approved */
         ck_assert_int_eq(approvals, 1);
         warder_bytes_free(&out);
-        struct warder_grep_result r;
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
         ck_assert_int_eq(grep_at(g, W, "SECRET|public", NULL, &r), 0);
         ck_assert(!grep_leaks(&r)); /* read: ask on .ssh/id_rsa drops it too (§4.7) */
         ck_assert_uint_eq(r.count, 1);
@@ -719,8 +726,9 @@ START_TEST(test_glob_prefix_through_a_link)
                 ck_assert_int_eq(warder_local_new(&b, W, &lo, NULL), 0);
                 const char *pats[] = {"odir/sub/*", "odir/sub/**", "odir/*/*", "keys/sub/*"};
                 for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
-                        struct warder_entries e = {NULL, 0, 0};
-                        int rc = warder_backend_glob(b, pats[i], W, strlen(W), 0, &e, NULL);
+                        struct warder_entries e = WARDER_ENTRIES_INIT;
+                        int rc = warder_backend_glob(&e, b, pats[i], strlen(pats[i]), W, strlen(W),
+                                                     0, NULL);
                         ck_assert_msg(rc != 0 || (!any_path_has(&e, "outside-name") &&
                                                   (follow || !any_path_has(&e, "inside-name"))),
                                       "glob %s (follow %d) listed through a symlink: %s", pats[i],
@@ -733,8 +741,9 @@ START_TEST(test_glob_prefix_through_a_link)
         warder_backend *g = guarded(_i, NULL);
         const char *pats[] = {"odir/sub/*", "keys/sub/*"};
         for (size_t i = 0; i < 2; i++) {
-                struct warder_entries e = {NULL, 0, 0};
-                if (warder_backend_glob(g, pats[i], W, strlen(W), 0, &e, NULL) == 0) {
+                struct warder_entries e = WARDER_ENTRIES_INIT;
+                if (warder_backend_glob(&e, g, pats[i], strlen(pats[i]), W, strlen(W), 0, NULL) ==
+                    0) {
                         ck_assert(!any_path_has(&e, "outside-name"));
                         ck_assert(!any_path_has(&e, "inside-name"));
                 }
@@ -840,7 +849,8 @@ static int read_action(const char *yaml, size_t len, const struct warder_ruleset
                 return -1;
         }
         struct warder_decision d = WARDER_DECISION_INIT;
-        ck_assert_int_eq(warder_ruleset_check(rs, WARDER_OP_READ, at(W, ".env"), NULL, &d, NULL),
+        ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_READ, at(W, ".env"),
+                                              strlen(at(W, ".env")), NULL, 0, NULL),
                          0);
         int a = (int)d.action;
         warder_decision_clear(&d);
@@ -919,7 +929,8 @@ static int decide_in(const char *yaml, const char *root, const char *home, enum 
 {
         warder_ruleset *rs = load(yaml, root, home);
         struct warder_decision d = WARDER_DECISION_INIT;
-        ck_assert_int_eq(warder_ruleset_check(rs, op, target, NULL, &d, NULL), 0);
+        ck_assert_int_eq(warder_ruleset_check(&d, rs, op, target, strlen(target), NULL, 0, NULL),
+                         0);
         int a = (int)d.action;
         warder_decision_clear(&d);
         warder_ruleset_free(rs);
@@ -988,7 +999,7 @@ START_TEST(test_memory_and_fallbacks)
         warder_backend *inner = mem;
         if (_i)
                 ck_assert_int_eq(mock_backend_new(&inner, mem, MOCK_STORAGE_ONLY), 0);
-        struct warder_grep_result r;
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
         /* control: unguarded, the secrets are there to read and to find */
         ck_assert_int_eq(grep_at(inner, "/ws", "SECRET", NULL, &r), 0);
         ck_assert(grep_leaks(&r));
@@ -1002,8 +1013,8 @@ START_TEST(test_memory_and_fallbacks)
                     warder_backend_write(g, forms[i], strlen(forms[i]), "x", 1, 0, NULL),
                     WARDER_EDENIED);
                 size_t n = 0;
-                ck_assert_int_eq(warder_backend_edit(g, forms[i], strlen(forms[i]), "SECRET", 6,
-                                                     "PWNED!", 6, 0, &n, NULL),
+                ck_assert_int_eq(warder_backend_edit(&n, g, forms[i], strlen(forms[i]), "SECRET", 6,
+                                                     "PWNED!", 6, 0, NULL),
                                  WARDER_EDENIED);
         }
         const char *filters[] = {NULL, ".env", "**", "**/.env", ".ssh/*", "*"};
@@ -1014,17 +1025,18 @@ START_TEST(test_memory_and_fallbacks)
         }
         ck_assert_int_eq(grep_at(g, "/ws/src/.env", "SECRET", NULL, &r), WARDER_EDENIED);
         ck_assert_int_eq(grep_at(g, "/", "SECRET", NULL, &r), WARDER_EDENIED); /* outside */
-        struct warder_entries e = {NULL, 0, 0};
+        struct warder_entries e = WARDER_ENTRIES_INIT;
         const char *pats[] = {"**", "**/.env", "*", ".*", "/ws/**", "**/*"};
         for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
-                ck_assert_int_eq(warder_backend_glob(g, pats[i], "/ws", 3, 0, &e, NULL), 0);
+                ck_assert_int_eq(
+                    warder_backend_glob(&e, g, pats[i], strlen(pats[i]), "/ws", 3, 0, NULL), 0);
                 ck_assert_msg(!any_path_has(&e, ".env") && !any_path_has(&e, ".ssh"), "glob %s",
                               pats[i]);
                 warder_entries_free(&e);
         }
-        ck_assert_int_eq(warder_backend_ls(g, "/ws/.ssh", 8, 0, &e, NULL), WARDER_EDENIED);
-        struct warder_bytes out = {NULL, 0, false};
-        ck_assert_int_eq(warder_backend_read(mem, "/ws/.env", 8, 0, 0, 0, &out, NULL), 0);
+        ck_assert_int_eq(warder_backend_ls(&e, g, "/ws/.ssh", 8, 0, NULL), WARDER_EDENIED);
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        ck_assert_int_eq(warder_backend_read(&out, mem, "/ws/.env", 8, 0, 0, 0, NULL), 0);
         ck_assert_str_eq(out.data, SECRET "\n"); /* unchanged */
         warder_bytes_free(&out);
         warder_backend_free(g);
@@ -1043,12 +1055,12 @@ static void *swap_reader(void *arg)
 {
         struct swap_readers *s = arg;
         while (!atomic_load(&s->stop)) {
-                struct warder_bytes out = {NULL, 0, false};
-                int rc = warder_backend_read(s->g, ".env", 4, 0, 0, 0, &out, NULL);
+                struct warder_bytes out = WARDER_BYTES_INIT;
+                int rc = warder_backend_read(&out, s->g, ".env", 4, 0, 0, 0, NULL);
                 if (rc == 0 || leaks(out.data, out.len))
                         atomic_fetch_add(&s->leaked, 1);
                 warder_bytes_free(&out);
-                struct warder_grep_result r;
+                struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
                 if (grep_at(s->g, W, "SECRET", NULL, &r) == 0 && grep_leaks(&r))
                         atomic_fetch_add(&s->leaked, 1);
                 warder_grep_result_free(&r);
@@ -1069,7 +1081,7 @@ START_TEST(test_ruleset_swap_under_threads)
         s.g = guarded(0, NULL);
         /* control: the permissive ruleset would let the read through */
         ck_assert_int_eq(warder_guard_set_ruleset(s.g, p), 0);
-        struct warder_bytes out = {NULL, 0, false};
+        struct warder_bytes out = WARDER_BYTES_INIT;
         ck_assert_int_eq(do_read(s.g, ".env", 4, &out), 0);
         ck_assert(leaks(out.data, out.len));
         warder_bytes_free(&out);
@@ -1181,7 +1193,7 @@ static enum warder_action command_action(warder_backend *g, const char *cmd, siz
 {
         struct warder_decision d = WARDER_DECISION_INIT;
         struct warder_error e = WARDER_ERROR_INIT;
-        int rc = warder_guard_check(g, WARDER_OP_EXECUTE, cmd, len, &d, &e);
+        int rc = warder_guard_check(&d, g, WARDER_OP_EXECUTE, cmd, len, &e);
         ck_assert_msg(rc == 0, "check '%s': %s", cmd, e.message);
         enum warder_action a = d.action;
         warder_decision_clear(&d);
@@ -1587,7 +1599,7 @@ START_TEST(test_shell_attacks)
         warder_backend *g = command_guard_with(t->reads_only);
         ck_assert_int_eq(command_action(g, "cat src/ok.txt", 14), WARDER_ALLOW);
         struct warder_decision d = WARDER_DECISION_INIT;
-        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_EXECUTE, t->cmd, strlen(t->cmd), &d, NULL),
+        ck_assert_int_eq(warder_guard_check(&d, g, WARDER_OP_EXECUTE, t->cmd, strlen(t->cmd), NULL),
                          0);
         warder_backend_free(g);
         /* control: without warder the command prints the secret */
@@ -1613,11 +1625,11 @@ START_TEST(test_rename_ancestor)
                                    "read:\n  rules:\n    - deny: './a/vault/**'\n"
                                    "write:\n  rules:\n    - deny: './a/vault/**'\n";
         warder_backend *g = guard_over(local_at(W, false), yaml, W, NULL);
-        struct warder_bytes b = {0};
+        struct warder_bytes b = WARDER_BYTES_INIT;
         /* the rule holds where the file is */
         ck_assert_int_eq(do_read(g, "a/vault/key", 11, &b), WARDER_EDENIED);
         struct warder_decision d = WARDER_DECISION_INIT;
-        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_EXECUTE, "mv a c", 6, &d, NULL), 0);
+        ck_assert_int_eq(warder_guard_check(&d, g, WARDER_OP_EXECUTE, "mv a c", 6, NULL), 0);
         ck_assert_msg(d.action == WARDER_DENY, "mv a c: %s", warder_action_name(d.action));
         ck_assert_str_eq(d.pattern, "./a/vault/**");
         warder_decision_clear(&d);
@@ -1681,7 +1693,7 @@ START_TEST(test_command_limits)
         /* a NUL is refused */
         const char nul[] = "cat src/ok.txt\0; cat .env";
         struct warder_decision d = WARDER_DECISION_INIT;
-        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_EXECUTE, nul, sizeof(nul) - 1, &d, NULL),
+        ck_assert_int_eq(warder_guard_check(&d, g, WARDER_OP_EXECUTE, nul, sizeof(nul) - 1, NULL),
                          WARDER_EINVAL);
         warder__buf_free(&b);
         warder_backend_free(g);

@@ -374,7 +374,7 @@ static enum warder_action decide(const warder_ruleset *rs, const char *cmd, bool
                 ctx.glob = fake_glob;
         struct warder_decision d = WARDER_DECISION_INIT;
         struct warder_error err = WARDER_ERROR_INIT;
-        int rc = warder_ruleset_check_command(rs, cmd, strlen(cmd), &ctx, &d, &err);
+        int rc = warder_ruleset_check_command(&d, rs, cmd, strlen(cmd), &ctx, &err);
         ck_assert_msg(rc == 0, "%s: %s", cmd, err.message);
         ck_assert_int_eq(d.op, WARDER_OP_EXECUTE);
         enum warder_action a = d.action;
@@ -390,7 +390,7 @@ static void expect_each(const warder_ruleset *rs, const char *const *cmds, size_
                         enum warder_action want)
 {
         for (size_t i = 0; i < n; i++) {
-                struct warder_decision d;
+                struct warder_decision d = WARDER_DECISION_INIT;
                 enum warder_action a = decide(rs, cmds[i], true, &d);
                 ck_assert_msg(a == want, "%s: %s, want %s (%s)", cmds[i], warder_action_name(a),
                               warder_action_name(want), d.note ? d.note : "");
@@ -467,7 +467,7 @@ START_TEST(test_denied)
         warder_ruleset *rs = load(rules_yaml);
         NEED(rs);
         for (size_t i = 0; i < sizeof(denied_cmds) / sizeof(denied_cmds[0]); i++) {
-                struct warder_decision d;
+                struct warder_decision d = WARDER_DECISION_INIT;
                 enum warder_action a = decide(rs, denied_cmds[i], true, &d);
                 ck_assert_msg(a == WARDER_DENY, "%s: %s (%s)", denied_cmds[i],
                               warder_action_name(a), d.note ? d.note : "");
@@ -482,7 +482,7 @@ START_TEST(test_denied_names_candidate)
 {
         warder_ruleset *rs = load(rules_yaml);
         NEED(rs);
-        struct warder_decision d;
+        struct warder_decision d = WARDER_DECISION_INIT;
         ck_assert_int_eq(decide(rs, "git status; cd sub && cat .env", false, &d), WARDER_DENY);
         ck_assert_str_eq(d.segment, "cat .env");
         ck_assert_str_eq(d.candidate, "/ws/sub/.env");
@@ -505,7 +505,7 @@ START_TEST(test_glob_without_context)
 {
         warder_ruleset *rs = load(rules_yaml);
         NEED(rs);
-        struct warder_decision d;
+        struct warder_decision d = WARDER_DECISION_INIT;
         ck_assert_int_eq(decide(rs, "cat .e*", false, &d), WARDER_ASK);
         ck_assert(d.undeterminable);
         ck_assert_ptr_nonnull(d.note);
@@ -570,7 +570,7 @@ START_TEST(test_ask)
         warder_ruleset *rs = load(rules_yaml);
         NEED(rs);
         for (size_t i = 0; i < sizeof(ask_cmds) / sizeof(ask_cmds[0]); i++) {
-                struct warder_decision d;
+                struct warder_decision d = WARDER_DECISION_INIT;
                 enum warder_action a = decide(rs, ask_cmds[i], true, &d);
                 ck_assert_msg(a == WARDER_ASK, "%s: %s", ask_cmds[i], warder_action_name(a));
                 ck_assert_msg(d.undeterminable && d.note, "%s: no note", ask_cmds[i]);
@@ -632,7 +632,7 @@ START_TEST(test_arithmetic)
         warder_ruleset *rs = load(rules_yaml);
         NEED(rs);
         for (size_t i = 0; i < sizeof(arith_ask) / sizeof(arith_ask[0]); i++) {
-                struct warder_decision d;
+                struct warder_decision d = WARDER_DECISION_INIT;
                 enum warder_action a = decide(rs, arith_ask[i], true, &d);
                 ck_assert_msg(a >= WARDER_ASK, "%s: %s", arith_ask[i], warder_action_name(a));
                 ck_assert_msg(a == WARDER_DENY || (d.undeterminable && d.note), "%s: no note",
@@ -731,7 +731,7 @@ START_TEST(test_sources_are_read)
             "mv a.txt b.txt", "ln -s src/main.c m", "install -m 644 src/x bin/x",
         };
         for (size_t i = 0; i < sizeof(deny) / sizeof(deny[0]); i++) {
-                struct warder_decision d;
+                struct warder_decision d = WARDER_DECISION_INIT;
                 enum warder_action a = decide(rs, deny[i], true, &d);
                 ck_assert_msg(a == WARDER_DENY, "%s: %s (%s)", deny[i], warder_action_name(a),
                               d.note ? d.note : "");
@@ -858,7 +858,7 @@ static enum warder_action decide_tree(const warder_ruleset *rs, const char *cmd,
                 ctx.ls = tree_ls;
         struct warder_decision d = WARDER_DECISION_INIT;
         struct warder_error err = WARDER_ERROR_INIT;
-        ck_assert_msg(warder_ruleset_check_command(rs, cmd, strlen(cmd), &ctx, &d, &err) == 0,
+        ck_assert_msg(warder_ruleset_check_command(&d, rs, cmd, strlen(cmd), &ctx, &err) == 0,
                       "%s: %s", cmd, err.message);
         enum warder_action a = d.action;
         if (keep)
@@ -918,7 +918,7 @@ START_TEST(test_subtrees)
         };
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
                 for (int with = 0; with < 2; with++) {
-                        struct warder_decision d;
+                        struct warder_decision d = WARDER_DECISION_INIT;
                         enum warder_action want = with ? rows[i].with_ls : rows[i].without_ls;
                         enum warder_action a = decide_tree(rs, rows[i].cmd, with, &d);
                         ck_assert_msg(a == want, "%s (ls %d): %s, want %s (%s)", rows[i].cmd, with,
@@ -928,7 +928,7 @@ START_TEST(test_subtrees)
                 }
         }
         /* the decision names the rule that can match beneath, and why */
-        struct warder_decision d;
+        struct warder_decision d = WARDER_DECISION_INIT;
         ck_assert_int_eq(decide_tree(rs, "mv a c", true, &d), WARDER_DENY);
         ck_assert_str_eq(d.pattern, "./a/vault/**");
         ck_assert_str_eq(d.candidate, "/ws/a");
@@ -1158,13 +1158,14 @@ START_TEST(test_invalid)
         warder_ruleset *rs = load(rules_yaml);
         NEED(rs);
         struct warder_decision d = WARDER_DECISION_INIT;
-        ck_assert_int_eq(warder_ruleset_check_command(rs, "", 0, NULL, &d, NULL), WARDER_EINVAL);
-        ck_assert_int_eq(warder_ruleset_check_command(rs, "a\0b", 3, NULL, &d, NULL),
+        ck_assert_int_eq(warder_ruleset_check_command(&d, rs, "", 0, NULL, NULL), WARDER_EINVAL);
+        ck_assert_int_eq(warder_ruleset_check_command(&d, rs, "a\0b", 3, NULL, NULL),
                          WARDER_EINVAL);
-        ck_assert_int_eq(warder_ruleset_check_command(NULL, "ls", 2, NULL, &d, NULL),
+        ck_assert_int_eq(warder_ruleset_check_command(&d, NULL, "ls", 2, NULL, NULL),
                          WARDER_EINVAL);
         /* through the generic check: ctx NULL, literal forms only */
-        ck_assert_int_eq(warder_ruleset_check(rs, WARDER_OP_EXECUTE, "cat .env", NULL, &d, NULL),
+        ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_EXECUTE, "cat .env",
+                                              strlen("cat .env"), NULL, 0, NULL),
                          0);
         ck_assert_int_eq(d.action, WARDER_DENY);
         warder_decision_clear(&d);
@@ -1176,7 +1177,7 @@ END_TEST
  * §5.5), with a control arm showing the fixture really reaches the secret. */
 static int local_realpath(void *ud, const char *literal, char **out)
 {
-        return warder_backend_realpath(ud, literal, strlen(literal), out, NULL);
+        return warder_backend_realpath(out, ud, literal, strlen(literal), NULL);
 }
 
 static int local_glob(void *ud, const char *pattern, char ***out, size_t *count)
@@ -1188,8 +1189,8 @@ static int local_glob(void *ud, const char *pattern, char ***out, size_t *count)
                 base--;
         if (base > 1)
                 base--;
-        struct warder_entries e = {0};
-        int rc = warder_backend_glob(ud, pattern, pattern, base, 0, &e, NULL);
+        struct warder_entries e = WARDER_ENTRIES_INIT;
+        int rc = warder_backend_glob(&e, ud, pattern, strlen(pattern), pattern, base, 0, NULL);
         if (rc)
                 return rc;
         char **v = calloc(e.count + 1, sizeof(*v));
@@ -1266,8 +1267,8 @@ START_TEST(test_real_links_and_globs)
                 ctx.realpath = rows[i].realpath ? local_realpath : NULL;
                 ctx.glob = rows[i].glob ? local_glob : NULL;
                 struct warder_decision d = WARDER_DECISION_INIT;
-                ck_assert_int_eq(warder_ruleset_check_command(rs, rows[i].cmd, strlen(rows[i].cmd),
-                                                              &ctx, &d, NULL),
+                ck_assert_int_eq(warder_ruleset_check_command(&d, rs, rows[i].cmd,
+                                                              strlen(rows[i].cmd), &ctx, NULL),
                                  0);
                 ck_assert_msg(d.action == rows[i].want, "%s (realpath %d, glob %d): %s",
                               rows[i].cmd, rows[i].realpath, rows[i].glob,
@@ -1283,8 +1284,8 @@ END_TEST
 
 static int local_ls(void *ud, const char *dir, char ***out, size_t *count)
 {
-        struct warder_entries e = {0};
-        int rc = warder_backend_ls(ud, dir, strlen(dir), 0, &e, NULL);
+        struct warder_entries e = WARDER_ENTRIES_INIT;
+        int rc = warder_backend_ls(&e, ud, dir, strlen(dir), 0, NULL);
         if (rc)
                 return rc;
         char **v = calloc(e.count + 1, sizeof(*v));
@@ -1386,8 +1387,8 @@ START_TEST(test_shell_globs)
         };
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
                 struct warder_decision d = WARDER_DECISION_INIT;
-                ck_assert_int_eq(warder_ruleset_check_command(rs, rows[i].cmd, strlen(rows[i].cmd),
-                                                              &ctx, &d, NULL),
+                ck_assert_int_eq(warder_ruleset_check_command(&d, rs, rows[i].cmd,
+                                                              strlen(rows[i].cmd), &ctx, NULL),
                                  0);
                 ck_assert_msg(d.action == rows[i].want, "%s: %s, want %s (%s %s)", rows[i].cmd,
                               warder_action_name(d.action), warder_action_name(rows[i].want),
@@ -1397,11 +1398,11 @@ START_TEST(test_shell_globs)
         /* a context of version 1 has no `ls`: it is accepted, and its globs are unknown */
         ctx.version = 1;
         struct warder_decision d = WARDER_DECISION_INIT;
-        ck_assert_int_eq(warder_ruleset_check_command(rs, "cat ls*/.e*", 11, &ctx, &d, NULL), 0);
+        ck_assert_int_eq(warder_ruleset_check_command(&d, rs, "cat ls*/.e*", 11, &ctx, NULL), 0);
         ck_assert_int_eq(d.action, WARDER_ASK);
         warder_decision_clear(&d);
         ctx.version = WARDER_COMMAND_CONTEXT_VERSION + 1;
-        ck_assert_int_eq(warder_ruleset_check_command(rs, "cat x", 5, &ctx, &d, NULL),
+        ck_assert_int_eq(warder_ruleset_check_command(&d, rs, "cat x", 5, &ctx, NULL),
                          WARDER_EINVAL);
         warder_backend_free(b);
         warder_ruleset_free(rs);
@@ -1626,8 +1627,8 @@ START_TEST(test_precise_answers)
                         ctx.realpath = link_realpath;
                 struct warder_decision d = WARDER_DECISION_INIT;
                 struct warder_error err = WARDER_ERROR_INIT;
-                ck_assert_msg(warder_ruleset_check_command(rs, rows[i].cmd, strlen(rows[i].cmd),
-                                                           &ctx, &d, &err) == 0,
+                ck_assert_msg(warder_ruleset_check_command(&d, rs, rows[i].cmd, strlen(rows[i].cmd),
+                                                           &ctx, &err) == 0,
                               "%s: %s", rows[i].cmd, err.message);
                 ck_assert_msg(d.action == rows[i].want, "%s (realpath %d): %s, want %s (%s)",
                               rows[i].cmd, rows[i].realpath, warder_action_name(d.action),
@@ -1668,8 +1669,8 @@ START_TEST(test_variable_names)
                 struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
                 ctx.env = env;
                 struct warder_decision d = WARDER_DECISION_INIT;
-                ck_assert_int_eq(warder_ruleset_check_command(rs, rows[i].cmd, strlen(rows[i].cmd),
-                                                              &ctx, &d, NULL),
+                ck_assert_int_eq(warder_ruleset_check_command(&d, rs, rows[i].cmd,
+                                                              strlen(rows[i].cmd), &ctx, NULL),
                                  0);
                 ck_assert_msg(d.action == rows[i].want, "%s: %s, want %s (%s)", rows[i].cmd,
                               warder_action_name(d.action), warder_action_name(rows[i].want),
@@ -1677,7 +1678,7 @@ START_TEST(test_variable_names)
                 warder_decision_clear(&d);
         }
         /* the first of equally strict answers names the decision */
-        struct warder_decision d;
+        struct warder_decision d = WARDER_DECISION_INIT;
         ck_assert_int_eq(decide(rs, "cat .env; cat sub/.env; cat /etc/passwd", false, &d),
                          WARDER_DENY);
         ck_assert_str_eq(d.candidate, "/ws/.env");
@@ -1817,8 +1818,8 @@ START_TEST(test_edges)
                         ctx.glob = edge_glob;
                 }
                 struct warder_decision d = WARDER_DECISION_INIT;
-                ck_assert_int_eq(warder_ruleset_check_command(rs, rows[i].cmd, strlen(rows[i].cmd),
-                                                              &ctx, &d, NULL),
+                ck_assert_int_eq(warder_ruleset_check_command(&d, rs, rows[i].cmd,
+                                                              strlen(rows[i].cmd), &ctx, NULL),
                                  0);
                 ck_assert_msg(d.action == rows[i].want, "%s: %s, want %s (%s)", rows[i].cmd,
                               warder_action_name(d.action), warder_action_name(rows[i].want),
@@ -1835,7 +1836,7 @@ START_TEST(test_edges)
                 ctx.glob = edge_glob;
                 struct warder_decision d = WARDER_DECISION_INIT;
                 ck_assert_int_eq(
-                    warder_ruleset_check_command(rs, budget[k], strlen(budget[k]), &ctx, &d, NULL),
+                    warder_ruleset_check_command(&d, rs, budget[k], strlen(budget[k]), &ctx, NULL),
                     0);
                 ck_assert_msg(d.action == (k ? WARDER_ASK : WARDER_ALLOW), "%s: %s", budget[k],
                               warder_action_name(d.action));

@@ -27,14 +27,14 @@ static int memory_setup(struct contract_fixture *f, void *ud)
         if (rc)
                 return rc;
         snprintf(f->root, sizeof(f->root), "%s", root);
-        return warder_memory_mkdir(f->b, root, NULL);
+        return warder_memory_mkdir(f->b, root, strlen(root), NULL);
 }
 
 /* The directory hook, for backends whose write does not create parents. */
 static int memory_mkdir_hook(struct contract_fixture *f, const char *path, void *ud)
 {
         (void)ud;
-        return warder_memory_mkdir(f->b, path, NULL);
+        return warder_memory_mkdir(f->b, path, strlen(path), NULL);
 }
 
 static int mock_setup_caps(struct contract_fixture *f, void *ud, unsigned caps)

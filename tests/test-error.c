@@ -62,6 +62,7 @@ START_TEST(error_set_and_clear)
         d.reason = "secrets";
         err.decision = malloc(sizeof(*err.decision));
         ck_assert_ptr_nonnull(err.decision);
+        warder_decision_init(err.decision);
         ck_assert_int_eq(warder_decision_copy(err.decision, &d), 0);
         ck_assert_ptr_ne(err.decision->pattern, d.pattern);
         ck_assert_str_eq(err.decision->pattern, "**/.env");

@@ -126,7 +126,7 @@ static void result_free(struct warder_exec_result *r)
 {
         free(r->out.data);
         free(r->err.data);
-        *r = (struct warder_exec_result){0};
+        *r = (struct warder_exec_result)WARDER_EXEC_RESULT_INIT;
 }
 
 /* ---- capture, status ---- */
@@ -135,7 +135,7 @@ START_TEST(test_capture_and_status)
 {
         struct warder__exec_config cfg;
         config(&cfg);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         ck_assert_int_eq(run(&cfg, "echo out; echo err >&2; exit 3", &r), 0);
         ck_assert_str_eq(r.out.data, "out\n");
         ck_assert_uint_eq(r.out.len, 4);
@@ -166,7 +166,8 @@ START_TEST(test_bad_requests)
         struct warder__exec_config cfg;
         config(&cfg);
         struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
-        struct warder_exec_result r = {.exit_status = 42};
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
+        r.exit_status = 42;
         struct warder_error err = WARDER_ERROR_INIT;
         ck_assert_int_eq(warder__exec_run(&cfg, &req, &r, &err), WARDER_EINVAL);
         req.command = "echo a\0b";
@@ -188,7 +189,7 @@ START_TEST(test_command_length)
         struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
         req.command = "echo one; echo two";
         req.command_len = 8;
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         ck_assert_int_eq(warder__exec_run(&cfg, &req, &r, NULL), 0);
         ck_assert_str_eq(r.out.data, "one\n");
         result_free(&r);
@@ -200,7 +201,7 @@ START_TEST(test_output_cap_keeps_draining)
         struct warder__exec_config cfg;
         config(&cfg);
         cfg.max_output = 1000;
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         /* 4 MiB on each stream, far beyond the cap and any pipe buffer: the child must not
          * block (or die of SIGPIPE) after the cap. */
         ck_assert_int_eq(run(&cfg,
@@ -251,7 +252,7 @@ START_TEST(test_streaming)
         req.command_len = strlen(req.command);
         req.stream = on_stream;
         req.stream_ud = &log;
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         ck_assert_int_eq(warder__exec_run(&cfg, &req, &r, NULL), 0);
         /* The first chunk arrived on its own, before the rest was produced. */
         ck_assert_str_eq(log.first, "first\n");
@@ -275,7 +276,7 @@ START_TEST(test_environment_is_fresh)
 
         struct warder__exec_config cfg;
         config(&cfg);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         /* Default: only PATH. */
         ck_assert_int_eq(run(&cfg, "env", &r), 0);
         ck_assert_ptr_null(strstr(r.out.data, "host-value-leak"));
@@ -311,7 +312,7 @@ START_TEST(test_cwd)
 {
         struct warder__exec_config cfg;
         config(&cfg);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         char expect[256], cwd[256];
         ck_assert_int_eq(run(&cfg, "pwd", &r), 0);
         snprintf(expect, sizeof(expect), "%s\n", root);
@@ -337,7 +338,8 @@ START_TEST(test_cwd_outside)
 {
         struct warder__exec_config cfg;
         config(&cfg);
-        struct warder_exec_result r = {.exit_status = 42};
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
+        r.exit_status = 42;
         struct warder_error err = WARDER_ERROR_INIT;
         char cwd[256];
 
@@ -402,7 +404,7 @@ START_TEST(test_no_descriptor_leaks)
 
         struct warder__exec_config cfg;
         config(&cfg);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         /* `ls` inherits the shell's descriptors, and adds 3 for the directory it reads. */
         ck_assert_int_eq(run(&cfg, "ls /proc/self/fd", &r), 0);
         ck_assert_str_eq(r.out.data, "0\n1\n2\n3\n");
@@ -425,7 +427,7 @@ START_TEST(test_host_without_stdio)
         close(0);
         close(1);
         close(2);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         struct warder_error err = WARDER_ERROR_INIT;
         int rc = run_in(&cfg, cwd, cmd, &r, &err);
         dup2(saved, 2);
@@ -543,7 +545,7 @@ START_TEST(test_nothing_outlives_the_command)
         snprintf(cmd, sizeof(cmd),
                  "setsid sleep %s & (sleep %s &) ; sleep %s & echo started; sleep %s", m[0], m[1],
                  m[2], m[3]);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         ck_assert_int_eq(run(&cfg, cmd, &r), 0);
@@ -581,7 +583,7 @@ START_TEST(test_status_through_the_init)
 {
         struct warder__exec_config cfg;
         config(&cfg);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         ck_assert_int_eq(run(&cfg, "kill -KILL $$", &r), 0);
         ck_assert_int_eq(r.signal, SIGKILL);
         ck_assert_int_eq(r.exit_status, -1);
@@ -642,7 +644,7 @@ START_TEST(test_pid_namespace_refused)
                         _exit(77);
                 struct warder__exec_config cfg;
                 config(&cfg);
-                struct warder_exec_result r;
+                struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
                 if (run(&cfg, "echo $$", &r) != 0)
                         _exit(10);
                 if (r.pid_namespace || r.exit_status != 0 || atoi(r.out.data) <= 1)
@@ -692,7 +694,7 @@ START_TEST(test_cancel_kills_group)
         req.command = "sleep 0.2; echo done";
         req.command_len = strlen(req.command);
         req.cancel = flag;
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         ck_assert_int_eq(warder__exec_run(&cfg, &req, &r, NULL), 0);
         ck_assert_str_eq(r.out.data, "done\n");
         ck_assert(!r.cancelled && !r.timed_out);
@@ -750,10 +752,9 @@ START_TEST(test_request_version_1)
         full.command = "echo v1";
         full.command_len = 7;
         memcpy(storage, &full, sizeof(storage));
-        struct warder_exec_result r;
-        memset(&r, 0, sizeof(r));
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         ck_assert_int_eq(warder_backend_execute(
-                             b, (const struct warder_exec_request *)(void *)storage, &r, NULL),
+                             &r, b, (const struct warder_exec_request *)(void *)storage, NULL),
                          0);
         ck_assert_str_eq(r.out.data, "v1\n");
         ck_assert(!r.cancelled);
@@ -769,7 +770,7 @@ START_TEST(test_deadline_endless_output)
         config(&cfg);
         cfg.timeout_ms = 300;
         cfg.max_output = 4096;
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         ck_assert_int_eq(run(&cfg, "cat /dev/zero", &r), 0);
         ck_assert(r.timed_out);
         ck_assert_int_eq(r.signal, SIGKILL);
@@ -784,7 +785,7 @@ START_TEST(test_own_process_group)
 {
         struct warder__exec_config cfg;
         config(&cfg);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         /* cut is in the shell's group; /proc/self/stat shows it in the host's numbering. */
         ck_assert_int_eq(run(&cfg, "cut -d' ' -f5 /proc/self/stat", &r), 0);
         long pgid = atol(r.out.data);
@@ -802,7 +803,7 @@ START_TEST(test_privilege_drop)
                 return; /* needs root; CI runs as root */
         struct warder__exec_config cfg;
         config(&cfg);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         /* Control arm: without the drop the child is root with root's groups. */
         ck_assert_int_eq(run(&cfg, "id -u; id -g", &r), 0);
         ck_assert_str_eq(r.out.data, "0\n0\n");
@@ -855,7 +856,7 @@ START_TEST(test_privilege_drop_threaded_host)
         cfg.uid = 65534;
         cfg.gid = 65534;
         cfg.timeout_ms = 10000;
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         ck_assert_int_eq(run(&cfg, "id -u", &r), 0);
         ck_assert_str_eq(r.out.data, "65534\n");
         ck_assert(!r.timed_out);
@@ -887,7 +888,7 @@ START_TEST(test_landlock_confines)
                 return;
         struct warder__exec_config cfg;
         config(&cfg);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         char cmd[512];
 
         /*
@@ -971,7 +972,7 @@ START_TEST(test_landlock_abi_versions)
         snprintf(cmd, sizeof(cmd), "cat main.c >/dev/null && cat %s/secret", outside);
         for (int abi = 1; abi <= kernel; abi++) {
                 warder__landlock_abi_override = abi;
-                struct warder_exec_result r;
+                struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
                 struct warder_error err = WARDER_ERROR_INIT;
                 ck_assert_msg(run_in(&cfg, NULL, cmd, &r, &err) == 0, "abi %d: %s", abi,
                               err.message);
@@ -990,7 +991,8 @@ START_TEST(test_landlock_unavailable)
         warder__landlock_abi_override = 0;
         struct warder__exec_config cfg;
         config(&cfg);
-        struct warder_exec_result r = {.exit_status = 42};
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
+        r.exit_status = 42;
         struct warder_error err = WARDER_ERROR_INIT;
 
         /* required: fails closed, nothing runs. */
@@ -1058,7 +1060,7 @@ START_TEST(test_mask_control_and_effect)
 {
         struct warder__exec_config cfg;
         config(&cfg);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         const char *cmd = "cat .env; grep -r SECRET . ; ls secrets; cat secrets/token; "
                           "find . -name .env -exec cat {} \\;";
 
@@ -1122,7 +1124,7 @@ START_TEST(test_mask_with_ruleset)
 
         struct warder__exec_config cfg;
         config(&cfg);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         const char *cmd = "cat .env sub/server.key sub/innocent.txt secrets/token; grep -r "
                           "SECRET . ; cat main.c sub/notes.txt";
         /* Control arm. */
@@ -1155,7 +1157,7 @@ START_TEST(test_mask_symlink_and_nested)
         char link[256];
         snprintf(link, sizeof(link), "%s/sub/link-to-env", root);
         ck_assert_int_eq(symlink("../.env", link), 0);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         const char *cmd = "cat sub/link-to-env sub/deep/server.key; ls sub/deep";
 
         ck_assert_int_eq(run(&cfg, cmd, &r), 0);
@@ -1180,7 +1182,7 @@ START_TEST(test_mask_special_files)
         char path[256];
         snprintf(path, sizeof(path), "%s/sub/agent.key", root);
         ck_assert_int_eq(mkfifo(path, 0644), 0);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         /* Control arm: a FIFO. */
         ck_assert_int_eq(run(&cfg, "test -p sub/agent.key && echo fifo", &r), 0);
         ck_assert_str_eq(r.out.data, "fifo\n");
@@ -1205,7 +1207,7 @@ START_TEST(test_mask_name_that_looks_deleted)
         struct warder__exec_config cfg;
         config(&cfg);
         write_text(root, "private.key (deleted)", "SECRET-LOOKS-DELETED\n");
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         const char *cmd = "cat 'private.key (deleted)'";
         /* Control arm: the file is there. */
         ck_assert_int_eq(run(&cfg, cmd, &r), 0);
@@ -1234,7 +1236,7 @@ START_TEST(test_mask_nothing_to_cover)
         struct warder__exec_config cfg;
         config(&cfg);
         cfg.mask = mask_nothing;
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         ck_assert_int_eq(run(&cfg, "cat .env", &r), 0);
         ck_assert(!r.masked);
         ck_assert_str_eq(r.out.data, "API_KEY=SECRET-ROOT-ENV\n");
@@ -1255,7 +1257,8 @@ START_TEST(test_mask_budget_fails_closed)
         cfg.mask = fake_mask;
         cfg.mask_ud = &fr;
         cfg.mask_budget_entries = 10;
-        struct warder_exec_result r = {.exit_status = 42};
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
+        r.exit_status = 42;
         struct warder_error err = WARDER_ERROR_INIT;
         ck_assert_int_eq(run_in(&cfg, NULL, "touch ran", &r, &err), WARDER_ELIMIT);
         ck_assert_ptr_nonnull(strstr(err.message, "10 entries"));
@@ -1288,7 +1291,8 @@ START_TEST(test_mask_predicate_error_masks)
         struct fake_rules fr = {.fail = true};
         cfg.mask = fake_mask;
         cfg.mask_ud = &fr;
-        struct warder_exec_result r = {.exit_status = 42};
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
+        r.exit_status = 42;
         struct warder_error err = WARDER_ERROR_INIT;
         /* Every decision fails: the root itself is masked, so nothing can run in it. */
         ck_assert_int_eq(run_in(&cfg, NULL, "cat .env", &r, &err), WARDER_EACCES);
@@ -1335,7 +1339,7 @@ START_TEST(test_mask_cannot_be_undone)
         struct warder__exec_config cfg;
         config(&cfg);
         cfg.mask = fake_mask;
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         const char *cmd = "umount .env; umount -l .env; cat .env; grep -c CapEff /proc/self/status";
         ck_assert_int_eq(run(&cfg, cmd, &r), 0);
         ck_assert(r.masked);
@@ -1381,7 +1385,7 @@ START_TEST(test_mask_proc_root_bypass)
         cfg.mask = fake_mask;
         char cmd[1200];
         snprintf(cmd, sizeof(cmd), "cat %s; cat /proc/1/root%s/.env", path, root);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         ck_assert_int_eq(run(&cfg, cmd, &r), 0);
         ck_assert(r.masked);
         ck_assert_ptr_null(strstr(r.out.data, "SECRET"));
@@ -1416,7 +1420,7 @@ static int unprivileged_host(void)
                 return -1;
         struct warder__exec_config cfg;
         config(&cfg);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         const char *cmd = "umount .env 2>/dev/null; cat .env; chmod 755 locked 2>/dev/null && "
                           "cat locked/data";
         int seen = 0;
@@ -1520,31 +1524,31 @@ START_TEST(test_mask_follows_ruleset_swap)
         struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
         req.command = "grep -rl KEY . ; cat secret.txt";
         req.command_len = strlen(req.command);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         struct warder_error err = WARDER_ERROR_INIT;
-        ck_assert_msg(warder_backend_execute(g, &req, &r, &err) == 0, "%s", err.message);
+        ck_assert_msg(warder_backend_execute(&r, g, &req, &err) == 0, "%s", err.message);
         ck_assert_ptr_nonnull(strstr(r.out.data, "./secret.txt"));
         ck_assert_ptr_nonnull(strstr(r.out.data, "SECRET-SWAPPED"));
         warder_exec_result_free(&r);
         /* B denies the file: the guard refuses the plain read... */
         ck_assert_int_eq(warder_guard_set_ruleset(g, b), 0);
-        struct warder_bytes bytes = {0};
+        struct warder_bytes bytes = WARDER_BYTES_INIT;
         char path[256];
         snprintf(path, sizeof(path), "%s/secret.txt", root);
-        ck_assert_int_eq(warder_backend_read(g, path, strlen(path), 0, 0, 0, &bytes, NULL),
+        ck_assert_int_eq(warder_backend_read(&bytes, g, path, strlen(path), 0, 0, 0, NULL),
                          WARDER_EDENIED);
         /* ...and the next command finds it masked (the line names it, so: approved ask). */
         req.command = "find . -type f -exec grep -l KEY {} + ; cat $(printf secret).txt";
         req.command_len = strlen(req.command);
         req.flags = WARDER_APPROVED;
-        ck_assert_msg(warder_backend_execute(g, &req, &r, &err) == 0, "%s", err.message);
+        ck_assert_msg(warder_backend_execute(&r, g, &req, &err) == 0, "%s", err.message);
         ck_assert(r.masked);
         ck_assert_ptr_null(strstr(r.out.data, "secret.txt"));
         ck_assert_ptr_null(strstr(r.out.data, "SECRET"));
         warder_exec_result_free(&r);
         /* Swapped back: the mask goes again. */
         ck_assert_int_eq(warder_guard_set_ruleset(g, a), 0);
-        ck_assert_msg(warder_backend_execute(g, &req, &r, &err) == 0, "%s", err.message);
+        ck_assert_msg(warder_backend_execute(&r, g, &req, &err) == 0, "%s", err.message);
         ck_assert_ptr_nonnull(strstr(r.out.data, "SECRET-SWAPPED"));
         warder_exec_result_free(&r);
         warder_backend_free(g);
@@ -1570,7 +1574,7 @@ START_TEST(test_mask_hard_links)
         ck_assert_int_eq(link(a, b), 0);
         struct warder__exec_config cfg;
         config(&cfg);
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         const char *cmd = "cat innocent.txt sub/token-copy; cat sub/notes.txt";
         ck_assert_int_eq(run(&cfg, cmd, &r), 0);
         ck_assert_ptr_nonnull(strstr(r.out.data, "SECRET-ROOT-ENV"));
@@ -1613,7 +1617,7 @@ START_TEST(test_mask_write_denied_read_only)
         write_text(root, "protected.txt", "ORIGINAL\n");
         make_dir(root, "frozen");
         write_text(root, "frozen/kept", "kept\n");
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         ck_assert_int_eq(run(&cfg, cmd, &r), 0);
         ck_assert(!exists(root, "protected.txt") && !exists(root, "frozen/kept"));
         ck_assert(exists(root, "frozen/added"));
@@ -1711,7 +1715,7 @@ START_TEST(test_mask_immune_to_rename_race)
         the_racer = &rc;
         warder__exec_test_hook = racer_hook;
         const char *cmd = "sleep 0.2; cat .env notes.txt";
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         for (int by_name = 1; by_name >= 0; by_name--) {
                 warder__exec_test_mask_by_name = by_name;
                 /* One swap: deterministic. */
@@ -1771,7 +1775,7 @@ START_TEST(test_local_backend_execute)
         struct warder_error err = WARDER_ERROR_INIT;
         warder_backend *b = NULL;
         struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
 
         /* Without opts.exec there is no execute operation at all (§4.8). */
         struct warder_local_options opts = WARDER_LOCAL_OPTIONS_INIT;
@@ -1779,7 +1783,7 @@ START_TEST(test_local_backend_execute)
         ck_assert(!warder_backend_can_execute(b));
         req.command = "touch ran";
         req.command_len = strlen(req.command);
-        ck_assert_int_eq(warder_backend_execute(b, &req, &r, &err), WARDER_ENOTSUP);
+        ck_assert_int_eq(warder_backend_execute(&r, b, &req, &err), WARDER_ENOTSUP);
         ck_assert(!exists(root, "ran"));
         warder_backend_free(b);
         /* Neither has the memory backend. */
@@ -1804,7 +1808,7 @@ START_TEST(test_local_backend_execute)
          * backend holds no ruleset to decide from). */
         req.command = "touch ran";
         req.command_len = strlen(req.command);
-        ck_assert_int_eq(warder_backend_execute(b, &req, &r, &err), WARDER_EINVAL);
+        ck_assert_int_eq(warder_backend_execute(&r, b, &req, &err), WARDER_EINVAL);
         ck_assert(!exists(root, "ran"));
         req.mask = ruleset_mask;
         req.mask_ud = rs;
@@ -1817,7 +1821,7 @@ START_TEST(test_local_backend_execute)
         char cwd[256];
         snprintf(cwd, sizeof(cwd), "%s/sub", root);
         req.cwd = cwd;
-        ck_assert_msg(warder_backend_execute(b, &req, &r, &err) == 0, "%s", err.message);
+        ck_assert_msg(warder_backend_execute(&r, b, &req, &err) == 0, "%s", err.message);
         char expect[512];
         snprintf(expect, sizeof(expect), "hello\n%s/sub\n", root);
         ck_assert(r.masked);
@@ -1835,7 +1839,7 @@ START_TEST(test_local_backend_execute)
         req.cwd = NULL;
         req.command = "cat .env";
         req.command_len = strlen(req.command);
-        ck_assert_int_eq(warder_backend_execute(b, &req, &r, &err), 0);
+        ck_assert_int_eq(warder_backend_execute(&r, b, &req, &err), 0);
         ck_assert_ptr_null(strstr(r.out.data, "SECRET"));
         warder_exec_result_free(&r);
         ck_assert(exists(root, ".env"));
@@ -1846,10 +1850,10 @@ START_TEST(test_local_backend_execute)
         ck_assert_int_eq(symlink(outside, link), 0);
         req.cwd = link;
         r.exit_status = 42;
-        int rc = warder_backend_execute(b, &req, &r, &err);
+        int rc = warder_backend_execute(&r, b, &req, &err);
         ck_assert_msg(rc == WARDER_EOUTSIDE || rc == WARDER_ESYMLINK, "%d %s", rc, err.message);
         req.cwd = outside;
-        ck_assert_int_eq(warder_backend_execute(b, &req, &r, &err), WARDER_EOUTSIDE);
+        ck_assert_int_eq(warder_backend_execute(&r, b, &req, &err), WARDER_EOUTSIDE);
         ck_assert_int_eq(r.exit_status, 42);
         warder_backend_free(b);
         warder_ruleset_free(rs);
@@ -1874,7 +1878,7 @@ static void *worker_main(void *arg)
                 char cmd[128], expect[64];
                 snprintf(cmd, sizeof(cmd), "echo %d-%d; cat .env >&2", w->id, i);
                 snprintf(expect, sizeof(expect), "%d-%d\n", w->id, i);
-                struct warder_exec_result r;
+                struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
                 if (run(&cfg, cmd, &r) != 0)
                         return NULL;
                 if (strcmp(r.out.data, expect) == 0 && !strstr(r.err.data, "SECRET") && r.masked &&
@@ -1941,8 +1945,8 @@ START_TEST(test_guard_over_exec_backend)
                         req.command = cmds[i];
                         req.command_len = strlen(cmds[i]);
                         req.flags = WARDER_APPROVED; /* satisfies ask, never deny */
-                        struct warder_exec_result r;
-                        ck_assert_msg(warder_backend_execute(g, &req, &r, &err) == 0, "%s: %s",
+                        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
+                        ck_assert_msg(warder_backend_execute(&r, g, &req, &err) == 0, "%s: %s",
                                       cmds[i], err.message);
                         if (masked)
                                 ck_assert_msg(!strstr(r.out.data, "SECRET"), "%s", cmds[i]);
@@ -1991,7 +1995,8 @@ START_TEST(test_open_dir_hook)
         struct open_dir_log log = {0};
         cfg.open_dir = fake_open_dir;
         cfg.open_dir_ud = &log;
-        struct warder_exec_result r = {.exit_status = 42};
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
+        r.exit_status = 42;
         struct warder_error err = WARDER_ERROR_INIT;
         char cwd[256], expect[256];
 
@@ -2111,9 +2116,9 @@ START_TEST(test_docs_configuration_example)
                 req.command = "id -u; cat $(printf .en)v";
                 req.command_len = strlen(req.command);
                 req.flags = WARDER_APPROVED; /* the substitution makes it ask */
-                struct warder_exec_result r;
+                struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
                 struct warder_error err = WARDER_ERROR_INIT;
-                ck_assert_msg(warder_backend_execute(b, &req, &r, &err) == 0, "%s", err.message);
+                ck_assert_msg(warder_backend_execute(&r, b, &req, &err) == 0, "%s", err.message);
                 ck_assert_str_eq(r.out.data, "65534\n");
                 ck_assert(r.landlock_applied && r.masked);
                 warder_exec_result_free(&r);

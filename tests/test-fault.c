@@ -32,6 +32,7 @@
 #include "mock-backend.h"
 #include "support.h"
 #include "util.h"
+#include "warder/tooling.h"
 #include "warder/warder.h"
 
 #define SECRET "hunter2"
@@ -149,8 +150,8 @@ static char *fx_peek(struct fx *fx, const char *rel)
 {
         static char buf[256];
         if (fx->kind == FX_MEMORY || fx->kind == FX_STORAGE_ONLY) {
-                struct warder_bytes b = {0};
-                if (warder_backend_read(fx->mem, W(rel), strlen(W(rel)), 0, 0, 0, &b, NULL))
+                struct warder_bytes b = WARDER_BYTES_INIT;
+                if (warder_backend_read(&b, fx->mem, W(rel), strlen(W(rel)), 0, 0, 0, NULL))
                         return NULL;
                 snprintf(buf, sizeof(buf), "%s", b.data);
                 warder_bytes_free(&b);
@@ -205,6 +206,17 @@ struct res {
         unsigned inner_calls[MOCK_OP_COUNT]; /* memory kinds: calls that reached the mock */
 };
 
+/* An empty result: every struct the library is handed initialised (versions are checked). */
+static void res_init(struct res *r)
+{
+        memset(r, 0, sizeof(*r));
+        r->err = (struct warder_error)WARDER_ERROR_INIT;
+        r->bytes = (struct warder_bytes)WARDER_BYTES_INIT;
+        r->ents = (struct warder_entries)WARDER_ENTRIES_INIT;
+        r->grep = (struct warder_grep_result)WARDER_GREP_RESULT_INIT;
+        r->exec = (struct warder_exec_result)WARDER_EXEC_RESULT_INIT;
+}
+
 static void res_free(struct res *r)
 {
         warder_error_clear(&r->err);
@@ -254,7 +266,7 @@ static void run_op(const struct fcase *c, struct fx *fx, struct res *r)
 
 static int g_read(struct fx *fx, const char *target, struct res *r)
 {
-        return warder_backend_read(fx->guard, target, strlen(target), 0, 0, 0, &r->bytes, &r->err);
+        return warder_backend_read(&r->bytes, fx->guard, target, strlen(target), 0, 0, 0, &r->err);
 }
 
 static void no_secret_bytes(const struct res *r)
@@ -420,8 +432,8 @@ static void ck_write_ask(struct fx *fx, const struct res *r, bool clean)
 
 static void op_edit_pub(struct fx *fx, struct res *r)
 {
-        r->rc = warder_backend_edit(fx->guard, W("sub/a.txt"), strlen(W("sub/a.txt")), "public", 6,
-                                    "PUBLIC", 6, 0, &r->count, &r->err);
+        r->rc = warder_backend_edit(&r->count, fx->guard, W("sub/a.txt"), strlen(W("sub/a.txt")),
+                                    "public", 6, "PUBLIC", 6, 0, &r->err);
 }
 
 static void ck_edit_pub(struct fx *fx, const struct res *r, bool clean)
@@ -445,20 +457,20 @@ static void ck_edit_pub(struct fx *fx, const struct res *r, bool clean)
  * change) and when it is not (the answer would say what the file holds). */
 static void op_edit_env_present(struct fx *fx, struct res *r)
 {
-        r->rc = warder_backend_edit(fx->guard, W(".env"), strlen(W(".env")), SECRET, strlen(SECRET),
-                                    "x", 1, 0, &r->count, &r->err);
+        r->rc = warder_backend_edit(&r->count, fx->guard, W(".env"), strlen(W(".env")), SECRET,
+                                    strlen(SECRET), "x", 1, 0, &r->err);
 }
 
 static void op_edit_env_absent(struct fx *fx, struct res *r)
 {
-        r->rc = warder_backend_edit(fx->guard, W(".env"), strlen(W(".env")), "zzz", 3, "x", 1, 0,
-                                    &r->count, &r->err);
+        r->rc = warder_backend_edit(&r->count, fx->guard, W(".env"), strlen(W(".env")), "zzz", 3,
+                                    "x", 1, 0, &r->err);
 }
 
 static void op_edit_link(struct fx *fx, struct res *r)
 {
-        r->rc = warder_backend_edit(fx->guard, W("pub-link"), strlen(W("pub-link")), SECRET,
-                                    strlen(SECRET), "x", 1, 0, &r->count, &r->err);
+        r->rc = warder_backend_edit(&r->count, fx->guard, W("pub-link"), strlen(W("pub-link")),
+                                    SECRET, strlen(SECRET), "x", 1, 0, &r->err);
 }
 
 static void ck_edit_env(struct fx *fx, const struct res *r, bool clean)
@@ -531,7 +543,7 @@ static void entries_safe_fx(const struct fx *fx, const struct res *r, const char
 
 static void op_ls_root(struct fx *fx, struct res *r)
 {
-        r->rc = warder_backend_ls(fx->guard, ws, strlen(ws), 0, &r->ents, &r->err);
+        r->rc = warder_backend_ls(&r->ents, fx->guard, ws, strlen(ws), 0, &r->err);
 }
 
 static void ck_ls_root(struct fx *fx, const struct res *r, bool clean)
@@ -547,7 +559,7 @@ static void ck_ls_root(struct fx *fx, const struct res *r, bool clean)
 
 static void op_ls_vault(struct fx *fx, struct res *r)
 {
-        r->rc = warder_backend_ls(fx->guard, W("vault"), strlen(W("vault")), 0, &r->ents, &r->err);
+        r->rc = warder_backend_ls(&r->ents, fx->guard, W("vault"), strlen(W("vault")), 0, &r->err);
 }
 
 static void ck_ls_vault(struct fx *fx, const struct res *r, bool clean)
@@ -558,7 +570,8 @@ static void ck_ls_vault(struct fx *fx, const struct res *r, bool clean)
 
 static void op_glob_all(struct fx *fx, struct res *r)
 {
-        r->rc = warder_backend_glob(fx->guard, "**", ws, strlen(ws), 0, &r->ents, &r->err);
+        r->rc = warder_backend_glob(&r->ents, fx->guard, "**", strlen("**"), ws, strlen(ws), 0,
+                                    &r->err);
 }
 
 static void ck_glob_all(struct fx *fx, const struct res *r, bool clean)
@@ -575,8 +588,8 @@ static void ck_glob_all(struct fx *fx, const struct res *r, bool clean)
 
 static void op_glob_sub(struct fx *fx, struct res *r)
 {
-        r->rc =
-            warder_backend_glob(fx->guard, "*", W("sub"), strlen(W("sub")), 0, &r->ents, &r->err);
+        r->rc = warder_backend_glob(&r->ents, fx->guard, "*", strlen("*"), W("sub"),
+                                    strlen(W("sub")), 0, &r->err);
 }
 
 static void ck_glob_sub(struct fx *fx, const struct res *r, bool clean)
@@ -593,14 +606,14 @@ static void ck_glob_sub(struct fx *fx, const struct res *r, bool clean)
  * aliases/sub-alias/a.txt is denied although sub/a.txt is not. */
 static void op_ls_alias(struct fx *fx, struct res *r)
 {
-        r->rc = warder_backend_ls(fx->guard, W("aliases/sub-alias"), strlen(W("aliases/sub-alias")),
-                                  0, &r->ents, &r->err);
+        r->rc = warder_backend_ls(&r->ents, fx->guard, W("aliases/sub-alias"),
+                                  strlen(W("aliases/sub-alias")), 0, &r->err);
 }
 
 static void op_glob_alias(struct fx *fx, struct res *r)
 {
-        r->rc = warder_backend_glob(fx->guard, "*", W("aliases/sub-alias"),
-                                    strlen(W("aliases/sub-alias")), 0, &r->ents, &r->err);
+        r->rc = warder_backend_glob(&r->ents, fx->guard, "*", strlen("*"), W("aliases/sub-alias"),
+                                    strlen(W("aliases/sub-alias")), 0, &r->err);
 }
 
 static void ck_alias_listing(struct fx *fx, const struct res *r, bool clean)
@@ -618,10 +631,11 @@ static int g_grep(struct fx *fx, const char *pattern, const char *base, unsigned
 {
         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
         req.pattern = pattern;
+        req.pattern_len = strlen(req.pattern);
         req.path = base;
         req.path_len = strlen(base);
         req.flags = flags;
-        return warder_backend_grep(fx->guard, &req, &r->grep, &r->err);
+        return warder_backend_grep(&r->grep, fx->guard, &req, &r->err);
 }
 
 static void grep_safe(const struct res *r, bool clean, size_t clean_count)
@@ -717,7 +731,7 @@ static int g_exec(struct fx *fx, const char *cmd, struct res *r)
         struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
         req.command = cmd;
         req.command_len = strlen(cmd);
-        return warder_backend_execute(fx->guard, &req, &r->exec, &r->err);
+        return warder_backend_execute(&r->exec, fx->guard, &req, &r->err);
 }
 
 static void op_exec_pub(struct fx *fx, struct res *r)
@@ -845,7 +859,7 @@ static void run_once(struct fx *fx, const struct fcase *c, bool armed, unsigned 
                      bool clean)
 {
         struct res r;
-        memset(&r, 0, sizeof(r));
+        res_init(&r);
         fx_reset(fx);
         if (armed)
                 warder__fault_arm(n, sticky, WARDER__FAULT_ALL);
@@ -878,7 +892,7 @@ static unsigned long walk_case(struct fx *fx, const struct fcase *c)
         /* Counting: still the right answer, and how many points there are. */
         fx_reset(fx);
         struct res r;
-        memset(&r, 0, sizeof(r));
+        res_init(&r);
         warder__fault_count(WARDER__FAULT_ALL);
         run_op(c, fx, &r);
         unsigned long total = warder__fault_points();
@@ -914,9 +928,9 @@ START_TEST(walk_every_point)
         fx_open(&fx, (enum fx_kind)_i);
         if (fx.mem) {
                 /* Control arm: the inner backend alone hands the secret out. */
-                struct warder_bytes b = {0};
+                struct warder_bytes b = WARDER_BYTES_INIT;
                 ck_assert_int_eq(
-                    warder_backend_read(fx.mem, W(".env"), strlen(W(".env")), 0, 0, 0, &b, NULL),
+                    warder_backend_read(&b, fx.mem, W(".env"), strlen(W(".env")), 0, 0, 0, NULL),
                     0);
                 ck_assert_ptr_nonnull(strstr(b.data, SECRET));
                 warder_bytes_free(&b);
@@ -964,12 +978,14 @@ static int decide(warder_ruleset *rs, const struct dcase *c, struct warder_decis
         struct warder_error err = WARDER_ERROR_INIT;
         int rc;
         if (c->op == WARDER_OP_EXECUTE) {
-                rc = warder_ruleset_check(rs, c->op, c->target, NULL, d, &err);
+                rc =
+                    warder_ruleset_check(d, rs, c->op, c->target, strlen(c->target), NULL, 0, &err);
         } else {
                 snprintf(lit, sizeof(lit), "%s/%s", ws, c->target);
                 if (c->real)
                         snprintf(real, sizeof(real), "%s/%s", ws, c->real);
-                rc = warder_ruleset_check(rs, c->op, lit, c->real ? real : NULL, d, &err);
+                rc = warder_ruleset_check(d, rs, c->op, lit, strlen(lit), c->real ? real : NULL,
+                                          c->real ? strlen(real) : 0, &err);
         }
         ck_assert_msg(!rc || (err.code == rc && err.message[0]), "%s: error detail %d for %d",
                       c->target, err.code, rc);
@@ -994,13 +1010,15 @@ static void *dthread_run(void *p)
         struct warder_error err = WARDER_ERROR_INIT;
         struct warder_decision d = WARDER_DECISION_INIT;
         if (t->c->op == WARDER_OP_EXECUTE) {
-                t->rc = warder_ruleset_check(t->rs, t->c->op, t->c->target, NULL, &d, &err);
+                t->rc = warder_ruleset_check(&d, t->rs, t->c->op, t->c->target,
+                                             strlen(t->c->target), NULL, 0, &err);
         } else {
                 snprintf(lit, sizeof(lit), "%s/%s", ws, t->c->target);
                 if (t->c->real)
                         snprintf(real, sizeof(real), "%s/%s", ws, t->c->real);
-                t->rc =
-                    warder_ruleset_check(t->rs, t->c->op, lit, t->c->real ? real : NULL, &d, &err);
+                t->rc = warder_ruleset_check(&d, t->rs, t->c->op, lit, strlen(lit),
+                                             t->c->real ? real : NULL,
+                                             t->c->real ? strlen(real) : 0, &err);
         }
         t->action = d.action;
         t->err_code = err.code;
@@ -1119,11 +1137,11 @@ START_TEST(walk_guard_setup)
                         if (what == 0)
                                 rc = warder_guard_new(&g, mem, fx.rs, &o, &err);
                         else if (what == 1)
-                                rc = warder_guard_check(fx.guard, WARDER_OP_READ, "sub/../.env", 11,
-                                                        &d, &err);
+                                rc = warder_guard_check(&d, fx.guard, WARDER_OP_READ, "sub/../.env",
+                                                        11, &err);
                         else
-                                rc = warder_guard_check(fx.guard, WARDER_OP_EXECUTE,
-                                                        "cd sub && cat ../.env", 21, &d, &err);
+                                rc = warder_guard_check(&d, fx.guard, WARDER_OP_EXECUTE,
+                                                        "cd sub && cat ../.env", 21, &err);
                         bool reached = n == 0 || warder__fault_fired();
                         warder__fault_off();
                         if (rc) {
@@ -1133,9 +1151,9 @@ START_TEST(walk_guard_setup)
                                 ck_assert_ptr_null(g);
                                 warder_backend_free(mem);
                         } else if (what == 0) {
-                                struct warder_bytes b = {0};
+                                struct warder_bytes b = WARDER_BYTES_INIT;
                                 ck_assert_int_eq(
-                                    warder_backend_read(g, ".env", 4, 0, 0, 0, &b, NULL),
+                                    warder_backend_read(&b, g, ".env", 4, 0, 0, 0, NULL),
                                     WARDER_EDENIED);
                                 warder_backend_free(g);
                         } else {
@@ -1170,12 +1188,15 @@ START_TEST(walk_explain)
                         bool matched = false;
                         if (n)
                                 warder__fault_arm(n, false, WARDER__FAULT_ALL);
-                        int rc = what == 0 ? warder_ruleset_explain(fx.rs, WARDER_OP_READ, env_path,
-                                                                    NULL, &ex, &err)
-                                 : what == 1 ? warder_ruleset_explain(fx.rs, WARDER_OP_EXECUTE,
-                                                                      "rm -rf sub", NULL, &ex, &err)
-                                             : warder_ruleset_rule_match(fx.rs, WARDER_OP_READ, 0,
-                                                                         env_path, &matched, &err);
+                        int rc = what == 0
+                                     ? warder_ruleset_explain(&ex, fx.rs, WARDER_OP_READ, env_path,
+                                                              strlen(env_path), NULL, 0, &err)
+                                 : what == 1
+                                     ? warder_ruleset_explain(&ex, fx.rs, WARDER_OP_EXECUTE,
+                                                              "rm -rf sub", strlen("rm -rf sub"),
+                                                              NULL, 0, &err)
+                                     : warder_ruleset_rule_match(&matched, fx.rs, WARDER_OP_READ, 0,
+                                                                 env_path, strlen(env_path), &err);
                         bool reached = n == 0 || warder__fault_fired();
                         warder__fault_off();
                         if (rc) {
@@ -1254,8 +1275,9 @@ START_TEST(walk_loading)
                 const char *longs[] = {exact, below};
                 for (size_t i = 0; i < 2; i++) {
                         struct warder_decision d = WARDER_DECISION_INIT;
-                        ck_assert_int_eq(
-                            warder_ruleset_check(rs, WARDER_OP_READ, longs[i], NULL, &d, NULL), 0);
+                        ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_READ, longs[i],
+                                                              strlen(longs[i]), NULL, 0, NULL),
+                                         0);
                         ck_assert_msg(d.action == WARDER_DENY,
                                       "loaded with point %lu failed (%s): a long key is %s", n,
                                       warder__fault_where(), warder_action_name(d.action));
@@ -1318,14 +1340,15 @@ START_TEST(walk_loading_with_tests)
                                 continue;
                         }
                         struct warder_decision d = WARDER_DECISION_INIT;
-                        ck_assert_int_eq(
-                            warder_ruleset_check(rs, WARDER_OP_READ, env_path, NULL, &d, NULL), 0);
+                        ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_READ, env_path,
+                                                              strlen(env_path), NULL, 0, NULL),
+                                         0);
                         ck_assert_int_eq(d.action, WARDER_DENY);
                         warder_decision_clear(&d);
                         /* its tests still run against the source it kept */
                         size_t passed = 0, failed = 0;
                         ck_assert_int_eq(
-                            warder_ruleset_run_tests(rs, NULL, NULL, &passed, &failed, NULL), 0);
+                            warder_ruleset_run_tests(&passed, &failed, rs, NULL, NULL, NULL), 0);
                         ck_assert_msg(passed == 3 && failed == 0,
                                       "tests after loading with %s failed: %zu passed, %zu failed",
                                       warder__fault_where(), passed, failed);
@@ -1338,7 +1361,7 @@ START_TEST(walk_loading_with_tests)
                     0);
                 size_t passed = 0, failed = 0;
                 warder__fault_count(WARDER__FAULT_ALL);
-                ck_assert_int_eq(warder_ruleset_run_tests(rs, NULL, NULL, &passed, &failed, NULL),
+                ck_assert_int_eq(warder_ruleset_run_tests(&passed, &failed, rs, NULL, NULL, NULL),
                                  0);
                 total = warder__fault_points();
                 warder__fault_off();
@@ -1348,7 +1371,7 @@ START_TEST(walk_loading_with_tests)
                         struct warder_error err = WARDER_ERROR_INIT;
                         passed = failed = 0;
                         warder__fault_arm(n, false, WARDER__FAULT_ALL);
-                        rc = warder_ruleset_run_tests(rs, NULL, NULL, &passed, &failed, &err);
+                        rc = warder_ruleset_run_tests(&passed, &failed, rs, NULL, NULL, &err);
                         warder__fault_off();
                         if (rc) {
                                 ck_assert_msg(err.code == rc && err.message[0],
@@ -1468,8 +1491,8 @@ static int swap_run(warder_backend *b, enum swap_op op, unsigned flags, struct r
         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
         switch (op) {
         case SW_READ:
-                return warder_backend_read(b, W("a/b/file"), strlen(W("a/b/file")), 0, 0, flags,
-                                           &r->bytes, &r->err);
+                return warder_backend_read(&r->bytes, b, W("a/b/file"), strlen(W("a/b/file")), 0, 0,
+                                           flags, &r->err);
         case SW_WRITE_MKDIR:
                 return warder_backend_write(b, W("a/b/made/sub/f"), strlen(W("a/b/made/sub/f")),
                                             "x", 1, flags, &r->err);
@@ -1477,18 +1500,20 @@ static int swap_run(warder_backend *b, enum swap_op op, unsigned flags, struct r
                 return warder_backend_write(b, W("c/file"), strlen(W("c/file")), "new\n", 4, flags,
                                             &r->err);
         case SW_EDIT:
-                return warder_backend_edit(b, W("c/file"), strlen(W("c/file")), SECRET,
-                                           strlen(SECRET), "x", 1, flags, &r->count, &r->err);
+                return warder_backend_edit(&r->count, b, W("c/file"), strlen(W("c/file")), SECRET,
+                                           strlen(SECRET), "x", 1, flags, &r->err);
         case SW_LS:
-                return warder_backend_ls(b, W("a/b"), strlen(W("a/b")), flags, &r->ents, &r->err);
+                return warder_backend_ls(&r->ents, b, W("a/b"), strlen(W("a/b")), flags, &r->err);
         case SW_GLOB:
-                return warder_backend_glob(b, "**", ws, strlen(ws), flags, &r->ents, &r->err);
+                return warder_backend_glob(&r->ents, b, "**", strlen("**"), ws, strlen(ws), flags,
+                                           &r->err);
         case SW_GREP:
                 req.pattern = "inside|" SECRET;
+                req.pattern_len = strlen(req.pattern);
                 req.path = ws;
                 req.path_len = strlen(ws);
                 req.flags = flags;
-                return warder_backend_grep(b, &req, &r->grep, &r->err);
+                return warder_backend_grep(&r->grep, b, &req, &r->err);
         case SW_N:
                 break;
         }
@@ -1555,7 +1580,7 @@ START_TEST(swap_at_every_point)
                                 swap_init(&sw, "a/b", "a/b-link");
                         }
                         struct res r;
-                        memset(&r, 0, sizeof(r));
+                        res_init(&r);
                         swap_restore();
                         warder__fault_count(WARDER__FAULT_KERNEL | WARDER__FAULT_BACKEND);
                         swap_run(b, (enum swap_op)op, flags, &r);
@@ -1569,7 +1594,7 @@ START_TEST(swap_at_every_point)
                                     "swap of a/b", "swap of c/file", "a/b/made replaced by a link"};
                                 snprintf(what, sizeof(what), "%s, %s before point %lu",
                                          swap_op_names[op], swapped[which], n);
-                                memset(&r, 0, sizeof(r));
+                                res_init(&r);
                                 swap_restore();
                                 sw.done = 0;
                                 warder__fault_hook(n, WARDER__FAULT_KERNEL | WARDER__FAULT_BACKEND,
@@ -1656,15 +1681,15 @@ START_TEST(no_descriptor_reaches_a_child)
         for (int op = 0; op < 6; op++) {
                 for (unsigned long n = 1;; n++) {
                         struct res r;
-                        memset(&r, 0, sizeof(r));
+                        res_init(&r);
                         rm_rf(W("sub/made")); /* the write creates its parent every time */
                         warder__fault_hook(n, WARDER__FAULT_KERNEL, probe_now, &f);
                         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
                         char *real = NULL;
                         switch (op) {
                         case 0:
-                                warder_backend_read(b, W("pub-link"), strlen(W("pub-link")), 0, 0,
-                                                    0, &r.bytes, NULL);
+                                warder_backend_read(&r.bytes, b, W("pub-link"),
+                                                    strlen(W("pub-link")), 0, 0, 0, NULL);
                                 break;
                         case 1:
                                 warder_backend_write(b, W("sub/made/new.txt"),
@@ -1672,21 +1697,22 @@ START_TEST(no_descriptor_reaches_a_child)
                                                      NULL);
                                 break;
                         case 2:
-                                warder_backend_ls(b, W("sub"), strlen(W("sub")), 0, &r.ents, NULL);
+                                warder_backend_ls(&r.ents, b, W("sub"), strlen(W("sub")), 0, NULL);
                                 break;
                         case 3:
-                                warder_backend_glob(b, "**", ws, strlen(ws), 0, &r.ents, NULL);
+                                warder_backend_glob(&r.ents, b, "**", strlen("**"), ws, strlen(ws),
+                                                    0, NULL);
                                 break;
                         case 4:
                                 req.pattern = "public";
+                                req.pattern_len = strlen(req.pattern);
                                 req.path = ws;
                                 req.path_len = strlen(ws);
-                                warder_backend_grep(b, &req, &r.grep, NULL);
+                                warder_backend_grep(&r.grep, b, &req, NULL);
                                 break;
                         default:
-                                warder_backend_realpath(b, W("sub/vault-link/key"),
-                                                        strlen(W("sub/vault-link/key")), &real,
-                                                        NULL);
+                                warder_backend_realpath(&real, b, W("sub/vault-link/key"),
+                                                        strlen(W("sub/vault-link/key")), NULL);
                                 break;
                         }
                         bool reached = warder__fault_fired();

@@ -107,17 +107,18 @@ static int mock_ls(warder_backend *b, const char *path, unsigned flags, struct w
         (void)flags, (void)err;
         struct mock *m = (struct mock *)b;
         record(m, "ls", path, flags);
-        struct warder_entries e = {0};
+        struct warder_entries e = WARDER_ENTRIES_INIT;
         const char *name;
         int rc = 0;
         for (const struct mock_file *f = m->files; !rc && f && f->path; f++)
                 if (child_of(path, f->path, &name))
-                        rc = warder_entries_add(&e, name, f->path,
+                        rc = warder_entries_add(&e, name, strlen(name), f->path, strlen(f->path),
                                                 f->data ? WARDER_ENTRY_FILE : WARDER_ENTRY_DIR,
                                                 f->data ? strlen(f->data) : 0, 0);
         for (const struct mock_link *l = m->links; !rc && l && l->from; l++)
                 if (child_of(path, l->from, &name))
-                        rc = warder_entries_add(&e, name, l->from, WARDER_ENTRY_SYMLINK, 0, 0);
+                        rc = warder_entries_add(&e, name, strlen(name), l->from, strlen(l->from),
+                                                WARDER_ENTRY_SYMLINK, 0, 0);
         if (rc) {
                 warder_entries_free(&e);
                 return rc;
@@ -133,18 +134,20 @@ static int mock_glob(warder_backend *b, const char *pattern, const char *base, u
         (void)pattern, (void)flags, (void)err;
         struct mock *m = (struct mock *)b;
         record(m, "glob", base, flags);
-        struct warder_entries e = {0};
+        struct warder_entries e = WARDER_ENTRIES_INIT;
         size_t n = strlen(base);
         int rc = 0;
         for (const struct mock_file *f = m->files; !rc && f && f->path; f++)
                 if (strncmp(f->path, base, n) == 0 && f->path[n] == '/')
-                        rc = warder_entries_add(&e, strrchr(f->path, '/') + 1, f->path,
-                                                f->data ? WARDER_ENTRY_FILE : WARDER_ENTRY_DIR, 0,
-                                                0);
+                        rc = warder_entries_add(
+                            &e, strrchr(f->path, '/') + 1, strlen(strrchr(f->path, '/') + 1),
+                            f->path, strlen(f->path),
+                            f->data ? WARDER_ENTRY_FILE : WARDER_ENTRY_DIR, 0, 0);
         for (const struct mock_link *l = m->links; !rc && l && l->from; l++)
                 if (strncmp(l->from, base, n) == 0 && l->from[n] == '/')
-                        rc = warder_entries_add(&e, strrchr(l->from, '/') + 1, l->from,
-                                                WARDER_ENTRY_SYMLINK, 0, 0);
+                        rc = warder_entries_add(&e, strrchr(l->from, '/') + 1,
+                                                strlen(strrchr(l->from, '/') + 1), l->from,
+                                                strlen(l->from), WARDER_ENTRY_SYMLINK, 0, 0);
         if (rc) {
                 warder_entries_free(&e);
                 return rc;
@@ -176,7 +179,7 @@ static int mock_grep(warder_backend *b, const struct warder_grep_request *req,
         (void)err;
         struct mock *m = (struct mock *)b;
         record(m, "grep", req->path, req->flags);
-        struct warder_grep_result r = {0};
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
         size_t n = strlen(req->path);
         int rc = 0;
         for (int pass = 0; pass < (req->flags & WARDER_GREP_CASELESS ? 2 : 1); pass++) {
@@ -184,13 +187,15 @@ static int mock_grep(warder_backend *b, const struct warder_grep_request *req,
                         if (f->data && strncmp(f->path, req->path, n) == 0 && f->path[n] == '/' &&
                             mock_may_search(m, req, f->path, &r, pass) &&
                             strstr(f->data, req->pattern))
-                                rc = warder_grep_add(&r, f->path, 1, f->data, strlen(f->data));
+                                rc = warder_grep_add(&r, f->path, strlen(f->path), 1, f->data,
+                                                     strlen(f->data));
                 for (const struct mock_link *l = m->links; !rc && l && l->from; l++) {
                         const struct mock_file *f = mock_find(m, l->to);
                         if (f && f->data && strncmp(l->from, req->path, n) == 0 &&
                             l->from[n] == '/' && mock_may_search(m, req, l->from, &r, pass) &&
                             strstr(f->data, req->pattern))
-                                rc = warder_grep_add(&r, l->from, 1, f->data, strlen(f->data));
+                                rc = warder_grep_add(&r, l->from, strlen(l->from), 1, f->data,
+                                                     strlen(f->data));
                 }
         }
         if (rc) {
@@ -210,8 +215,7 @@ static int mock_execute(warder_backend *b, const struct warder_exec_request *req
         snprintf(m->last_cwd, sizeof(m->last_cwd), "%s", req->cwd ? req->cwd : "");
         snprintf(m->last_env, sizeof(m->last_env), "%s",
                  req->env && req->env[0] ? req->env[0] : "");
-        memset(out, 0, sizeof(*out));
-        out->exit_status = 0;
+        out->exit_status = 0; /* `out` arrives initialised: never zero it (its version) */
         return warder_bytes_set(&out->out, "ran", 3);
 }
 
@@ -377,8 +381,8 @@ static int do_op(warder_backend *b, enum warder_op op, const char *target, unsig
         *content = NULL;
         switch (op) {
         case WARDER_OP_READ: {
-                struct warder_bytes out = {0};
-                rc = warder_backend_read(b, target, len, 0, 0, flags, &out, err);
+                struct warder_bytes out = WARDER_BYTES_INIT;
+                rc = warder_backend_read(&out, b, target, len, 0, 0, flags, err);
                 if (rc == 0)
                         *content = strdup(out.data ? out.data : "");
                 warder_bytes_free(&out);
@@ -390,29 +394,30 @@ static int do_op(warder_backend *b, enum warder_op op, const char *target, unsig
         case WARDER_OP_EDIT: {
                 size_t count = 0;
                 rc =
-                    warder_backend_edit(b, target, len, "TOKEN", 5, "token", 5, flags, &count, err);
+                    warder_backend_edit(&count, b, target, len, "TOKEN", 5, "token", 5, flags, err);
                 break;
         }
         case WARDER_OP_LS: {
-                struct warder_entries out = {0};
-                rc = warder_backend_ls(b, target, len, flags, &out, err);
+                struct warder_entries out = WARDER_ENTRIES_INIT;
+                rc = warder_backend_ls(&out, b, target, len, flags, err);
                 warder_entries_free(&out);
                 break;
         }
         case WARDER_OP_GLOB: {
-                struct warder_entries out = {0};
-                rc = warder_backend_glob(b, "*", target, len, flags, &out, err);
+                struct warder_entries out = WARDER_ENTRIES_INIT;
+                rc = warder_backend_glob(&out, b, "*", strlen("*"), target, len, flags, err);
                 warder_entries_free(&out);
                 break;
         }
         case WARDER_OP_GREP: {
                 struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
                 req.pattern = "TOKEN";
+                req.pattern_len = strlen(req.pattern);
                 req.path = target;
                 req.path_len = len;
                 req.flags = flags;
-                struct warder_grep_result out = {0};
-                rc = warder_backend_grep(b, &req, &out, err);
+                struct warder_grep_result out = WARDER_GREP_RESULT_INIT;
+                rc = warder_backend_grep(&out, b, &req, err);
                 warder_grep_result_free(&out);
                 break;
         }
@@ -421,8 +426,8 @@ static int do_op(warder_backend *b, enum warder_op op, const char *target, unsig
                 req.command = target;
                 req.command_len = len;
                 req.flags = flags;
-                struct warder_exec_result out = {0};
-                rc = warder_backend_execute(b, &req, &out, err);
+                struct warder_exec_result out = WARDER_EXEC_RESULT_INIT;
+                rc = warder_backend_execute(&out, b, &req, err);
                 if (rc == 0)
                         warder_exec_result_free(&out);
                 break;
@@ -521,8 +526,8 @@ START_TEST(deny_message)
         warder_ruleset *rs = load(all_ops_yaml, "/w");
         warder_backend *g = guard_over(&m->base, rs, NULL);
         struct warder_error err = WARDER_ERROR_INIT;
-        struct warder_bytes out = {0};
-        ck_assert_int_eq(warder_backend_read(g, "/w/.env", 7, 0, 0, 0, &out, &err), WARDER_EDENIED);
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        ck_assert_int_eq(warder_backend_read(&out, g, "/w/.env", 7, 0, 0, 0, &err), WARDER_EDENIED);
         ck_assert_ptr_null(out.data);
         ck_assert_msg(strstr(err.message, "read denied by rule read:1 '**/.env'") &&
                           strstr(err.message, "(Protect sensitive files)") &&
@@ -561,10 +566,10 @@ START_TEST(edit_is_decided_as_read)
         /* Control arm: without the guard, edit answers whether a guess is in the file. */
         size_t n = 0;
         ck_assert_int_eq(
-            warder_backend_edit(mem, "/w/.env", 7, "API_KEY=x", 9, "API_KEY=x", 9, 0, &n, NULL),
+            warder_backend_edit(&n, mem, "/w/.env", 7, "API_KEY=x", 9, "API_KEY=x", 9, 0, NULL),
             WARDER_ENOMATCH);
         ck_assert_int_eq(
-            warder_backend_edit(mem, "/w/.env", 7, "API_KEY=a", 9, "API_KEY=a", 9, 0, &n, NULL), 0);
+            warder_backend_edit(&n, mem, "/w/.env", 7, "API_KEY=a", 9, "API_KEY=a", 9, 0, NULL), 0);
         ck_assert_uint_eq(n, 1);
 
         warder_ruleset *rs = load(yaml, "/w");
@@ -574,7 +579,7 @@ START_TEST(edit_is_decided_as_read)
                 struct warder_error err = WARDER_ERROR_INIT;
                 const char *t = guesses[i];
                 ck_assert_int_eq(
-                    warder_backend_edit(g, ".env", 4, t, strlen(t), t, strlen(t), 0, &n, &err),
+                    warder_backend_edit(&n, g, ".env", 4, t, strlen(t), t, strlen(t), 0, &err),
                     WARDER_EDENIED);
                 /* The read rule decided, and the explanation says so. */
                 ck_assert_ptr_nonnull(err.decision);
@@ -585,20 +590,20 @@ START_TEST(edit_is_decided_as_read)
                 err = (struct warder_error)WARDER_ERROR_INIT;
                 /* ask on read makes the edit ask */
                 ck_assert_int_eq(
-                    warder_backend_edit(g, "q.ask", 5, t, strlen(t), t, strlen(t), 0, &n, &err),
+                    warder_backend_edit(&n, g, "q.ask", 5, t, strlen(t), t, strlen(t), 0, &err),
                     WARDER_EASK);
                 ck_assert_int_eq(err.decision->op, WARDER_OP_READ);
                 warder_error_clear(&err);
         }
         /* An allowed edit still works, and the guard's own check agrees. */
         ck_assert_int_eq(warder_backend_write(mem, "/w/ok.txt", 9, "v=1", 3, 0, NULL), 0);
-        ck_assert_int_eq(warder_backend_edit(g, "ok.txt", 6, "v=1", 3, "v=2", 3, 0, &n, NULL), 0);
+        ck_assert_int_eq(warder_backend_edit(&n, g, "ok.txt", 6, "v=1", 3, "v=2", 3, 0, NULL), 0);
         struct warder_decision d = WARDER_DECISION_INIT;
-        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_EDIT, ".env", 4, &d, NULL), 0);
+        ck_assert_int_eq(warder_guard_check(&d, g, WARDER_OP_EDIT, ".env", 4, NULL), 0);
         ck_assert_int_eq(d.action, WARDER_DENY);
         ck_assert_int_eq(d.op, WARDER_OP_READ);
         warder_decision_clear(&d);
-        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_EDIT, "ok.txt", 6, &d, NULL), 0);
+        ck_assert_int_eq(warder_guard_check(&d, g, WARDER_OP_EDIT, "ok.txt", 6, NULL), 0);
         ck_assert_int_eq(d.action, WARDER_ALLOW);
         warder_decision_clear(&d);
         warder_backend_free(g);
@@ -625,7 +630,7 @@ START_TEST(refusal_messages)
                                   "/w");
         warder_backend *g = guard_over(&m->base, rs, NULL);
         struct warder_error err = WARDER_ERROR_INIT;
-        struct warder_bytes out = {0};
+        struct warder_bytes out = WARDER_BYTES_INIT;
         static const struct {
                 int op; /* 0 read, 1 write, 2 execute */
                 const char *target;
@@ -654,8 +659,8 @@ START_TEST(refusal_messages)
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
                 int rc;
                 if (rows[i].op == 0) {
-                        rc = warder_backend_read(g, rows[i].target, strlen(rows[i].target), 0, 0, 0,
-                                                 &out, &err);
+                        rc = warder_backend_read(&out, g, rows[i].target, strlen(rows[i].target), 0,
+                                                 0, 0, &err);
                 } else if (rows[i].op == 1) {
                         rc = warder_backend_write(g, rows[i].target, strlen(rows[i].target), "x", 1,
                                                   0, &err);
@@ -663,9 +668,8 @@ START_TEST(refusal_messages)
                         struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
                         req.command = rows[i].target;
                         req.command_len = strlen(rows[i].target);
-                        struct warder_exec_result r;
-                        memset(&r, 0, sizeof(r));
-                        rc = warder_backend_execute(g, &req, &r, &err);
+                        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
+                        rc = warder_backend_execute(&r, g, &req, &err);
                         warder_exec_result_free(&r);
                 }
                 ck_assert_msg(rc == rows[i].rc, "%s: rc %d", rows[i].target, rc);
@@ -706,8 +710,8 @@ START_TEST(bypass_spellings)
             warder_path_normalize(&lit, NULL, "/", NULL, NULL, spelling, strlen(spelling), NULL),
             0);
         warder_backend *plain = secret_memory();
-        struct warder_bytes out = {0};
-        ck_assert_int_eq(warder_backend_read(plain, lit, strlen(lit), 0, 0, 0, &out, NULL), 0);
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        ck_assert_int_eq(warder_backend_read(&out, plain, lit, strlen(lit), 0, 0, 0, NULL), 0);
         ck_assert_msg(strstr(out.data, "root:x") || strstr(out.data, "SECRET"),
                       "control: %s gave '%s'", lit, out.data);
         warder_bytes_free(&out);
@@ -724,7 +728,7 @@ START_TEST(bypass_spellings)
                                   "/");
         warder_backend *g = guard_over(secret_memory(), rs, NULL);
         struct warder_error err = WARDER_ERROR_INIT;
-        int rc = warder_backend_read(g, spelling, strlen(spelling), 0, 0, 0, &out, &err);
+        int rc = warder_backend_read(&out, g, spelling, strlen(spelling), 0, 0, 0, &err);
         ck_assert_msg(rc == WARDER_EDENIED, "%s: %s", spelling, warder_status_name(rc));
         ck_assert_ptr_null(out.data);
         ck_assert_ptr_nonnull(err.decision);
@@ -732,7 +736,7 @@ START_TEST(bypass_spellings)
         /* …and says so without forwarding */
         struct warder_decision d = WARDER_DECISION_INIT;
         ck_assert_int_eq(
-            warder_guard_check(g, WARDER_OP_READ, spelling, strlen(spelling), &d, NULL), 0);
+            warder_guard_check(&d, g, WARDER_OP_READ, spelling, strlen(spelling), NULL), 0);
         ck_assert_int_eq(d.action, WARDER_DENY);
         warder_decision_clear(&d);
         warder_backend_free(g);
@@ -748,11 +752,11 @@ START_TEST(bad_targets)
         warder_ruleset *rs = load(all_ops_yaml, "/w");
         warder_backend *g = guard_over(&m->base, rs, NULL);
         struct warder_decision d = WARDER_DECISION_INIT;
-        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_READ, "/w/ok.txt\0/.env", 15, &d, NULL),
+        ck_assert_int_eq(warder_guard_check(&d, g, WARDER_OP_READ, "/w/ok.txt\0/.env", 15, NULL),
                          WARDER_EINVAL);
-        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_READ, "", 0, &d, NULL), WARDER_EINVAL);
-        struct warder_bytes out = {0};
-        ck_assert_int_eq(warder_backend_read(g, "/w/ok.txt\0x", 11, 0, 0, 0, &out, NULL),
+        ck_assert_int_eq(warder_guard_check(&d, g, WARDER_OP_READ, "", 0, NULL), WARDER_EINVAL);
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        ck_assert_int_eq(warder_backend_read(&out, g, "/w/ok.txt\0x", 11, 0, 0, 0, NULL),
                          WARDER_EINVAL);
         ck_assert_int_eq(m->calls, 0);
         warder_backend_free(g);
@@ -782,7 +786,7 @@ START_TEST(realpath_failure)
         ck_assert_int_eq(m->calls, 0);
         ck_assert_int_gt(m->realpaths, 0);
         struct warder_decision d = WARDER_DECISION_INIT;
-        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_READ, "/w/broken/ok", 12, &d, &err),
+        ck_assert_int_eq(warder_guard_check(&d, g, WARDER_OP_READ, "/w/broken/ok", 12, &err),
                          WARDER_EIO);
         warder_error_clear(&err);
         warder_backend_free(g);
@@ -801,12 +805,12 @@ START_TEST(home_targets)
                                   "/w");
         struct mock *m = mock_new(false, NULL);
         warder_backend *g = guard_over(&m->base, rs, NULL);
-        struct warder_bytes out = {0};
-        ck_assert_int_eq(warder_backend_read(g, "~/.ssh/id_rsa", 13, 0, 0, 0, &out, NULL),
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        ck_assert_int_eq(warder_backend_read(&out, g, "~/.ssh/id_rsa", 13, 0, 0, 0, NULL),
                          WARDER_EDENIED);
-        ck_assert_int_eq(warder_backend_read(g, "/home/u/.ssh/id_rsa", 19, 0, 0, 0, &out, NULL),
+        ck_assert_int_eq(warder_backend_read(&out, g, "/home/u/.ssh/id_rsa", 19, 0, 0, 0, NULL),
                          WARDER_EDENIED);
-        ck_assert_int_eq(warder_backend_read(g, "~/notes", 7, 0, 0, 0, &out, NULL), WARDER_ENOENT);
+        ck_assert_int_eq(warder_backend_read(&out, g, "~/notes", 7, 0, 0, 0, NULL), WARDER_ENOENT);
         ck_assert_str_eq(m->last_path, "/home/u/notes");
         warder_backend_free(g);
         /* a guard home of its own */
@@ -814,7 +818,7 @@ START_TEST(home_targets)
         o.home = "/home/other/";
         m = mock_new(false, NULL);
         g = guard_over(&m->base, rs, &o);
-        ck_assert_int_eq(warder_backend_read(g, "~/notes", 7, 0, 0, 0, &out, NULL), WARDER_ENOENT);
+        ck_assert_int_eq(warder_backend_read(&out, g, "~/notes", 7, 0, 0, 0, NULL), WARDER_ENOENT);
         ck_assert_str_eq(m->last_path, "/home/other/notes");
         warder_backend_free(g);
         warder_ruleset_free(rs);
@@ -866,12 +870,13 @@ START_TEST(grep_filtering)
 {
         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
         req.pattern = "TOKEN";
+        req.pattern_len = strlen(req.pattern);
         req.path = "/w";
         req.path_len = 2;
         /* control arm: unguarded, the secrets match */
         warder_backend *plain = grep_memory();
-        struct warder_grep_result r = {0};
-        ck_assert_int_eq(warder_backend_grep(plain, &req, &r, NULL), 0);
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
+        ck_assert_int_eq(warder_backend_grep(&r, plain, &req, NULL), 0);
         ck_assert_uint_eq(r.count, 7);
         ck_assert(grep_has(&r, "hunter2") && grep_has(&r, "swordfish") && grep_has(&r, "asked"));
         warder_grep_result_free(&r);
@@ -880,7 +885,7 @@ START_TEST(grep_filtering)
         warder_ruleset *rs = load(grep_yaml, "/w");
         warder_backend *g = guard_over(grep_memory(), rs, NULL);
         struct warder_error err = WARDER_ERROR_INIT;
-        ck_assert_int_eq(warder_backend_grep(g, &req, &r, &err), 0);
+        ck_assert_int_eq(warder_backend_grep(&r, g, &req, &err), 0);
         /* §4.7: denied-for-read, ask-for-read and denied-for-grep files are hidden, the rest
          * stays; the search as a whole is not refused */
         ck_assert_uint_eq(r.count, 2);
@@ -891,7 +896,7 @@ START_TEST(grep_filtering)
         warder_grep_result_free(&r);
         /* the request's approval approves the request, not the files it finds */
         req.flags = WARDER_APPROVED;
-        ck_assert_int_eq(warder_backend_grep(g, &req, &r, &err), 0);
+        ck_assert_int_eq(warder_backend_grep(&r, g, &req, &err), 0);
         ck_assert_uint_eq(r.count, 2);
         ck_assert(!grep_has(&r, "asked"));
         warder_grep_result_free(&r);
@@ -899,7 +904,7 @@ START_TEST(grep_filtering)
         /* grepping the secret file itself: the base is allowed for grep, the match is dropped */
         req.path = "/w/.env";
         req.path_len = 7;
-        ck_assert_int_eq(warder_backend_grep(g, &req, &r, &err), 0);
+        ck_assert_int_eq(warder_backend_grep(&r, g, &req, &err), 0);
         ck_assert_uint_eq(r.count, 0);
         ck_assert_uint_eq(r.hidden_files, 1);
         warder_grep_result_free(&r);
@@ -925,11 +930,12 @@ START_TEST(grep_real_results_capability)
                 warder_backend *g = guard_over(&m->base, rs, NULL);
                 struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
                 req.pattern = "TOKEN";
+                req.pattern_len = strlen(req.pattern);
                 req.path = "/w";
                 req.path_len = 2;
-                struct warder_grep_result r = {0};
+                struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
                 int before = m->realpaths;
-                ck_assert_int_eq(warder_backend_grep(g, &req, &r, NULL), 0);
+                ck_assert_int_eq(warder_backend_grep(&r, g, &req, NULL), 0);
                 int resolved = m->realpaths - before;
                 ck_assert_uint_eq(m->last_flags & WARDER_NOFOLLOW, WARDER_NOFOLLOW);
                 /* .env itself is hidden either way: its literal form is denied */
@@ -952,14 +958,15 @@ START_TEST(grep_real_form)
         warder_backend *g = guard_over(&m->base, rs, NULL);
         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
         req.pattern = "TOKEN";
+        req.pattern_len = strlen(req.pattern);
         req.path = "/w";
         req.path_len = 2;
-        struct warder_grep_result r = {0};
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
         /* control: the mock itself reports the secret through /w/link-env */
-        ck_assert_int_eq(warder_backend_grep(&m->base, &req, &r, NULL), 0);
+        ck_assert_int_eq(warder_backend_grep(&r, &m->base, &req, NULL), 0);
         ck_assert(grep_has(&r, "hunter2"));
         warder_grep_result_free(&r);
-        ck_assert_int_eq(warder_backend_grep(g, &req, &r, NULL), 0);
+        ck_assert_int_eq(warder_backend_grep(&r, g, &req, NULL), 0);
         ck_assert(!grep_has(&r, "hunter2"));
         ck_assert(!grep_has(&r, "question"));
         ck_assert(grep_has(&r, "fine") && grep_has(&r, "sub TOKEN"));
@@ -970,7 +977,7 @@ START_TEST(grep_real_form)
         warder_grep_result_free(&r);
         /* matches of one file that are not consecutive */
         req.flags = WARDER_GREP_CASELESS;
-        ck_assert_int_eq(warder_backend_grep(g, &req, &r, NULL), 0);
+        ck_assert_int_eq(warder_backend_grep(&r, g, &req, NULL), 0);
         ck_assert_uint_eq(r.count, 2 * kept);
         ck_assert(!grep_has(&r, "hunter2"));
         warder_grep_result_free(&r);
@@ -994,10 +1001,11 @@ START_TEST(grep_skips_before_searching)
         for (size_t i = 0; i < 4; i++) {
                 struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
                 req.pattern = patterns[i];
+                req.pattern_len = strlen(req.pattern);
                 req.path = "/w";
                 req.path_len = 2;
-                struct warder_grep_result r = {0};
-                ck_assert_int_eq(warder_backend_grep(g, &req, &r, NULL), 0);
+                struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
+                ck_assert_int_eq(warder_backend_grep(&r, g, &req, NULL), 0);
                 ck_assert(!grep_has(&r, "hunter2") && !grep_has(&r, "question"));
                 /* .env, q.ask, link-env, link-ask: skipped whatever they contain */
                 ck_assert_uint_eq(r.hidden_files, 4);
@@ -1034,14 +1042,14 @@ START_TEST(ls_filtering)
                                   "      action: ask\n",
                                   "/w");
         struct mock *m = mock_new(false, NULL);
-        struct warder_entries e = {0};
+        struct warder_entries e = WARDER_ENTRIES_INIT;
         /* control: the mock lists everything */
-        ck_assert_int_eq(warder_backend_ls(&m->base, "/w", 2, 0, &e, NULL), 0);
+        ck_assert_int_eq(warder_backend_ls(&e, &m->base, "/w", 2, 0, NULL), 0);
         ck_assert(entries_have(&e, ".env") && entries_have(&e, "link-env"));
         size_t all = e.count;
         warder_entries_free(&e);
         warder_backend *g = guard_over(&m->base, rs, NULL);
-        ck_assert_int_eq(warder_backend_ls(g, "/w", 2, 0, &e, NULL), 0);
+        ck_assert_int_eq(warder_backend_ls(&e, g, "/w", 2, 0, NULL), 0);
         ck_assert(!entries_have(&e, ".env"));
         ck_assert(!entries_have(&e, "q.ask"));    /* ask is dropped too */
         ck_assert(!entries_have(&e, "link-env")); /* a symlink entry: its real form is .env */
@@ -1071,13 +1079,13 @@ START_TEST(glob_filtering)
                                   "/w");
         /* over the memory backend (library or backend glob) */
         warder_backend *plain = grep_memory();
-        struct warder_entries e = {0};
-        ck_assert_int_eq(warder_backend_glob(plain, "**", "/w", 2, 0, &e, NULL), 0);
+        struct warder_entries e = WARDER_ENTRIES_INIT;
+        ck_assert_int_eq(warder_backend_glob(&e, plain, "**", strlen("**"), "/w", 2, 0, NULL), 0);
         ck_assert(entries_have(&e, ".env"));
         warder_entries_free(&e);
         warder_backend_free(plain);
         warder_backend *g = guard_over(grep_memory(), rs, NULL);
-        ck_assert_int_eq(warder_backend_glob(g, "**", "/w", 2, 0, &e, NULL), 0);
+        ck_assert_int_eq(warder_backend_glob(&e, g, "**", strlen("**"), "/w", 2, 0, NULL), 0);
         ck_assert(!entries_have(&e, ".env"));
         ck_assert(entries_have(&e, "a.txt") && entries_have(&e, "q.ask"));
         ck_assert_uint_eq(e.hidden, 2); /* /w/.env and /w/sub/.env */
@@ -1087,7 +1095,7 @@ START_TEST(glob_filtering)
         /* over the mock: a symlink entry is decided on its real form as well */
         struct mock *m = mock_new(false, NULL);
         g = guard_over(&m->base, rs, NULL);
-        ck_assert_int_eq(warder_backend_glob(g, "*", "/w", 2, 0, &e, NULL), 0);
+        ck_assert_int_eq(warder_backend_glob(&e, g, "*", strlen("*"), "/w", 2, 0, NULL), 0);
         ck_assert(!entries_have(&e, ".env") && !entries_have(&e, "link-env"));
         ck_assert(entries_have(&e, "ok.txt")); /* ls rules play no part */
         ck_assert_uint_eq(e.hidden, 3);        /* .env, link-env, broken-link */
@@ -1108,8 +1116,8 @@ START_TEST(ls_through_link)
                                   "/w");
         struct mock *m = mock_new(false, NULL);
         warder_backend *g = guard_over(&m->base, rs, NULL);
-        struct warder_entries e = {0};
-        ck_assert_int_eq(warder_backend_ls(g, "/w/sub-link", 11, 0, &e, NULL), 0);
+        struct warder_entries e = WARDER_ENTRIES_INIT;
+        ck_assert_int_eq(warder_backend_ls(&e, g, "/w/sub-link", 11, 0, NULL), 0);
         ck_assert_str_eq(m->last_path, "/w/sub"); /* the real form was listed */
         ck_assert(!entries_have(&e, "a.txt"));
         ck_assert_uint_eq(e.hidden, 1);
@@ -1166,13 +1174,13 @@ START_TEST(local_symlinks)
         /* control arm: the local backend itself follows the links to the secret */
         warder_backend *plain = NULL;
         ck_assert_int_eq(warder_local_new(&plain, t.root, NULL, NULL), 0);
-        struct warder_bytes out = {0};
+        struct warder_bytes out = WARDER_BYTES_INIT;
         snprintf(path, sizeof(path), "%s/innocent.txt", t.root);
-        ck_assert_int_eq(warder_backend_read(plain, path, strlen(path), 0, 0, 0, &out, NULL), 0);
+        ck_assert_int_eq(warder_backend_read(&out, plain, path, strlen(path), 0, 0, 0, NULL), 0);
         ck_assert_ptr_nonnull(strstr(out.data, "hunter2"));
         warder_bytes_free(&out);
         snprintf(path, sizeof(path), "%s/sub/up/.env", t.root);
-        ck_assert_int_eq(warder_backend_read(plain, path, strlen(path), 0, 0, 0, &out, NULL), 0);
+        ck_assert_int_eq(warder_backend_read(&out, plain, path, strlen(path), 0, 0, 0, NULL), 0);
         ck_assert_ptr_nonnull(strstr(out.data, "hunter2"));
         warder_bytes_free(&out);
         warder_backend_free(plain);
@@ -1192,30 +1200,31 @@ START_TEST(local_symlinks)
         ck_assert_int_eq(warder_local_new(&local, t.root, NULL, NULL), 0);
         warder_backend *g = guard_over(local, rs, NULL);
         struct warder_error err = WARDER_ERROR_INIT;
-        ck_assert_int_eq(warder_backend_read(g, "innocent.txt", 12, 0, 0, 0, &out, &err),
+        ck_assert_int_eq(warder_backend_read(&out, g, "innocent.txt", 12, 0, 0, 0, &err),
                          WARDER_EDENIED);
         ck_assert_int_eq(err.decision->form, WARDER_FORM_REAL);
         ck_assert_ptr_null(out.data);
-        ck_assert_int_eq(warder_backend_read(g, "sub/up/.env", 11, 0, 0, 0, &out, &err),
+        ck_assert_int_eq(warder_backend_read(&out, g, "sub/up/.env", 11, 0, 0, 0, &err),
                          WARDER_EDENIED);
-        ck_assert_int_eq(warder_backend_read(g, "sub/up/sub/notes.txt", 20, 0, 0, 0, &out, &err),
+        ck_assert_int_eq(warder_backend_read(&out, g, "sub/up/sub/notes.txt", 20, 0, 0, 0, &err),
                          0);
         ck_assert_ptr_nonnull(strstr(out.data, "plain notes"));
         warder_bytes_free(&out);
         /* grep: the secret's line never appears, under any name */
         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
         req.pattern = "hunter2|notes";
+        req.pattern_len = strlen(req.pattern);
         req.path = t.root;
         req.path_len = strlen(t.root);
-        struct warder_grep_result r = {0};
-        ck_assert_int_eq(warder_backend_grep(g, &req, &r, &err), 0);
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
+        ck_assert_int_eq(warder_backend_grep(&r, g, &req, &err), 0);
         ck_assert(!grep_has(&r, "hunter2"));
         ck_assert(grep_has(&r, "plain notes"));
         ck_assert_uint_ge(r.hidden_files, 1);
         warder_grep_result_free(&r);
         /* ls: the link entry whose real form is .env is hidden */
-        struct warder_entries e = {0};
-        ck_assert_int_eq(warder_backend_ls(g, t.root, strlen(t.root), 0, &e, &err), 0);
+        struct warder_entries e = WARDER_ENTRIES_INIT;
+        ck_assert_int_eq(warder_backend_ls(&e, g, t.root, strlen(t.root), 0, &err), 0);
         ck_assert(!entries_have(&e, ".env") && !entries_have(&e, "innocent.txt"));
         ck_assert(entries_have(&e, "sub"));
         ck_assert_uint_eq(e.hidden, 2);
@@ -1254,18 +1263,18 @@ START_TEST(command_globs_expand_through_local)
                 ck_assert_int_eq(warder_local_new(&local, t.root, NULL, NULL), 0);
                 warder_backend *g = guard_over(local, rs, NULL);
                 struct warder_decision d = WARDER_DECISION_INIT;
-                ck_assert_int_eq(warder_guard_check(g, WARDER_OP_EXECUTE, "cat .e*", 7, &d, NULL),
+                ck_assert_int_eq(warder_guard_check(&d, g, WARDER_OP_EXECUTE, "cat .e*", 7, NULL),
                                  0);
                 /* arm 0 denies on the expanded .env; arm 1 (no .env rule, the control) allows:
                  * an unexpanded glob would have been at least ask in both */
                 ck_assert_int_eq(d.action, (arm == 0 ? WARDER_DENY : WARDER_ALLOW));
                 warder_decision_clear(&d);
                 ck_assert_int_eq(
-                    warder_guard_check(g, WARDER_OP_EXECUTE, "cat keys/.e*", 12, &d, NULL), 0);
+                    warder_guard_check(&d, g, WARDER_OP_EXECUTE, "cat keys/.e*", 12, NULL), 0);
                 ck_assert_int_eq(d.action, (arm == 0 ? WARDER_DENY : WARDER_ALLOW));
                 warder_decision_clear(&d);
                 ck_assert_int_eq(
-                    warder_guard_check(g, WARDER_OP_EXECUTE, "cat sub/*.txt", 13, &d, NULL), 0);
+                    warder_guard_check(&d, g, WARDER_OP_EXECUTE, "cat sub/*.txt", 13, NULL), 0);
                 ck_assert_int_eq(d.action, WARDER_ALLOW);
                 warder_decision_clear(&d);
                 warder_backend_free(g);
@@ -1288,7 +1297,7 @@ static int counting_read(warder_backend *b, const char *path, uint64_t offset, u
 {
         struct counting *c = (struct counting *)b;
         c->reads++;
-        return warder_backend_read(c->inner, path, strlen(path), offset, limit, flags, out, err);
+        return warder_backend_read(out, c->inner, path, strlen(path), offset, limit, flags, err);
 }
 
 static int counting_write(warder_backend *b, const char *path, const void *data, size_t len,
@@ -1302,7 +1311,7 @@ static int counting_ls(warder_backend *b, const char *path, unsigned flags,
                        struct warder_entries *out, struct warder_error *err)
 {
         struct counting *c = (struct counting *)b;
-        return warder_backend_ls(c->inner, path, strlen(path), flags, out, err);
+        return warder_backend_ls(out, c->inner, path, strlen(path), flags, err);
 }
 
 static int counting_realpath(warder_backend *b, const char *path, char **out,
@@ -1310,7 +1319,7 @@ static int counting_realpath(warder_backend *b, const char *path, char **out,
 {
         struct counting *c = (struct counting *)b;
         c->realpaths++;
-        return warder_backend_realpath(c->inner, path, strlen(path), out, err);
+        return warder_backend_realpath(out, c->inner, path, strlen(path), err);
 }
 
 static void counting_destroy(warder_backend *b)
@@ -1357,22 +1366,22 @@ START_TEST(read_literal_first)
                                         strict ? &counting_strict_ops : &counting_plain_ops, NULL),
                     0);
                 warder_backend *g = guard_over(&c->base, rs, NULL);
-                struct warder_bytes out = {0};
+                struct warder_bytes out = WARDER_BYTES_INIT;
                 struct warder_error err = WARDER_ERROR_INIT;
-                ck_assert_int_eq(warder_backend_read(g, "notes.txt", 9, 0, 0, 0, &out, &err), 0);
+                ck_assert_int_eq(warder_backend_read(&out, g, "notes.txt", 9, 0, 0, 0, &err), 0);
                 ck_assert_ptr_nonnull(strstr(out.data, "plain notes"));
                 warder_bytes_free(&out);
                 ck_assert_int_eq(c->realpaths, strict ? 0 : 1);
                 ck_assert_int_eq(c->reads, 1);
                 /* the symlink: the literal read meets it, then the real form denies */
-                ck_assert_int_eq(warder_backend_read(g, "innocent.txt", 12, 0, 0, 0, &out, &err),
+                ck_assert_int_eq(warder_backend_read(&out, g, "innocent.txt", 12, 0, 0, 0, &err),
                                  WARDER_EDENIED);
                 ck_assert_ptr_null(out.data);
                 ck_assert_int_eq(err.decision->form, WARDER_FORM_REAL);
                 ck_assert_int_eq(c->realpaths, strict ? 1 : 2);
                 ck_assert_int_eq(c->reads, strict ? 2 : 1);
                 /* a denied literal form: nothing is forwarded */
-                ck_assert_int_eq(warder_backend_read(g, ".env", 4, 0, 0, 0, &out, &err),
+                ck_assert_int_eq(warder_backend_read(&out, g, ".env", 4, 0, 0, 0, &err),
                                  WARDER_EDENIED);
                 ck_assert_int_eq(c->reads, strict ? 2 : 1);
                 warder_error_clear(&err);
@@ -1414,13 +1423,13 @@ START_TEST(execute_exposure)
         ck_assert_str_eq(m->last_cwd, "/w");     /* the root when the request names none */
         ck_assert_str_eq(m->last_env, "LANG=C"); /* the guard's environment */
         struct warder_exec_request xr = WARDER_EXEC_REQUEST_INIT;
-        struct warder_exec_result xo = {0};
+        struct warder_exec_result xo = WARDER_EXEC_RESULT_INIT;
         const char *const env2[] = {"A=1", NULL};
         xr.command = "ls";
         xr.command_len = 2;
         xr.cwd = "sub-link"; /* relative to the root, and a link: its real form is forwarded */
         xr.env = env2;
-        ck_assert_int_eq(warder_backend_execute(g, &xr, &xo, NULL), 0);
+        ck_assert_int_eq(warder_backend_execute(&xo, g, &xr, NULL), 0);
         warder_exec_result_free(&xo);
         ck_assert_str_eq(m->last_cwd, "/w/sub");
         ck_assert_str_eq(m->last_env, "A=1");
@@ -1647,8 +1656,8 @@ START_TEST(audit_events)
         int events_before = au.events;
         /* ls: one event for the request, one per decided entry (flagged filtered); the
          * entry whose real form cannot be computed is dropped without a decision */
-        struct warder_entries e = {0};
-        ck_assert_int_eq(warder_backend_ls(g, "/w", 2, 0, &e, NULL), 0);
+        struct warder_entries e = WARDER_ENTRIES_INIT;
+        ck_assert_int_eq(warder_backend_ls(&e, g, "/w", 2, 0, NULL), 0);
         ck_assert_int_eq(au.events, events_before + 1 + (int)(e.count + e.hidden) - 1);
         ck_assert_int_eq(au.filtered, (int)(e.count + e.hidden) - 1);
         ck_assert_uint_gt(e.hidden, 0);
@@ -1659,10 +1668,11 @@ START_TEST(audit_events)
         int before_refused = au.filtered_refused;
         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
         req.pattern = "TOKEN";
+        req.pattern_len = strlen(req.pattern);
         req.path = "/w";
         req.path_len = 2;
-        struct warder_grep_result gr = {0};
-        ck_assert_int_eq(warder_backend_grep(g, &req, &gr, NULL), 0);
+        struct warder_grep_result gr = WARDER_GREP_RESULT_INIT;
+        ck_assert_int_eq(warder_backend_grep(&gr, g, &req, NULL), 0);
         ck_assert_uint_gt(gr.count, 0);
         /* the mock's grep does not honour the guard's skip predicate: the guard drops the
          * refused files' matches itself and counts none of them (§4.7) */
@@ -1679,7 +1689,7 @@ START_TEST(audit_events)
         /* warder_guard_check decides quietly: no audit, no approval */
         int events = au.events, asked = ap.calls;
         struct warder_decision d = WARDER_DECISION_INIT;
-        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_READ, "q.ask", 5, &d, NULL), 0);
+        ck_assert_int_eq(warder_guard_check(&d, g, WARDER_OP_READ, "q.ask", 5, NULL), 0);
         ck_assert_int_eq(d.action, WARDER_ASK);
         warder_decision_clear(&d);
         ck_assert_int_eq(au.events, events);
@@ -1795,10 +1805,11 @@ START_TEST(grep_audit_once_per_file)
         warder_backend *g = guard_over(mem, rs, &o);
         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
         req.pattern = "TOKEN";
+        req.pattern_len = strlen(req.pattern);
         req.path = "/w";
         req.path_len = 2;
-        struct warder_grep_result r = {0};
-        ck_assert_int_eq(warder_backend_grep(g, &req, &r, NULL), 0);
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
+        ck_assert_int_eq(warder_backend_grep(&r, g, &req, NULL), 0);
         ck_assert_uint_eq(r.count, 6);
         ck_assert_uint_eq(r.hidden_files, 1);
         ck_assert_int_eq(au.events, 1 + 4);
@@ -1819,23 +1830,23 @@ START_TEST(guard_misuse)
         struct warder_error err = WARDER_ERROR_INIT;
         struct warder_decision d = WARDER_DECISION_INIT;
         d.rule_id = "untouched";
-        ck_assert_int_eq(warder_guard_check(&m->base, WARDER_OP_READ, "/w/a", 4, &d, &err),
+        ck_assert_int_eq(warder_guard_check(&d, &m->base, WARDER_OP_READ, "/w/a", 4, &err),
                          WARDER_EINVAL);
         ck_assert_str_eq(err.message, "guard check: invalid argument");
-        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_READ, "/w/a", 4, NULL, &err),
+        ck_assert_int_eq(warder_guard_check(NULL, g, WARDER_OP_READ, "/w/a", 4, &err),
                          WARDER_EINVAL);
         ck_assert_int_eq(
-            warder_guard_check(g, (enum warder_op)WARDER_OP_COUNT, "/w/a", 4, &d, &err),
+            warder_guard_check(&d, g, (enum warder_op)WARDER_OP_COUNT, "/w/a", 4, &err),
             WARDER_EINVAL);
         ck_assert_str_eq(err.message, "guard check: invalid argument");
-        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_READ, NULL, 4, &d, &err), WARDER_EINVAL);
+        ck_assert_int_eq(warder_guard_check(&d, g, WARDER_OP_READ, NULL, 4, &err), WARDER_EINVAL);
         ck_assert_str_eq(err.message, "guard check: target is NULL");
-        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_EXECUTE, "ls", 0, &d, &err),
+        ck_assert_int_eq(warder_guard_check(&d, g, WARDER_OP_EXECUTE, "ls", 0, &err),
                          WARDER_EINVAL);
         ck_assert_str_eq(err.message, "execute: empty command");
         ck_assert_str_eq(d.rule_id, "untouched");
         /* the last valid operation works */
-        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_EXECUTE, "ls", 2, &d, &err), 0);
+        ck_assert_int_eq(warder_guard_check(&d, g, WARDER_OP_EXECUTE, "ls", 2, &err), 0);
         ck_assert_int_eq(d.action, WARDER_ALLOW);
         warder_decision_clear(&d);
         /* a relative root or home is refused by name */
@@ -1862,15 +1873,15 @@ START_TEST(guard_misuse)
         memset(root, 'x', sizeof(root) - 1);
         memset(home, 'x', sizeof(home) - 1);
         memset(env0, 'x', sizeof(env0) - 1);
-        ck_assert_int_eq(warder_guard_check(g2, WARDER_OP_EXECUTE, "cat $A", 6, &d, &err), 0);
+        ck_assert_int_eq(warder_guard_check(&d, g2, WARDER_OP_EXECUTE, "cat $A", 6, &err), 0);
         ck_assert_int_eq(d.action, WARDER_ALLOW); /* $A is declared: determinable */
         warder_decision_clear(&d);
-        ck_assert_int_eq(warder_guard_check(g2, WARDER_OP_READ, "x", 1, &d, &err), 0);
+        ck_assert_int_eq(warder_guard_check(&d, g2, WARDER_OP_READ, "x", 1, &err), 0);
         warder_decision_clear(&d);
         warder_backend_free(g2);
         /* realpath of a guard whose inner backend has none is the path itself */
         char *real = NULL;
-        ck_assert_int_eq(warder_backend_realpath(g, "/w/a/../b", 9, &real, &err), 0);
+        ck_assert_int_eq(warder_backend_realpath(&real, g, "/w/a/../b", 9, &err), 0);
         ck_assert_str_eq(real, "/w/a/../b");
         warder_free(real);
         warder_error_clear(&err);
@@ -1956,10 +1967,13 @@ START_TEST(ownership)
         o.root = "/w/";
         ck_assert_int_eq(warder_guard_new(&g, &m->base, rs, &o, &err), 0);
         warder_ruleset_free(rs);
-        warder_ruleset *cur = warder_guard_ruleset(g);
+        warder_ruleset *cur = NULL;
+        ck_assert_int_eq(warder_guard_ruleset(&cur, g), 0);
         ck_assert_ptr_nonnull(cur);
         warder_ruleset_free(cur);
-        ck_assert_ptr_null(warder_guard_ruleset(&m->base));
+        warder_ruleset *none = NULL;
+        ck_assert_int_eq(warder_guard_ruleset(&none, &m->base), WARDER_EINVAL);
+        ck_assert_ptr_null(none);
         ck_assert_int_eq(warder_guard_set_ruleset(&m->base, cur), WARDER_EINVAL);
         char *content = NULL;
         ck_assert_int_eq(do_op(g, WARDER_OP_READ, "ok.txt", 0, &err, &content), 0);
@@ -1997,15 +2011,16 @@ START_TEST(set_ruleset_takes_effect)
         warder_ruleset *a = load(swap_a, "/w"), *b = load(swap_b, "/w");
         struct mock *m = mock_new(false, NULL);
         warder_backend *g = guard_over(&m->base, a, NULL);
-        struct warder_bytes out = {0};
-        ck_assert_int_eq(warder_backend_read(g, "x", 1, 0, 0, 0, &out, NULL), WARDER_EDENIED);
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        ck_assert_int_eq(warder_backend_read(&out, g, "x", 1, 0, 0, 0, NULL), WARDER_EDENIED);
         ck_assert_int_eq(warder_guard_set_ruleset(g, b), 0);
         warder_ruleset_free(b); /* the guard's reference keeps it */
-        ck_assert_int_eq(warder_backend_read(g, "x", 1, 0, 0, 0, &out, NULL), WARDER_ENOENT);
+        ck_assert_int_eq(warder_backend_read(&out, g, "x", 1, 0, 0, 0, NULL), WARDER_ENOENT);
         ck_assert_str_eq(m->last_path, "/w/x");
-        ck_assert_int_eq(warder_backend_read(g, "y", 1, 0, 0, 0, &out, NULL), WARDER_EDENIED);
+        ck_assert_int_eq(warder_backend_read(&out, g, "y", 1, 0, 0, 0, NULL), WARDER_EDENIED);
         ck_assert_int_eq(warder_guard_set_ruleset(g, NULL), WARDER_EINVAL);
-        warder_ruleset *cur = warder_guard_ruleset(g);
+        warder_ruleset *cur = NULL;
+        ck_assert_int_eq(warder_guard_ruleset(&cur, g), 0);
         ck_assert_ptr_nonnull(cur);
         ck_assert_ptr_ne(cur, a);
         warder_ruleset_free(cur);
@@ -2039,7 +2054,7 @@ static void *stress_checker(void *arg)
         for (int i = 0; i < s->iterations; i++) {
                 const char *t = i & 1 ? "/w/x" : "/w/y";
                 struct warder_decision d = WARDER_DECISION_INIT;
-                if (warder_guard_check(s->g, WARDER_OP_READ, t, 4, &d, NULL) != 0 ||
+                if (warder_guard_check(&d, s->g, WARDER_OP_READ, t, 4, NULL) != 0 ||
                     !consistent(t, &d))
                         torn++;
                 else if (strcmp(d.reason, "ruleset A") == 0)
@@ -2049,8 +2064,8 @@ static void *stress_checker(void *arg)
                 warder_decision_clear(&d);
                 /* a real request: refused with a consistent decision, or served */
                 struct warder_error err = WARDER_ERROR_INIT;
-                struct warder_bytes out = {0};
-                int rc = warder_backend_read(s->g, t, 4, 0, 0, 0, &out, &err);
+                struct warder_bytes out = WARDER_BYTES_INIT;
+                int rc = warder_backend_read(&out, s->g, t, 4, 0, 0, 0, &err);
                 if (rc == WARDER_EDENIED) {
                         if (!err.decision || !consistent(t, err.decision))
                                 torn++;
@@ -2071,7 +2086,8 @@ static void *stress_swapper(void *arg)
         struct stress *s = arg;
         for (int i = 0; i < s->iterations; i++) {
                 ck_assert_int_eq(warder_guard_set_ruleset(s->g, i & 1 ? s->a : s->b), 0);
-                warder_ruleset *cur = warder_guard_ruleset(s->g);
+                warder_ruleset *cur = NULL;
+                ck_assert_int_eq(warder_guard_ruleset(&cur, s->g), 0);
                 ck_assert(cur == s->a || cur == s->b);
                 warder_ruleset_free(cur);
         }
@@ -2101,7 +2117,7 @@ START_TEST(swap_under_load)
         warder_ruleset_free(s.a);
         warder_ruleset_free(s.b);
         struct warder_decision d = WARDER_DECISION_INIT;
-        ck_assert_int_eq(warder_guard_check(s.g, WARDER_OP_READ, "/w/x", 4, &d, NULL), 0);
+        ck_assert_int_eq(warder_guard_check(&d, s.g, WARDER_OP_READ, "/w/x", 4, NULL), 0);
         ck_assert(consistent("/w/x", &d));
         warder_decision_clear(&d);
         warder_backend_free(s.g);
@@ -2116,16 +2132,16 @@ START_TEST(check_does_not_forward)
         warder_backend *g = guard_over(&m->base, rs, NULL);
         for (size_t i = 0; i < N_PATH_OPS; i++) {
                 struct warder_decision d = WARDER_DECISION_INIT;
-                ck_assert_int_eq(warder_guard_check(g, path_ops[i], "link-env", 8, &d, NULL), 0);
+                ck_assert_int_eq(warder_guard_check(&d, g, path_ops[i], "link-env", 8, NULL), 0);
                 ck_assert_int_eq(d.action, WARDER_DENY);
                 ck_assert_int_eq(d.form, WARDER_FORM_REAL);
                 warder_decision_clear(&d);
-                ck_assert_int_eq(warder_guard_check(g, path_ops[i], "ok.txt", 6, &d, NULL), 0);
+                ck_assert_int_eq(warder_guard_check(&d, g, path_ops[i], "ok.txt", 6, NULL), 0);
                 ck_assert_int_eq(d.action, WARDER_ALLOW);
                 warder_decision_clear(&d);
         }
         struct warder_decision d = WARDER_DECISION_INIT;
-        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_EXECUTE, "rm -rf x", 8, &d, NULL), 0);
+        ck_assert_int_eq(warder_guard_check(&d, g, WARDER_OP_EXECUTE, "rm -rf x", 8, NULL), 0);
         ck_assert_int_eq(d.action, WARDER_DENY);
         warder_decision_clear(&d);
         ck_assert_int_eq(m->calls, 0);
@@ -2161,7 +2177,7 @@ START_TEST(check_command_from_cwd)
         /* the same decision as warder_guard_check() without a cwd */
         struct warder_decision a = WARDER_DECISION_INIT, b = WARDER_DECISION_INIT;
         ck_assert_int_eq(warder_guard_check_command(g, "cat ../etc/x", 12, NULL, &a, NULL), 0);
-        ck_assert_int_eq(warder_guard_check(g, WARDER_OP_EXECUTE, "cat ../etc/x", 12, &b, NULL), 0);
+        ck_assert_int_eq(warder_guard_check(&b, g, WARDER_OP_EXECUTE, "cat ../etc/x", 12, NULL), 0);
         ck_assert_int_eq(a.action, WARDER_DENY);
         ck_assert_int_eq(a.action, b.action);
         ck_assert_str_eq(a.candidate, b.candidate);
@@ -2216,8 +2232,8 @@ static int make_guard(warder_backend **out, struct warder_error *err)
 
 static int read_env(warder_backend *guard, struct warder_error *err)
 {
-	struct warder_bytes data = {0};
-	int rc = warder_backend_read(guard, ".env", 4, 0, 0, 0, &data, err);
+	struct warder_bytes data = WARDER_BYTES_INIT;
+	int rc = warder_backend_read(&data, guard, ".env", 4, 0, 0, 0, err);
 	if (rc == WARDER_EDENIED && err->decision)
 		printf("refused by %s: %s\n", err->decision->rule_id, err->message);
 	warder_bytes_free(&data);
@@ -2315,7 +2331,7 @@ static int guarded_memory_setup(struct contract_fixture *f, void *ud)
         if (!rc)
                 rc = warder_memory_new(&b, NULL);
         if (!rc)
-                rc = warder_memory_mkdir(b, "/ws", NULL);
+                rc = warder_memory_mkdir(b, "/ws", strlen("/ws"), NULL);
         for (int i = 0; !rc && i < depth; i++) {
                 warder_backend *g = NULL;
                 rc = warder_guard_new(&g, b, rs, NULL, NULL);

@@ -12,6 +12,7 @@
 #include "ruleset/ruleset-internal.h"
 #include "support.h"
 #include "warder/ruleset.h"
+#include "warder/tooling.h"
 
 static unsigned long long rng_state;
 
@@ -354,15 +355,16 @@ static long execute_reference(const warder_ruleset *rs, const char *text, bool w
         long best = -1;
         enum warder_action ba = WARDER_ALLOW;
         for (size_t i = 0; i < warder_ruleset_rule_count(rs, WARDER_OP_EXECUTE); i++) {
-                struct warder_rule_info info;
-                ck_assert_int_eq(warder_ruleset_rule(rs, WARDER_OP_EXECUTE, i, &info), 0);
+                struct warder_rule_info info = WARDER_RULE_INFO_INIT;
+                ck_assert_int_eq(warder_ruleset_rule(&info, rs, WARDER_OP_EXECUTE, i), 0);
                 if (whole_line && info.action == WARDER_ALLOW)
                         continue;
                 if (best >= 0 && info.action <= ba)
                         continue;
                 bool m = false;
-                ck_assert_int_eq(
-                    warder_ruleset_rule_match(rs, WARDER_OP_EXECUTE, i, text, &m, NULL), 0);
+                ck_assert_int_eq(warder_ruleset_rule_match(&m, rs, WARDER_OP_EXECUTE, i, text,
+                                                           strlen(text), NULL),
+                                 0);
                 if (m) {
                         best = (long)i;
                         ba = info.action;
@@ -559,15 +561,15 @@ START_TEST(test_index_no_literal)
         warder__index_stats(&rs->ops[WARDER_OP_READ].idx, &residual, &largest);
         ck_assert_uint_eq(residual, 400);
         /* the public report `warder lint` prints */
-        struct warder_ruleset_index_stats st;
-        ck_assert_int_eq(warder_ruleset_index_stats(rs, WARDER_OP_READ, &st, NULL), 0);
+        struct warder_ruleset_index_stats st = WARDER_RULESET_INDEX_STATS_INIT;
+        ck_assert_int_eq(warder_ruleset_index_stats(&st, rs, WARDER_OP_READ, NULL), 0);
         ck_assert_uint_eq(st.rules, 400);
         ck_assert_uint_eq(st.always, 400);
         ck_assert_uint_eq(st.first_always, 0);
-        ck_assert_int_eq(warder_ruleset_index_stats(rs, WARDER_OP_WRITE, &st, NULL), 0);
+        ck_assert_int_eq(warder_ruleset_index_stats(&st, rs, WARDER_OP_WRITE, NULL), 0);
         ck_assert_uint_eq(st.always, 0);
         ck_assert_uint_eq(st.first_always, SIZE_MAX);
-        ck_assert_int_eq(warder_ruleset_index_stats(rs, WARDER_OP_COUNT, &st, NULL), WARDER_EINVAL);
+        ck_assert_int_eq(warder_ruleset_index_stats(&st, rs, WARDER_OP_COUNT, NULL), WARDER_EINVAL);
         warder_ruleset_free(rs);
 }
 END_TEST
@@ -589,8 +591,8 @@ START_TEST(test_index_rarest_key)
         warder__index_stats(&rs->ops[WARDER_OP_READ].idx, &residual, &largest);
         ck_assert_uint_eq(residual, 0);
         ck_assert_uint_le(largest, 1);
-        struct warder_ruleset_index_stats st;
-        ck_assert_int_eq(warder_ruleset_index_stats(rs, WARDER_OP_READ, &st, NULL), 0);
+        struct warder_ruleset_index_stats st = WARDER_RULESET_INDEX_STATS_INIT;
+        ck_assert_int_eq(warder_ruleset_index_stats(&st, rs, WARDER_OP_READ, NULL), 0);
         ck_assert_uint_eq(st.always, 0);
         ck_assert_uint_eq(st.largest_key, 1);
         static const struct {
@@ -666,7 +668,7 @@ START_TEST(test_lazy_compile_on_demand)
         ck_assert(!compiled(&set->rules[2]));
         struct warder_decision d = WARDER_DECISION_INIT;
         ck_assert_int_eq(
-            warder_ruleset_check(rs, WARDER_OP_EXECUTE, "rm -rf /tmp/x", NULL, &d, NULL), 0);
+            warder_ruleset_check(&d, rs, WARDER_OP_EXECUTE, "rm -rf /tmp/x", 13, NULL, 0, NULL), 0);
         ck_assert_int_eq(d.action, WARDER_DENY);
         warder_decision_clear(&d);
         ck_assert(compiled(&rs->ops[WARDER_OP_EXECUTE].rules[0]));

@@ -105,7 +105,8 @@ static int add_entries(void *ud, enum mock_op op, const char *base, struct warde
 {
         (void)ud, (void)op, (void)base;
         for (const struct fake_entry *e = extra_entries; e && e->name; e++) {
-                int rc = warder_entries_add(out, e->name, e->path, e->type, 1, 0);
+                int rc = warder_entries_add(out, e->name, strlen(e->name), e->path, strlen(e->path),
+                                            e->type, 1, 0);
                 if (rc)
                         return rc;
         }
@@ -127,7 +128,8 @@ static int add_hits(void *ud, const struct warder_grep_request *req, struct ward
 {
         (void)ud, (void)req;
         for (const struct fake_hit *h = extra_hits; h && h->path; h++) {
-                int rc = warder_grep_add(out, h->path, 1, h->text, strlen(h->text));
+                int rc =
+                    warder_grep_add(out, h->path, strlen(h->path), 1, h->text, strlen(h->text));
                 if (rc)
                         return rc;
         }
@@ -181,7 +183,7 @@ static void teardown(void)
 
 static int g_read(const char *path, struct warder_bytes *out, struct warder_error *err)
 {
-        return warder_backend_read(world.guard, path, strlen(path), 0, 0, 0, out, err);
+        return warder_backend_read(out, world.guard, path, strlen(path), 0, 0, 0, err);
 }
 
 static bool has_entry(const struct warder_entries *e, const char *path)
@@ -213,7 +215,7 @@ static bool grep_leaks(const struct warder_grep_result *r)
 /* A real form that is relative, or no real form at all: nothing can be forwarded. */
 START_TEST(real_form_not_absolute)
 {
-        struct warder_bytes b = {0};
+        struct warder_bytes b = WARDER_BYTES_INIT;
         struct warder_error err = WARDER_ERROR_INIT;
         /* control: told the truth, the same read is allowed */
         ck_assert_int_eq(g_read("/ws/pub.txt", &b, NULL), 0);
@@ -238,12 +240,12 @@ START_TEST(real_form_with_dotdot)
 {
         static const char *const spellings[] = {"/ws/sub/../.env", "//ws///./.env/",
                                                 "/ws/vault/../../ws/.env", "/../ws/.env"};
-        struct warder_bytes b = {0};
+        struct warder_bytes b = WARDER_BYTES_INIT;
         struct warder_error err = WARDER_ERROR_INIT;
         for (size_t i = 0; i < sizeof(spellings) / sizeof(spellings[0]); i++) {
                 /* control: the spelling reaches the secret on the backend itself */
-                ck_assert_int_eq(warder_backend_read(world.mem, spellings[i], strlen(spellings[i]),
-                                                     0, 0, 0, &b, NULL),
+                ck_assert_int_eq(warder_backend_read(&b, world.mem, spellings[i],
+                                                     strlen(spellings[i]), 0, 0, 0, NULL),
                                  0);
                 ck_assert_ptr_nonnull(strstr(b.data, SECRET));
                 warder_bytes_free(&b);
@@ -264,9 +266,9 @@ END_TEST
 /* A real form outside the root is decided like any other path: /etc is denied here. */
 START_TEST(real_form_outside_root)
 {
-        struct warder_bytes b = {0};
+        struct warder_bytes b = WARDER_BYTES_INIT;
         struct warder_error err = WARDER_ERROR_INIT;
-        ck_assert_int_eq(warder_backend_read(world.mem, "/etc/shadow", 11, 0, 0, 0, &b, NULL), 0);
+        ck_assert_int_eq(warder_backend_read(&b, world.mem, "/etc/shadow", 11, 0, 0, 0, NULL), 0);
         ck_assert_ptr_nonnull(strstr(b.data, SECRET)); /* control */
         warder_bytes_free(&b);
         static const struct real_lie lie[] = {{"/ws/pub.txt", "/etc/shadow", 0},
@@ -279,10 +281,11 @@ START_TEST(real_form_outside_root)
         /* and a grep hit whose file resolves there is dropped */
         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
         req.pattern = "public";
+        req.pattern_len = strlen(req.pattern);
         req.path = "/ws/sub";
         req.path_len = 7;
-        struct warder_grep_result r = {0};
-        ck_assert_int_eq(warder_backend_grep(world.guard, &req, &r, NULL), 0);
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
+        ck_assert_int_eq(warder_backend_grep(&r, world.guard, &req, NULL), 0);
         ck_assert_uint_eq(r.count, 0);
         ck_assert_uint_eq(r.hidden_files, 0); /* dropped by the guard: never counted (§4.7) */
         warder_grep_result_free(&r);
@@ -295,7 +298,7 @@ END_TEST
 START_TEST(real_form_unknown_codes)
 {
         static const int codes[] = {1, 4242, -4242, INT_MIN, WARDER_STATUS_MIN - 1};
-        struct warder_bytes b = {0};
+        struct warder_bytes b = WARDER_BYTES_INIT;
         struct warder_error err = WARDER_ERROR_INIT;
         static const struct fake_entry link[] = {{"link", "/ws/sub/link", WARDER_ENTRY_SYMLINK},
                                                  {NULL, NULL, 0}};
@@ -311,8 +314,8 @@ START_TEST(real_form_unknown_codes)
                 ck_assert_ptr_null(b.data);
                 ck_assert_uint_eq(mock_calls(world.liar, MOCK_READ), 0);
                 extra_entries = link;
-                struct warder_entries e = {0};
-                ck_assert_int_eq(warder_backend_ls(world.guard, "/ws/sub", 7, 0, &e, NULL), 0);
+                struct warder_entries e = WARDER_ENTRIES_INIT;
+                ck_assert_int_eq(warder_backend_ls(&e, world.guard, "/ws/sub", 7, 0, NULL), 0);
                 ck_assert(has_name(&e, "a.txt"));
                 ck_assert(!has_name(&e, "link"));
                 warder_entries_free(&e);
@@ -341,13 +344,13 @@ START_TEST(ls_invented_entries)
             {"ok.txt", "/ws/sub/ok.txt", WARDER_ENTRY_FILE}, /* plausible: cannot be told */
             {NULL, NULL, 0}};
         extra_entries = fake;
-        struct warder_entries e = {0};
+        struct warder_entries e = WARDER_ENTRIES_INIT;
         /* control: the liar's own listing carries every lie */
-        ck_assert_int_eq(warder_backend_ls(world.liar, "/ws/sub", 7, 0, &e, NULL), 0);
+        ck_assert_int_eq(warder_backend_ls(&e, world.liar, "/ws/sub", 7, 0, NULL), 0);
         ck_assert_uint_eq(e.count, 10);
         ck_assert(has_name(&e, ".env") && has_entry(&e, "/ws/vault/key"));
         warder_entries_free(&e);
-        ck_assert_int_eq(warder_backend_ls(world.guard, "/ws/sub", 7, 0, &e, NULL), 0);
+        ck_assert_int_eq(warder_backend_ls(&e, world.guard, "/ws/sub", 7, 0, NULL), 0);
         ck_assert_msg(e.count == 2, "%zu entries", e.count);
         ck_assert(has_entry(&e, "/ws/sub/a.txt") && has_name(&e, "a.txt"));
         ck_assert(has_entry(&e, "/ws/sub/ok.txt"));
@@ -372,11 +375,13 @@ START_TEST(glob_invented_entries)
             {"sub", "/ws/sub", WARDER_ENTRY_DIR},
             {NULL, NULL, 0}};
         extra_entries = fake;
-        struct warder_entries e = {0};
-        ck_assert_int_eq(warder_backend_glob(world.liar, "**", "/ws/sub", 7, 0, &e, NULL), 0);
+        struct warder_entries e = WARDER_ENTRIES_INIT;
+        ck_assert_int_eq(
+            warder_backend_glob(&e, world.liar, "**", strlen("**"), "/ws/sub", 7, 0, NULL), 0);
         ck_assert(has_entry(&e, "/ws/pub.txt")); /* control */
         warder_entries_free(&e);
-        ck_assert_int_eq(warder_backend_glob(world.guard, "**", "/ws/sub", 7, 0, &e, NULL), 0);
+        ck_assert_int_eq(
+            warder_backend_glob(&e, world.guard, "**", strlen("**"), "/ws/sub", 7, 0, NULL), 0);
         ck_assert(!has_entry(&e, "/ws/pub.txt"));
         ck_assert(!has_name(&e, ".env"));
         ck_assert(has_entry(&e, "/ws/sub/x/c.txt")); /* under the base: cannot be told */
@@ -395,16 +400,16 @@ START_TEST(ls_symlink_passed_off_as_file)
         static const struct real_lie lie[] = {{"/ws/sub/notes", "/ws/.env", 0}, {NULL, NULL, 0}};
         extra_entries = fake;
         real_lies = lie;
-        struct warder_entries e = {0};
+        struct warder_entries e = WARDER_ENTRIES_INIT;
         /* control: told honestly that it is a symlink, the guard drops it */
         static const struct fake_entry honest[] = {{"notes", "/ws/sub/notes", WARDER_ENTRY_SYMLINK},
                                                    {NULL, NULL, 0}};
         extra_entries = honest;
-        ck_assert_int_eq(warder_backend_ls(world.guard, "/ws/sub", 7, 0, &e, NULL), 0);
+        ck_assert_int_eq(warder_backend_ls(&e, world.guard, "/ws/sub", 7, 0, NULL), 0);
         ck_assert(!has_name(&e, "notes") && has_name(&e, "a.txt"));
         warder_entries_free(&e);
         extra_entries = fake;
-        ck_assert_int_eq(warder_backend_ls(world.guard, "/ws/sub", 7, 0, &e, NULL), 0);
+        ck_assert_int_eq(warder_backend_ls(&e, world.guard, "/ws/sub", 7, 0, NULL), 0);
         ck_assert(!has_name(&e, "notes"));
         ck_assert(has_name(&e, "a.txt"));
         warder_entries_free(&e);
@@ -424,12 +429,12 @@ START_TEST(listing_through_a_link_to_root)
         warder_ruleset *rs = NULL;
         ck_assert_int_eq(warder_ruleset_load_string(&rs, yaml, strlen(yaml), "t", &o, NULL), 0);
         ck_assert_int_eq(warder_guard_set_ruleset(world.guard, rs), 0);
-        struct warder_entries e = {0};
+        struct warder_entries e = WARDER_ENTRIES_INIT;
         /* control: listed as /, the entry is allowed */
-        ck_assert_int_eq(warder_backend_ls(world.guard, "/", 1, 0, &e, NULL), 0);
+        ck_assert_int_eq(warder_backend_ls(&e, world.guard, "/", 1, 0, NULL), 0);
         ck_assert(has_entry(&e, "/etc") && has_entry(&e, "/ws"));
         warder_entries_free(&e);
-        ck_assert_int_eq(warder_backend_ls(world.guard, "/ws/top", 7, 0, &e, NULL), 0);
+        ck_assert_int_eq(warder_backend_ls(&e, world.guard, "/ws/top", 7, 0, NULL), 0);
         ck_assert(has_entry(&e, "/ws"));
         ck_assert(!has_entry(&e, "/etc"));
         ck_assert_uint_eq(e.hidden, 1);
@@ -447,26 +452,28 @@ START_TEST(counts_larger_than_results)
         static const struct fake_hit hit[] = {{"/ws/sub/a.txt", "a public note"}, {NULL, NULL}};
         extra_entries = fake;
         extra_hits = hit;
-        struct warder_entries e = {0};
-        struct warder_grep_result r = {0};
+        struct warder_entries e = WARDER_ENTRIES_INIT;
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
         req.pattern = "public";
+        req.pattern_len = strlen(req.pattern);
         req.path = "/ws/sub";
         req.path_len = 7;
         /* control: with the true count the same results pass */
-        ck_assert_int_eq(warder_backend_ls(world.guard, "/ws/sub", 7, 0, &e, NULL), 0);
+        ck_assert_int_eq(warder_backend_ls(&e, world.guard, "/ws/sub", 7, 0, NULL), 0);
         ck_assert_uint_eq(e.count, 2);
         warder_entries_free(&e);
-        ck_assert_int_eq(warder_backend_grep(world.guard, &req, &r, NULL), 0);
+        ck_assert_int_eq(warder_backend_grep(&r, world.guard, &req, NULL), 0);
         warder_grep_result_free(&r);
         inflate_count = 1000;
         struct warder_error err = WARDER_ERROR_INIT;
-        ck_assert_int_eq(warder_backend_ls(world.guard, "/ws/sub", 7, 0, &e, &err),
+        ck_assert_int_eq(warder_backend_ls(&e, world.guard, "/ws/sub", 7, 0, &err),
                          WARDER_EBACKEND);
         ck_assert_ptr_null(e.items);
-        ck_assert_int_eq(warder_backend_glob(world.guard, "*", "/ws/sub", 7, 0, &e, &err),
-                         WARDER_EBACKEND);
-        ck_assert_int_eq(warder_backend_grep(world.guard, &req, &r, &err), WARDER_EBACKEND);
+        ck_assert_int_eq(
+            warder_backend_glob(&e, world.guard, "*", strlen("*"), "/ws/sub", 7, 0, &err),
+            WARDER_EBACKEND);
+        ck_assert_int_eq(warder_backend_grep(&r, world.guard, &req, &err), WARDER_EBACKEND);
         ck_assert_ptr_null(r.items);
         ck_assert_ptr_nonnull(strstr(err.message, "count larger than"));
         inflate_count = 0;
@@ -493,15 +500,16 @@ START_TEST(grep_hits_it_should_not_have)
         extra_hits = fake;
         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
         req.pattern = "public";
+        req.pattern_len = strlen(req.pattern);
         req.path = "/ws/sub";
         req.path_len = 7;
-        struct warder_grep_result r = {0};
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
         /* control: the liar's answer carries the secret */
-        ck_assert_int_eq(warder_backend_grep(world.liar, &req, &r, NULL), 0);
+        ck_assert_int_eq(warder_backend_grep(&r, world.liar, &req, NULL), 0);
         ck_assert(grep_leaks(&r));
         ck_assert_uint_eq(r.count, 8);
         warder_grep_result_free(&r);
-        ck_assert_int_eq(warder_backend_grep(world.guard, &req, &r, NULL), 0);
+        ck_assert_int_eq(warder_backend_grep(&r, world.guard, &req, NULL), 0);
         ck_assert(!grep_leaks(&r));
         ck_assert_uint_eq(r.count, 1);
         ck_assert_str_eq(r.items[0].path, "/ws/sub/a.txt");
@@ -512,7 +520,7 @@ START_TEST(grep_hits_it_should_not_have)
         extra_hits = other;
         req.path = "/ws/sub/a.txt";
         req.path_len = strlen(req.path);
-        ck_assert_int_eq(warder_backend_grep(world.guard, &req, &r, NULL), 0);
+        ck_assert_int_eq(warder_backend_grep(&r, world.guard, &req, NULL), 0);
         ck_assert_uint_eq(r.count, 1);
         ck_assert_str_eq(r.items[0].path, "/ws/sub/a.txt");
         warder_grep_result_free(&r);
@@ -528,26 +536,28 @@ START_TEST(unknown_codes_through_the_guard)
         for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
                 for (int op = MOCK_READ; op <= MOCK_GREP; op++)
                         mock_fail(world.liar, (enum mock_op)op, codes[i]);
-                struct warder_bytes b = {0};
-                struct warder_entries e = {0};
-                struct warder_grep_result r = {0};
+                struct warder_bytes b = WARDER_BYTES_INIT;
+                struct warder_entries e = WARDER_ENTRIES_INIT;
+                struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
                 size_t count = 99;
                 ck_assert_int_eq(g_read("/ws/pub.txt", &b, NULL), WARDER_EBACKEND);
                 ck_assert_int_eq(
                     warder_backend_write(world.guard, "/ws/sub/n.txt", 13, "x", 1, 0, NULL),
                     WARDER_EBACKEND);
-                ck_assert_int_eq(warder_backend_edit(world.guard, "/ws/sub/a.txt", 13, "a", 1, "b",
-                                                     1, 0, &count, NULL),
+                ck_assert_int_eq(warder_backend_edit(&count, world.guard, "/ws/sub/a.txt", 13, "a",
+                                                     1, "b", 1, 0, NULL),
                                  WARDER_EBACKEND);
-                ck_assert_int_eq(warder_backend_ls(world.guard, "/ws", 3, 0, &e, NULL),
+                ck_assert_int_eq(warder_backend_ls(&e, world.guard, "/ws", 3, 0, NULL),
                                  WARDER_EBACKEND);
-                ck_assert_int_eq(warder_backend_glob(world.guard, "*", "/ws", 3, 0, &e, NULL),
-                                 WARDER_EBACKEND);
+                ck_assert_int_eq(
+                    warder_backend_glob(&e, world.guard, "*", strlen("*"), "/ws", 3, 0, NULL),
+                    WARDER_EBACKEND);
                 struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
                 req.pattern = "x";
+                req.pattern_len = strlen(req.pattern);
                 req.path = "/ws";
                 req.path_len = 3;
-                ck_assert_int_eq(warder_backend_grep(world.guard, &req, &r, NULL), WARDER_EBACKEND);
+                ck_assert_int_eq(warder_backend_grep(&r, world.guard, &req, NULL), WARDER_EBACKEND);
                 ck_assert(!b.data && !e.items && !r.items && count == 99);
                 for (int op = MOCK_READ; op <= MOCK_GREP; op++)
                         mock_fail(world.liar, (enum mock_op)op, 0);

@@ -124,7 +124,7 @@ static warder_backend *backend_opts(int fallback, struct warder_local_options *o
 static int rd(warder_backend *b, const char *path, unsigned flags, struct warder_bytes *out)
 {
         struct warder_error e = WARDER_ERROR_INIT;
-        int rc = warder_backend_read(b, path, strlen(path), 0, 0, flags, out, &e);
+        int rc = warder_backend_read(out, b, path, strlen(path), 0, 0, flags, &e);
         if (rc)
                 ck_assert_int_eq(e.code, rc);
         return rc;
@@ -184,7 +184,7 @@ START_TEST(test_options_copied)
         o.version = WARDER_LOCAL_OPTIONS_VERSION;
         ck_assert_int_eq(warder_local_new(&b, root, &o, NULL), 0);
         memset(env0, 'X', sizeof(env0) - 1);
-        struct warder_bytes out = {0};
+        struct warder_bytes out = WARDER_BYTES_INIT;
         ck_assert_int_eq(rd(b, P("a.txt"), 0, &out), 0);
         warder_bytes_free(&out);
         warder_backend_free(b);
@@ -238,7 +238,7 @@ START_TEST(test_enosys_detected)
                         _exit(11);
                 if (warder__local_uses_openat2(b))
                         _exit(12);
-                struct warder_bytes out = {0};
+                struct warder_bytes out = WARDER_BYTES_INIT;
                 if (rd(b, P("link"), 0, &out) != 0 || strcmp(out.data, "hello\nworld\n") != 0)
                         _exit(13);
                 warder_bytes_free(&out);
@@ -262,19 +262,19 @@ END_TEST
 START_TEST(test_read_basic)
 {
         warder_backend *b = backend(_i, true);
-        struct warder_bytes out = {0};
+        struct warder_bytes out = WARDER_BYTES_INIT;
         ck_assert_int_eq(rd(b, P("a.txt"), 0, &out), 0);
         ck_assert_str_eq(out.data, "hello\nworld\n");
         ck_assert_uint_eq(out.len, 12);
         ck_assert(!out.truncated);
         warder_bytes_free(&out);
         ck_assert_int_eq(
-            warder_backend_read(b, P("a.txt"), strlen(P("a.txt")), 6, 3, 0, &out, NULL), 0);
+            warder_backend_read(&out, b, P("a.txt"), strlen(P("a.txt")), 6, 3, 0, NULL), 0);
         ck_assert_str_eq(out.data, "wor");
         ck_assert(out.truncated);
         warder_bytes_free(&out);
         ck_assert_int_eq(
-            warder_backend_read(b, P("a.txt"), strlen(P("a.txt")), 100, 0, 0, &out, NULL), 0);
+            warder_backend_read(&out, b, P("a.txt"), strlen(P("a.txt")), 100, 0, 0, NULL), 0);
         ck_assert_uint_eq(out.len, 0);
         warder_bytes_free(&out);
         /* A non-normalised path inside the root. */
@@ -289,7 +289,7 @@ END_TEST
 START_TEST(test_read_errors)
 {
         warder_backend *b = backend(_i, true);
-        struct warder_bytes out = {0};
+        struct warder_bytes out = WARDER_BYTES_INIT;
         ck_assert_int_eq(rd(b, P("missing"), 0, &out), WARDER_ENOENT);
         ck_assert_int_eq(rd(b, P("missing/x"), 0, &out), WARDER_ENOENT);
         ck_assert_int_eq(rd(b, P("src"), 0, &out), WARDER_EISDIR);
@@ -313,10 +313,10 @@ START_TEST(test_read_cap)
         struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
         o.max_read = 8;
         warder_backend *b = backend_opts(_i, &o);
-        struct warder_bytes out = {0};
+        struct warder_bytes out = WARDER_BYTES_INIT;
         ck_assert_int_eq(rd(b, P("a.txt"), 0, &out), WARDER_ETOOBIG);
         ck_assert_int_eq(
-            warder_backend_read(b, P("a.txt"), strlen(P("a.txt")), 0, 5, 0, &out, NULL), 0);
+            warder_backend_read(&out, b, P("a.txt"), strlen(P("a.txt")), 0, 5, 0, NULL), 0);
         ck_assert_str_eq(out.data, "hello");
         warder_bytes_free(&out);
         put("small", "12345678");
@@ -343,7 +343,7 @@ START_TEST(test_read_symlinks)
         link_("loop-a", "loop-b");
 
         warder_backend *b = backend(_i, true);
-        struct warder_bytes out = {0};
+        struct warder_bytes out = WARDER_BYTES_INIT;
         const char *ok[] = {"rel-link", "src/up-link", "abs-link", "src-link/../a.txt"};
         for (size_t k = 0; k < 4; k++) {
                 ck_assert_msg(rd(b, P(ok[k]), 0, &out) == 0, "%s", ok[k]);
@@ -409,7 +409,7 @@ START_TEST(test_realpath)
                 char *res = NULL;
                 struct warder_error e = WARDER_ERROR_INIT;
                 const char *in = P(v[k].in);
-                int rc = warder_backend_realpath(b, in, strlen(in), &res, &e);
+                int rc = warder_backend_realpath(&res, b, in, strlen(in), &e);
                 ck_assert_msg(rc == v[k].rc, "%s: %d (%s)", v[k].in, rc, e.message);
                 if (v[k].want)
                         ck_assert_str_eq(res, P(v[k].want));
@@ -418,7 +418,7 @@ START_TEST(test_realpath)
                 warder_free(res);
         }
         char *res = NULL;
-        ck_assert_int_eq(warder_backend_realpath(b, "/etc/passwd", 11, &res, NULL),
+        ck_assert_int_eq(warder_backend_realpath(&res, b, "/etc/passwd", 11, NULL),
                          WARDER_EOUTSIDE);
         warder_backend_free(b);
 
@@ -434,10 +434,10 @@ START_TEST(test_realpath)
         char in[PATH_MAX], want[PATH_MAX];
         snprintf(in, sizeof(in), "%s/abs-src/main.c", alias);
         snprintf(want, sizeof(want), "%s/src/main.c", alias);
-        ck_assert_int_eq(warder_backend_realpath(ab, in, strlen(in), &res, NULL), 0);
+        ck_assert_int_eq(warder_backend_realpath(&res, ab, in, strlen(in), NULL), 0);
         ck_assert_str_eq(res, want);
         warder_free(res);
-        struct warder_bytes rb = {0};
+        struct warder_bytes rb = WARDER_BYTES_INIT;
         ck_assert_int_eq(rd(ab, in, 0, &rb), 0);
         warder_bytes_free(&rb);
         warder_backend_free(ab);
@@ -445,7 +445,7 @@ START_TEST(test_realpath)
 
         /* Symlinks refused: nothing is followed, the real form is the literal form. */
         b = backend(_i, false);
-        ck_assert_int_eq(warder_backend_realpath(b, P("d/x.c"), strlen(P("d/x.c")), &res, NULL), 0);
+        ck_assert_int_eq(warder_backend_realpath(&res, b, P("d/x.c"), strlen(P("d/x.c")), NULL), 0);
         ck_assert_str_eq(res, P("d/x.c"));
         warder_free(res);
         warder_backend_free(b);
@@ -504,8 +504,8 @@ START_TEST(test_write)
         ck_assert_str_eq(slurp(P("src/util.c")), "yes");
 
         /* No temporary file is left behind. */
-        struct warder_entries ents = {0};
-        ck_assert_int_eq(warder_backend_ls(b, root, strlen(root), 0, &ents, NULL), 0);
+        struct warder_entries ents = WARDER_ENTRIES_INIT;
+        ck_assert_int_eq(warder_backend_ls(&ents, b, root, strlen(root), 0, NULL), 0);
         for (size_t k = 0; k < ents.count; k++)
                 ck_assert_msg(strncmp(ents.items[k].name, ".warder-", 8) != 0, "%s",
                               ents.items[k].name);
@@ -548,7 +548,7 @@ START_TEST(test_write_clears_setid)
         ck_assert_int_eq(chmod(P("tool"), 02770 | S_ISVTX), 0);
         size_t n = 0;
         ck_assert_int_eq(
-            warder_backend_edit(b, P("tool"), strlen(P("tool")), "new", 3, "newer", 5, 0, &n, NULL),
+            warder_backend_edit(&n, b, P("tool"), strlen(P("tool")), "new", 3, "newer", 5, 0, NULL),
             0);
         ck_assert_int_eq(stat(P("tool"), &st), 0);
         ck_assert_uint_eq(st.st_mode & 07777, 0770 | S_ISVTX);
@@ -563,29 +563,29 @@ START_TEST(test_edit)
         size_t n = 0;
         const char *p = P("a.txt");
         ck_assert_int_eq(chmod(p, 0600), 0);
-        ck_assert_int_eq(warder_backend_edit(b, p, strlen(p), "world", 5, "there", 5, 0, &n, NULL),
+        ck_assert_int_eq(warder_backend_edit(&n, b, p, strlen(p), "world", 5, "there", 5, 0, NULL),
                          0);
         ck_assert_uint_eq(n, 1);
         ck_assert_str_eq(slurp(p), "hello\nthere\n");
         struct stat st;
         ck_assert_int_eq(stat(p, &st), 0);
         ck_assert_uint_eq(st.st_mode & 07777, 0600);
-        ck_assert_int_eq(warder_backend_edit(b, p, strlen(p), "nope", 4, "x", 1, 0, &n, NULL),
+        ck_assert_int_eq(warder_backend_edit(&n, b, p, strlen(p), "nope", 4, "x", 1, 0, NULL),
                          WARDER_ENOMATCH);
-        ck_assert_int_eq(warder_backend_edit(b, p, strlen(p), "e", 1, "E", 1, 0, &n, NULL),
+        ck_assert_int_eq(warder_backend_edit(&n, b, p, strlen(p), "e", 1, "E", 1, 0, NULL),
                          WARDER_EAMBIGUOUS);
         ck_assert_str_eq(slurp(p), "hello\nthere\n");
         ck_assert_int_eq(
-            warder_backend_edit(b, p, strlen(p), "e", 1, "E", 1, WARDER_EDIT_ALL, &n, NULL), 0);
+            warder_backend_edit(&n, b, p, strlen(p), "e", 1, "E", 1, WARDER_EDIT_ALL, NULL), 0);
         ck_assert_uint_eq(n, 3);
         ck_assert_str_eq(slurp(p), "hEllo\nthErE\n");
         link_("a.txt", "link");
         const char *lp = P("link");
-        ck_assert_int_eq(warder_backend_edit(b, lp, strlen(lp), "hEl", 3, "HEl", 3, 0, &n, NULL),
+        ck_assert_int_eq(warder_backend_edit(&n, b, lp, strlen(lp), "hEl", 3, "HEl", 3, 0, NULL),
                          0);
         ck_assert_str_eq(slurp(p), "HEllo\nthErE\n");
         ck_assert_int_eq(
-            warder_backend_edit(b, lp, strlen(lp), "HEl", 3, "x", 1, WARDER_NOFOLLOW, &n, NULL),
+            warder_backend_edit(&n, b, lp, strlen(lp), "HEl", 3, "x", 1, WARDER_NOFOLLOW, NULL),
             WARDER_ESYMLINK);
         warder_backend_free(b);
 }
@@ -605,8 +605,8 @@ START_TEST(test_ls)
         link_("src", "src-link");
         put("odd\nname ", "x");
         warder_backend *b = backend(_i, true);
-        struct warder_entries e = {0};
-        ck_assert_int_eq(warder_backend_ls(b, root, strlen(root), 0, &e, NULL), 0);
+        struct warder_entries e = WARDER_ENTRIES_INIT;
+        ck_assert_int_eq(warder_backend_ls(&e, b, root, strlen(root), 0, NULL), 0);
         ck_assert_uint_eq(e.count, 4);
         ck_assert_str_eq(e.items[0].name, "a.txt");
         ck_assert_str_eq(e.items[1].name, "odd\nname ");
@@ -617,17 +617,17 @@ START_TEST(test_ls)
         ck_assert_int_eq(find(&e, "src")->type, WARDER_ENTRY_DIR);
         ck_assert_int_eq(find(&e, "src-link")->type, WARDER_ENTRY_SYMLINK);
         warder_entries_free(&e);
-        ck_assert_int_eq(warder_backend_ls(b, P("a.txt"), strlen(P("a.txt")), 0, &e, NULL),
+        ck_assert_int_eq(warder_backend_ls(&e, b, P("a.txt"), strlen(P("a.txt")), 0, NULL),
                          WARDER_ENOTDIR);
-        ck_assert_int_eq(warder_backend_ls(b, P("nope"), strlen(P("nope")), 0, &e, NULL),
+        ck_assert_int_eq(warder_backend_ls(&e, b, P("nope"), strlen(P("nope")), 0, NULL),
                          WARDER_ENOENT);
-        ck_assert_int_eq(warder_backend_ls(b, "/", 1, 0, &e, NULL), WARDER_EOUTSIDE);
-        ck_assert_int_eq(warder_backend_ls(b, P("src-link"), strlen(P("src-link")), 0, &e, NULL),
+        ck_assert_int_eq(warder_backend_ls(&e, b, "/", 1, 0, NULL), WARDER_EOUTSIDE);
+        ck_assert_int_eq(warder_backend_ls(&e, b, P("src-link"), strlen(P("src-link")), 0, NULL),
                          0);
         ck_assert_ptr_nonnull(find(&e, "main.c"));
         warder_entries_free(&e);
         ck_assert_int_eq(
-            warder_backend_ls(b, P("src-link"), strlen(P("src-link")), WARDER_NOFOLLOW, &e, NULL),
+            warder_backend_ls(&e, b, P("src-link"), strlen(P("src-link")), WARDER_NOFOLLOW, NULL),
             WARDER_ESYMLINK);
         warder_backend_free(b);
 }
@@ -638,46 +638,58 @@ START_TEST(test_glob)
 {
         link_("src", "src-link");
         warder_backend *b = backend(_i, true);
-        struct warder_entries e = {0};
-        ck_assert_int_eq(warder_backend_glob(b, "**/*.c", root, strlen(root), 0, &e, NULL), 0);
+        struct warder_entries e = WARDER_ENTRIES_INIT;
+        ck_assert_int_eq(
+            warder_backend_glob(&e, b, "**/*.c", strlen("**/*.c"), root, strlen(root), 0, NULL), 0);
         ck_assert_uint_eq(e.count, 3);
         ck_assert_str_eq(e.items[0].path, P("src/deep/x.c"));
         ck_assert_str_eq(e.items[1].path, P("src/main.c"));
         ck_assert_str_eq(e.items[2].path, P("src/util.c"));
         warder_entries_free(&e);
-        ck_assert_int_eq(warder_backend_glob(b, "src*", root, strlen(root), 0, &e, NULL), 0);
+        ck_assert_int_eq(
+            warder_backend_glob(&e, b, "src*", strlen("src*"), root, strlen(root), 0, NULL), 0);
         ck_assert_uint_eq(e.count, 2);
         ck_assert_int_eq(find(&e, "src-link")->type, WARDER_ENTRY_SYMLINK);
         warder_entries_free(&e);
         char pat[PATH_MAX];
         snprintf(pat, sizeof(pat), "%s/src/*.c", root);
-        ck_assert_int_eq(warder_backend_glob(b, pat, root, strlen(root), 0, &e, NULL), 0);
+        ck_assert_int_eq(warder_backend_glob(&e, b, pat, strlen(pat), root, strlen(root), 0, NULL),
+                         0);
         ck_assert_uint_eq(e.count, 2);
         warder_entries_free(&e);
-        ck_assert_int_eq(warder_backend_glob(b, "*.c", P("src"), strlen(P("src")), 0, &e, NULL), 0);
+        ck_assert_int_eq(
+            warder_backend_glob(&e, b, "*.c", strlen("*.c"), P("src"), strlen(P("src")), 0, NULL),
+            0);
         ck_assert_uint_eq(e.count, 2);
         warder_entries_free(&e);
         /* Literal leading directories and a bounded depth narrow the walk, not the result. */
-        ck_assert_int_eq(warder_backend_glob(b, "src/deep/*.c", root, strlen(root), 0, &e, NULL),
+        ck_assert_int_eq(warder_backend_glob(&e, b, "src/deep/*.c", strlen("src/deep/*.c"), root,
+                                             strlen(root), 0, NULL),
                          0);
         ck_assert_uint_eq(e.count, 1);
         ck_assert_str_eq(e.items[0].path, P("src/deep/x.c"));
         warder_entries_free(&e);
-        ck_assert_int_eq(warder_backend_glob(b, "*/*.c", root, strlen(root), 0, &e, NULL), 0);
+        ck_assert_int_eq(
+            warder_backend_glob(&e, b, "*/*.c", strlen("*/*.c"), root, strlen(root), 0, NULL), 0);
         ck_assert_uint_eq(e.count, 2);
         warder_entries_free(&e);
-        ck_assert_int_eq(warder_backend_glob(b, "{src,x}/*/*.c", root, strlen(root), 0, &e, NULL),
+        ck_assert_int_eq(warder_backend_glob(&e, b, "{src,x}/*/*.c", strlen("{src,x}/*/*.c"), root,
+                                             strlen(root), 0, NULL),
                          0);
         ck_assert_uint_eq(e.count, 1);
         warder_entries_free(&e);
-        ck_assert_int_eq(warder_backend_glob(b, "src-link/*.c", root, strlen(root), 0, &e, NULL),
+        ck_assert_int_eq(warder_backend_glob(&e, b, "src-link/*.c", strlen("src-link/*.c"), root,
+                                             strlen(root), 0, NULL),
                          0);
         ck_assert_uint_eq(e.count, 0); /* a symlinked directory is not entered */
         warder_entries_free(&e);
-        ck_assert_int_eq(warder_backend_glob(b, "nope/*.c", root, strlen(root), 0, &e, NULL), 0);
+        ck_assert_int_eq(
+            warder_backend_glob(&e, b, "nope/*.c", strlen("nope/*.c"), root, strlen(root), 0, NULL),
+            0);
         ck_assert_uint_eq(e.count, 0);
         warder_entries_free(&e);
-        ck_assert_int_eq(warder_backend_glob(b, "*", "/etc", 4, 0, &e, NULL), WARDER_EOUTSIDE);
+        ck_assert_int_eq(warder_backend_glob(&e, b, "*", strlen("*"), "/etc", 4, 0, NULL),
+                         WARDER_EOUTSIDE);
         warder_backend_free(b);
 }
 END_TEST
@@ -693,11 +705,12 @@ START_TEST(test_grep)
         put("odd\nname ", "int main;\n");
         warder_backend *b = backend(_i, true);
         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
-        struct warder_grep_result r = {0};
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
         req.pattern = "main";
+        req.pattern_len = strlen(req.pattern);
         req.path = root;
         req.path_len = strlen(root);
-        ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+        ck_assert_int_eq(warder_backend_grep(&r, b, &req, NULL), 0);
         ck_assert_uint_eq(r.count, 3);
         ck_assert_str_eq(r.items[0].path, P("odd\nname "));
         ck_assert_str_eq(r.items[1].path, P("src/deep/x.c"));
@@ -710,41 +723,48 @@ START_TEST(test_grep)
 
         /* A regex (no literal fast path), line numbers past the first line. */
         req.pattern = "^\\s+return [0-9]+;$";
-        ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+        req.pattern_len = strlen(req.pattern);
+        ck_assert_int_eq(warder_backend_grep(&r, b, &req, NULL), 0);
         ck_assert_uint_eq(r.count, 1);
         ck_assert_uint_eq(r.items[0].line, 3);
         ck_assert_str_eq(r.items[0].text, "\treturn 0;");
         warder_grep_result_free(&r);
         req.pattern = "[wr][oe]";
-        ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+        req.pattern_len = strlen(req.pattern);
+        ck_assert_int_eq(warder_backend_grep(&r, b, &req, NULL), 0);
         ck_assert_uint_eq(r.count, 2); /* a.txt:2 "world", main.c:3 "return" */
         ck_assert_uint_eq(r.items[0].line, 2);
         warder_grep_result_free(&r);
 
         req.pattern = "HELLO";
+        req.pattern_len = strlen(req.pattern);
         req.flags = WARDER_GREP_CASELESS;
-        ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+        ck_assert_int_eq(warder_backend_grep(&r, b, &req, NULL), 0);
         ck_assert_uint_eq(r.count, 1);
         ck_assert_str_eq(r.items[0].path, P("a.txt"));
         warder_grep_result_free(&r);
         req.flags = 0;
 
         req.pattern = "int";
+        req.pattern_len = strlen(req.pattern);
         req.glob = "src/**/*.c";
-        ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+        req.glob_len = strlen(req.glob);
+        ck_assert_int_eq(warder_backend_grep(&r, b, &req, NULL), 0);
         ck_assert_uint_eq(r.count, 3);
         warder_grep_result_free(&r);
         req.glob = "*.c"; /* no '/': file names at any depth */
-        ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+        req.glob_len = strlen(req.glob);
+        ck_assert_int_eq(warder_backend_grep(&r, b, &req, NULL), 0);
         ck_assert_uint_eq(r.count, 3);
         warder_grep_result_free(&r);
         req.glob = "src/*.c";
-        ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+        req.glob_len = strlen(req.glob);
+        ck_assert_int_eq(warder_backend_grep(&r, b, &req, NULL), 0);
         ck_assert_uint_eq(r.count, 2);
         warder_grep_result_free(&r);
         req.glob = NULL;
         req.max_matches = 2;
-        ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+        ck_assert_int_eq(warder_backend_grep(&r, b, &req, NULL), 0);
         ck_assert_uint_eq(r.count, 2);
         ck_assert(r.truncated);
         warder_grep_result_free(&r);
@@ -752,19 +772,22 @@ START_TEST(test_grep)
 
         /* A file base. */
         req.pattern = "o";
+        req.pattern_len = strlen(req.pattern);
         req.path = P("a.txt");
         req.path_len = strlen(req.path);
-        ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+        ck_assert_int_eq(warder_backend_grep(&r, b, &req, NULL), 0);
         ck_assert_uint_eq(r.count, 2);
         warder_grep_result_free(&r);
 
         struct warder_error e = WARDER_ERROR_INIT;
         req.pattern = "(unclosed";
-        ck_assert_int_eq(warder_backend_grep(b, &req, &r, &e), WARDER_EPARSE);
+        req.pattern_len = strlen(req.pattern);
+        ck_assert_int_eq(warder_backend_grep(&r, b, &req, &e), WARDER_EPARSE);
         req.pattern = "x";
+        req.pattern_len = strlen(req.pattern);
         req.path = "/etc";
         req.path_len = 4;
-        ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), WARDER_EOUTSIDE);
+        ck_assert_int_eq(warder_backend_grep(&r, b, &req, NULL), WARDER_EOUTSIDE);
         warder_backend_free(b);
 
         /* Binary files searched when asked; per-file byte cap marks the result truncated. */
@@ -773,9 +796,10 @@ START_TEST(test_grep)
         o.grep_max_file = 4;
         b = backend_opts(_i, &o);
         req.pattern = "main";
+        req.pattern_len = strlen(req.pattern);
         req.path = root;
         req.path_len = strlen(root);
-        ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+        ck_assert_int_eq(warder_backend_grep(&r, b, &req, NULL), 0);
         ck_assert_uint_eq(r.count, 1); /* only "bin" has "main" in its first 4 bytes */
         ck_assert_str_eq(r.items[0].path, P("bin"));
         ck_assert(r.truncated);
@@ -864,11 +888,12 @@ START_TEST(test_grep_fast_paths_exact)
                                 size_t n = ref_grep(patterns[p], cl, data, len, want, 700);
                                 struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
                                 req.pattern = patterns[p];
+                                req.pattern_len = strlen(req.pattern);
                                 req.path = P("g.txt");
                                 req.path_len = strlen(req.path);
                                 req.flags = cl ? WARDER_GREP_CASELESS : 0;
-                                struct warder_grep_result r = {0};
-                                ck_assert_int_eq(warder_backend_grep(b, &req, &r, NULL), 0);
+                                struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
+                                ck_assert_int_eq(warder_backend_grep(&r, b, &req, NULL), 0);
                                 ck_assert_msg(r.count == n,
                                               "'%s' (caseless %d): %zu lines, want %zu",
                                               patterns[p], cl, r.count, n);
@@ -892,10 +917,11 @@ START_TEST(test_walk_limits)
                 ck_assert_int_eq(mkdir(P(rel), 0755), 0);
         }
         warder_backend *b = backend(_i, true);
-        struct warder_entries e = {0};
+        struct warder_entries e = WARDER_ENTRIES_INIT;
         struct warder_error err = WARDER_ERROR_INIT;
-        ck_assert_int_eq(warder_backend_glob(b, "**/x", root, strlen(root), 0, &e, &err),
-                         WARDER_ELIMIT);
+        ck_assert_int_eq(
+            warder_backend_glob(&e, b, "**/x", strlen("**/x"), root, strlen(root), 0, &err),
+            WARDER_ELIMIT);
         ck_assert_ptr_null(e.items);
         pid_t pid = fork();
         ck_assert_int_ge(pid, 0);
@@ -905,10 +931,11 @@ START_TEST(test_walk_limits)
                         _exit(10);
                 struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
                 req.pattern = "x";
+                req.pattern_len = strlen(req.pattern);
                 req.path = root;
                 req.path_len = strlen(root);
-                struct warder_grep_result r = {0};
-                int rc = warder_backend_grep(b, &req, &r, NULL);
+                struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
+                int rc = warder_backend_grep(&r, b, &req, NULL);
                 _exit(rc == WARDER_EIO ? 0 : 11);
         }
         int status = 0;
@@ -990,7 +1017,7 @@ START_TEST(test_resolution_matches_kernel)
                         int k_errno = errno;
                         char *ours = NULL;
                         struct warder_error e = WARDER_ERROR_INIT;
-                        int rc = warder_backend_realpath(b, path, strlen(path), &ours, &e);
+                        int rc = warder_backend_realpath(&ours, b, path, strlen(path), &e);
                         size_t rl = strlen(real_root);
                         bool k_inside = k_ok && strncmp(kernel, real_root, rl) == 0 &&
                                         (kernel[rl] == '/' || kernel[rl] == '\0');
@@ -1022,8 +1049,8 @@ START_TEST(test_resolution_matches_kernel)
                         }
                         warder_free(ours);
                         /* Reads: the same file as plain open(2), or refused. */
-                        struct warder_bytes out = {0};
-                        int rrc = warder_backend_read(b, path, strlen(path), 0, 0, 0, &out, NULL);
+                        struct warder_bytes out = WARDER_BYTES_INIT;
+                        int rrc = warder_backend_read(&out, b, path, strlen(path), 0, 0, 0, NULL);
                         char *plain = NULL;
                         int fd = open(path, O_RDONLY | O_NONBLOCK);
                         if (fd >= 0) {
@@ -1065,7 +1092,7 @@ START_TEST(test_eacces)
         if (pid == 0) {
                 if (geteuid() == 0 && setresuid(65534, 65534, 65534) != 0)
                         _exit(10);
-                struct warder_bytes out = {0};
+                struct warder_bytes out = WARDER_BYTES_INIT;
                 if (rd(b, P("locked"), 0, &out) != WARDER_EACCES)
                         _exit(11);
                 if (rd(b, P("closed/f"), 0, &out) != WARDER_EACCES)
@@ -1237,8 +1264,8 @@ START_TEST(test_edit_through_symlinks)
                 /* control: the path leads to a file with the text */
                 if (strcmp(cases[i].rel, "src-link/main.c") != 0)
                         ck_assert_ptr_nonnull(strstr(plain(p), "SECRET"));
-                ck_assert_int_eq(warder_backend_edit(b, p, strlen(p), "SECRET", 6, "PWNED", 5,
-                                                     cases[i].flags, &n, NULL),
+                ck_assert_int_eq(warder_backend_edit(&n, b, p, strlen(p), "SECRET", 6, "PWNED", 5,
+                                                     cases[i].flags, NULL),
                                  cases[i].rc);
         }
         ck_assert_str_eq(slurp(secret), "OUTSIDE-SECRET\n");
@@ -1246,7 +1273,7 @@ START_TEST(test_edit_through_symlinks)
         /* inside the root, followed: the target changes, the link stays a link */
         const char *lp = P("src-link/main.c");
         ck_assert_int_eq(
-            warder_backend_edit(b, lp, strlen(lp), "return 0", 8, "return 1", 8, 0, &n, NULL), 0);
+            warder_backend_edit(&n, b, lp, strlen(lp), "return 0", 8, "return 1", 8, 0, NULL), 0);
         ck_assert_str_eq(slurp(P("src/main.c")), "int main(void)\n{\n\treturn 1;\n}\n");
         struct stat st;
         ck_assert_int_eq(lstat(P("src-link"), &st), 0);
@@ -1290,9 +1317,8 @@ START_TEST(test_options_reach_the_child)
                 struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
                 req.command = cmd;
                 req.command_len = strlen(cmd);
-                struct warder_exec_result r;
-                memset(&r, 0, sizeof(r));
-                ck_assert_int_eq(warder_backend_execute(b, &req, &r, NULL), 0);
+                struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
+                ck_assert_int_eq(warder_backend_execute(&r, b, &req, NULL), 0);
                 ck_assert(r.landlock_applied);
                 ck_assert_msg(strncmp(r.out.data, "copied\n", 7) == 0, "%s", r.out.data);
                 if (declared) {

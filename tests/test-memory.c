@@ -29,19 +29,19 @@ static void put(warder_backend *b, const char *path, const char *text)
 
 static int read_rc(warder_backend *b, const char *path, struct warder_bytes *out)
 {
-        return warder_backend_read(b, path, strlen(path), 0, 0, 0, out, NULL);
+        return warder_backend_read(out, b, path, strlen(path), 0, 0, 0, NULL);
 }
 
 START_TEST(root_exists_and_is_empty)
 {
         warder_backend *b = mem_new();
-        struct warder_entries e = {0};
-        ck_assert_int_eq(warder_backend_ls(b, S("/"), 0, &e, NULL), 0);
+        struct warder_entries e = WARDER_ENTRIES_INIT;
+        ck_assert_int_eq(warder_backend_ls(&e, b, S("/"), 0, NULL), 0);
         ck_assert_uint_eq(e.count, 0);
-        struct warder_bytes out = {0};
+        struct warder_bytes out = WARDER_BYTES_INIT;
         ck_assert_int_eq(read_rc(b, "/", &out), WARDER_EISDIR);
         ck_assert_int_eq(warder_backend_write(b, S("/"), "x", 1, 0, NULL), WARDER_EISDIR);
-        ck_assert_int_eq(warder_memory_mkdir(b, "/", NULL), 0);
+        ck_assert_int_eq(warder_memory_mkdir(b, "/", strlen("/"), NULL), 0);
         warder_backend_free(b);
 }
 END_TEST
@@ -53,9 +53,9 @@ START_TEST(write_creates_parents_and_ls_describes_entries)
         put(b, "/ws/src/deep/er/main.c", "int main;\n");
         put(b, "/ws/b.txt", "bb");
         put(b, "/ws/a.txt", "a");
-        struct warder_entries e = {0};
+        struct warder_entries e = WARDER_ENTRIES_INIT;
         struct warder_error err = WARDER_ERROR_INIT;
-        ck_assert_int_eq(warder_backend_ls(b, S("/ws"), 0, &e, &err), 0);
+        ck_assert_int_eq(warder_backend_ls(&e, b, S("/ws"), 0, &err), 0);
         ck_assert_uint_eq(e.count, 3);
         /* sorted by name, absolute paths, types and sizes */
         ck_assert_str_eq(e.items[0].name, "a.txt");
@@ -71,11 +71,11 @@ START_TEST(write_creates_parents_and_ls_describes_entries)
         for (size_t i = 0; i < e.count; i++)
                 ck_assert_int_ge(e.items[i].mtime, (int64_t)before);
         warder_entries_free(&e);
-        ck_assert_int_eq(warder_backend_ls(b, S("/ws/src/deep/er"), 0, &e, &err), 0);
+        ck_assert_int_eq(warder_backend_ls(&e, b, S("/ws/src/deep/er"), 0, &err), 0);
         ck_assert_uint_eq(e.count, 1);
         ck_assert_str_eq(e.items[0].path, "/ws/src/deep/er/main.c");
         warder_entries_free(&e);
-        ck_assert_int_eq(warder_backend_ls(b, S("/"), 0, &e, &err), 0);
+        ck_assert_int_eq(warder_backend_ls(&e, b, S("/"), 0, &err), 0);
         ck_assert_uint_eq(e.count, 1);
         ck_assert_str_eq(e.items[0].path, "/ws");
         warder_entries_free(&e);
@@ -87,30 +87,30 @@ START_TEST(file_and_directory_errors)
 {
         warder_backend *b = mem_new();
         struct warder_error err = WARDER_ERROR_INIT;
-        struct warder_bytes out = {0};
-        struct warder_entries e = {0};
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        struct warder_entries e = WARDER_ENTRIES_INIT;
         put(b, "/d/f", "x");
         /* a parent that is a file */
         ck_assert_int_eq(warder_backend_write(b, S("/d/f/g"), "y", 1, 0, &err), WARDER_ENOTDIR);
         ck_assert_int_eq(err.code, WARDER_ENOTDIR);
         ck_assert_int_eq(read_rc(b, "/d/f/g", &out), WARDER_ENOTDIR);
-        ck_assert_int_eq(warder_backend_ls(b, S("/d/f/g"), 0, &e, &err), WARDER_ENOTDIR);
+        ck_assert_int_eq(warder_backend_ls(&e, b, S("/d/f/g"), 0, &err), WARDER_ENOTDIR);
         /* ls of a file, read and write of a directory */
-        ck_assert_int_eq(warder_backend_ls(b, S("/d/f"), 0, &e, &err), WARDER_ENOTDIR);
+        ck_assert_int_eq(warder_backend_ls(&e, b, S("/d/f"), 0, &err), WARDER_ENOTDIR);
         ck_assert_int_eq(read_rc(b, "/d", &out), WARDER_EISDIR);
         ck_assert_int_eq(warder_backend_write(b, S("/d"), "y", 1, 0, &err), WARDER_EISDIR);
-        ck_assert_int_eq(warder_backend_edit(b, S("/d"), S("x"), S("y"), 0, NULL, &err),
+        ck_assert_int_eq(warder_backend_edit(NULL, b, S("/d"), S("x"), S("y"), 0, &err),
                          WARDER_EISDIR);
         /* missing */
         ck_assert_int_eq(read_rc(b, "/nope", &out), WARDER_ENOENT);
         ck_assert_int_eq(read_rc(b, "/nope/deeper", &out), WARDER_ENOENT);
-        ck_assert_int_eq(warder_backend_ls(b, S("/nope"), 0, &e, &err), WARDER_ENOENT);
-        ck_assert_int_eq(warder_backend_edit(b, S("/nope"), S("x"), S("y"), 0, NULL, &err),
+        ck_assert_int_eq(warder_backend_ls(&e, b, S("/nope"), 0, &err), WARDER_ENOENT);
+        ck_assert_int_eq(warder_backend_edit(NULL, b, S("/nope"), S("x"), S("y"), 0, &err),
                          WARDER_ENOENT);
         ck_assert_ptr_null(out.data);
         ck_assert_ptr_null(e.items);
         /* the failed write under a file created nothing */
-        ck_assert_int_eq(warder_backend_ls(b, S("/d"), 0, &e, &err), 0);
+        ck_assert_int_eq(warder_backend_ls(&e, b, S("/d"), 0, &err), 0);
         ck_assert_uint_eq(e.count, 1);
         warder_entries_free(&e);
         warder_error_clear(&err);
@@ -134,9 +134,9 @@ START_TEST(read_offset_and_limit)
             {UINT64_MAX, 1, "", false},  {0, UINT64_MAX, "0123456789", false},
         };
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-                struct warder_bytes out = {0};
+                struct warder_bytes out = WARDER_BYTES_INIT;
                 ck_assert_int_eq(
-                    warder_backend_read(b, S("/f"), cases[i].offset, cases[i].limit, 0, &out, NULL),
+                    warder_backend_read(&out, b, S("/f"), cases[i].offset, cases[i].limit, 0, NULL),
                     0);
                 ck_assert_msg(out.len == strlen(cases[i].expect) &&
                                   !memcmp(out.data, cases[i].expect, out.len),
@@ -157,13 +157,13 @@ START_TEST(paths_are_normalised_in_its_own_namespace)
                                    "/a/x/../b/c.txt", "a/b/c.txt",    "/../../a/b/c.txt",
                                    "/a/b/c.txt/",     "/a/b/c.txt/."};
         for (size_t i = 0; i < sizeof(spellings) / sizeof(spellings[0]); i++) {
-                struct warder_bytes out = {0};
+                struct warder_bytes out = WARDER_BYTES_INIT;
                 ck_assert_msg(read_rc(b, spellings[i], &out) == 0, "%s", spellings[i]);
                 ck_assert_str_eq(out.data, "c");
                 warder_bytes_free(&out);
         }
         /* the control: a different name is not found */
-        struct warder_bytes out = {0};
+        struct warder_bytes out = WARDER_BYTES_INIT;
         ck_assert_int_eq(read_rc(b, "/a/b/C.txt", &out), WARDER_ENOENT);
         warder_backend_free(b);
 }
@@ -176,7 +176,7 @@ START_TEST(binary_and_empty_content)
         for (size_t i = 0; i < sizeof(data); i++)
                 data[i] = (char)(i * 7);
         ck_assert_int_eq(warder_backend_write(b, S("/bin"), data, sizeof(data), 0, NULL), 0);
-        struct warder_bytes out = {0};
+        struct warder_bytes out = WARDER_BYTES_INIT;
         ck_assert_int_eq(read_rc(b, "/bin", &out), 0);
         ck_assert_uint_eq(out.len, sizeof(data));
         ck_assert_int_eq(memcmp(out.data, data, sizeof(data)), 0);
@@ -194,24 +194,25 @@ START_TEST(mkdir_helper)
 {
         warder_backend *b = mem_new();
         struct warder_error err = WARDER_ERROR_INIT;
-        ck_assert_int_eq(warder_memory_mkdir(b, "/x/y/z", &err), 0);
-        ck_assert_int_eq(warder_memory_mkdir(b, "/x/y/z", &err), 0); /* exists: fine */
-        struct warder_entries e = {0};
-        ck_assert_int_eq(warder_backend_ls(b, S("/x/y/z"), 0, &e, &err), 0);
+        ck_assert_int_eq(warder_memory_mkdir(b, "/x/y/z", strlen("/x/y/z"), &err), 0);
+        ck_assert_int_eq(warder_memory_mkdir(b, "/x/y/z", strlen("/x/y/z"), &err),
+                         0); /* exists: fine */
+        struct warder_entries e = WARDER_ENTRIES_INIT;
+        ck_assert_int_eq(warder_backend_ls(&e, b, S("/x/y/z"), 0, &err), 0);
         ck_assert_uint_eq(e.count, 0);
-        ck_assert_int_eq(warder_backend_ls(b, S("/x/y"), 0, &e, &err), 0);
+        ck_assert_int_eq(warder_backend_ls(&e, b, S("/x/y"), 0, &err), 0);
         ck_assert_uint_eq(e.count, 1);
         ck_assert_int_eq(e.items[0].type, WARDER_ENTRY_DIR);
         warder_entries_free(&e);
         put(b, "/x/f", "1");
-        ck_assert_int_eq(warder_memory_mkdir(b, "/x/f", &err), WARDER_EEXIST);
-        ck_assert_int_eq(warder_memory_mkdir(b, "/x/f/g", &err), WARDER_ENOTDIR);
-        ck_assert_int_eq(warder_memory_mkdir(b, "", &err), WARDER_EINVAL);
-        ck_assert_int_eq(warder_memory_mkdir(b, NULL, &err), WARDER_EINVAL);
-        ck_assert_int_eq(warder_memory_mkdir(NULL, "/a", &err), WARDER_EINVAL);
+        ck_assert_int_eq(warder_memory_mkdir(b, "/x/f", strlen("/x/f"), &err), WARDER_EEXIST);
+        ck_assert_int_eq(warder_memory_mkdir(b, "/x/f/g", strlen("/x/f/g"), &err), WARDER_ENOTDIR);
+        ck_assert_int_eq(warder_memory_mkdir(b, "", strlen(""), &err), WARDER_EINVAL);
+        ck_assert_int_eq(warder_memory_mkdir(b, NULL, 0, &err), WARDER_EINVAL);
+        ck_assert_int_eq(warder_memory_mkdir(NULL, "/a", strlen("/a"), &err), WARDER_EINVAL);
         /* only on a memory backend */
         struct warder_backend not_memory = {NULL, 0};
-        ck_assert_int_eq(warder_memory_mkdir(&not_memory, "/a", &err), WARDER_EINVAL);
+        ck_assert_int_eq(warder_memory_mkdir(&not_memory, "/a", strlen("/a"), &err), WARDER_EINVAL);
         ck_assert_int_eq(warder_memory_new(NULL, &err), WARDER_EINVAL);
         warder_error_clear(&err);
         warder_backend_free(b);
@@ -226,15 +227,14 @@ START_TEST(no_execute_no_symlinks_no_realpath)
         struct warder_exec_request xr = WARDER_EXEC_REQUEST_INIT;
         xr.command = "true";
         xr.command_len = 4;
-        struct warder_exec_result xo;
-        memset(&xo, 0, sizeof(xo));
-        ck_assert_int_eq(warder_backend_execute(b, &xr, &xo, NULL), WARDER_ENOTSUP);
+        struct warder_exec_result xo = WARDER_EXEC_RESULT_INIT;
+        ck_assert_int_eq(warder_backend_execute(&xo, b, &xr, NULL), WARDER_ENOTSUP);
         char *real = NULL;
-        ck_assert_int_eq(warder_backend_realpath(b, S("/"), &real, NULL), WARDER_ENOTSUP);
+        ck_assert_int_eq(warder_backend_realpath(&real, b, S("/"), NULL), WARDER_ENOTSUP);
         /* every entry is a file or a directory */
         put(b, "/d/f", "x");
-        struct warder_entries e = {0};
-        ck_assert_int_eq(warder_backend_ls(b, S("/"), 0, &e, NULL), 0);
+        struct warder_entries e = WARDER_ENTRIES_INIT;
+        ck_assert_int_eq(warder_backend_ls(&e, b, S("/"), 0, NULL), 0);
         ck_assert_int_eq(e.items[0].type, WARDER_ENTRY_DIR);
         warder_entries_free(&e);
         warder_backend_free(b);
@@ -248,28 +248,29 @@ START_TEST(edit_and_search)
         put(b, "/p/a.py", "import os\nprint(os.environ)\n");
         put(b, "/p/sub/b.py", "import sys\n");
         size_t n = 0;
-        ck_assert_int_eq(warder_backend_edit(b, S("/p/a.py"), S("os"), S("OS"), 0, &n, &err),
+        ck_assert_int_eq(warder_backend_edit(&n, b, S("/p/a.py"), S("os"), S("OS"), 0, &err),
                          WARDER_EAMBIGUOUS);
         ck_assert_int_eq(
-            warder_backend_edit(b, S("/p/a.py"), S("os"), S("OS"), WARDER_EDIT_ALL, &n, &err), 0);
+            warder_backend_edit(&n, b, S("/p/a.py"), S("os"), S("OS"), WARDER_EDIT_ALL, &err), 0);
         ck_assert_uint_eq(n, 2);
-        struct warder_bytes out = {0};
+        struct warder_bytes out = WARDER_BYTES_INIT;
         ck_assert_int_eq(read_rc(b, "/p/a.py", &out), 0);
         ck_assert_str_eq(out.data, "import OS\nprint(OS.environ)\n");
         warder_bytes_free(&out);
         struct warder_grep_request r = WARDER_GREP_REQUEST_INIT;
         r.pattern = "^import";
+        r.pattern_len = strlen(r.pattern);
         r.path = "/p";
         r.path_len = 2;
-        struct warder_grep_result g = {0};
-        ck_assert_int_eq(warder_backend_grep(b, &r, &g, &err), 0);
+        struct warder_grep_result g = WARDER_GREP_RESULT_INIT;
+        ck_assert_int_eq(warder_backend_grep(&g, b, &r, &err), 0);
         ck_assert_uint_eq(g.count, 2);
         ck_assert_str_eq(g.items[0].path, "/p/a.py");
         ck_assert_str_eq(g.items[1].path, "/p/sub/b.py");
         ck_assert_str_eq(g.items[1].text, "import sys");
         warder_grep_result_free(&g);
-        struct warder_entries e = {0};
-        int rc = warder_backend_glob(b, "**/*.py", S("/p"), 0, &e, &err);
+        struct warder_entries e = WARDER_ENTRIES_INIT;
+        int rc = warder_backend_glob(&e, b, "**/*.py", strlen("**/*.py"), S("/p"), 0, &err);
         ck_assert_msg(rc == 0, "%s", err.message);
         ck_assert_uint_eq(e.count, 2);
         warder_entries_free(&e);
@@ -286,19 +287,19 @@ static void *edit_worker(void *arg)
 {
         warder_backend *b = arg;
         for (int i = 0; i < ROUNDS; i++) {
-                if (warder_backend_edit(b, S("/counter"), S("END"), S("xEND"), 0, NULL, NULL))
+                if (warder_backend_edit(NULL, b, S("/counter"), S("END"), S("xEND"), 0, NULL))
                         return (void *)1;
                 char path[64];
                 snprintf(path, sizeof(path), "/t/%lx/%d", (unsigned long)pthread_self(), i % 7);
                 if (warder_backend_write(b, path, strlen(path), "abcdef", 6, 0, NULL))
                         return (void *)1;
-                struct warder_bytes out = {0};
-                if (warder_backend_read(b, S("/fixed"), 0, 0, 0, &out, NULL) ||
+                struct warder_bytes out = WARDER_BYTES_INIT;
+                if (warder_backend_read(&out, b, S("/fixed"), 0, 0, 0, NULL) ||
                     strcmp(out.data, "constant"))
                         return (void *)1;
                 warder_bytes_free(&out);
-                struct warder_entries e = {0};
-                if (warder_backend_ls(b, S("/t"), 0, &e, NULL))
+                struct warder_entries e = WARDER_ENTRIES_INIT;
+                if (warder_backend_ls(&e, b, S("/t"), 0, NULL))
                         return (void *)1;
                 warder_entries_free(&e);
         }
@@ -310,7 +311,7 @@ START_TEST(concurrent_use)
         warder_backend *b = mem_new();
         put(b, "/counter", "END");
         put(b, "/fixed", "constant");
-        warder_memory_mkdir(b, "/t", NULL);
+        warder_memory_mkdir(b, "/t", strlen("/t"), NULL);
         pthread_t t[THREADS];
         for (int i = 0; i < THREADS; i++)
                 ck_assert_int_eq(pthread_create(&t[i], NULL, edit_worker, b), 0);
@@ -319,12 +320,12 @@ START_TEST(concurrent_use)
                 pthread_join(t[i], &res);
                 ck_assert_ptr_null(res);
         }
-        struct warder_bytes out = {0};
+        struct warder_bytes out = WARDER_BYTES_INIT;
         ck_assert_int_eq(read_rc(b, "/counter", &out), 0);
         ck_assert_uint_eq(out.len, THREADS * ROUNDS + 3);
         warder_bytes_free(&out);
-        struct warder_entries e = {0};
-        ck_assert_int_eq(warder_backend_ls(b, S("/t"), 0, &e, NULL), 0);
+        struct warder_entries e = WARDER_ENTRIES_INIT;
+        ck_assert_int_eq(warder_backend_ls(&e, b, S("/t"), 0, NULL), 0);
         ck_assert_uint_eq(e.count, THREADS);
         warder_entries_free(&e);
         warder_backend_free(b);

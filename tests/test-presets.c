@@ -9,6 +9,7 @@
 #include "ruleset/ruleset-internal.h"
 #include "support.h"
 #include "warder/ruleset.h"
+#include "warder/tooling.h"
 
 static const char *source_root(void)
 {
@@ -96,7 +97,7 @@ START_TEST(test_every_rules_file_passes_its_tests)
                 ck_assert_msg(warder_ruleset_test_count(rs) > 0, "%s has no tests", path);
                 struct tally t = {0, ""};
                 size_t passed = 0, failed = 0;
-                ck_assert_int_eq(warder_ruleset_run_tests(rs, on_case, &t, &passed, &failed, &err),
+                ck_assert_int_eq(warder_ruleset_run_tests(&passed, &failed, rs, on_case, &t, &err),
                                  0);
                 ck_assert_msg(failed == 0, "%s", t.msg);
                 ck_assert_uint_eq(passed, warder_ruleset_test_count(rs));
@@ -223,7 +224,8 @@ START_TEST(test_preset_table)
         o.home = "/u";
         ck_assert_int_eq(warder_ruleset_load_preset(&rs, x->preset, &o, &err), 0);
         struct warder_decision d = WARDER_DECISION_INIT;
-        ck_assert_int_eq(warder_ruleset_check(rs, x->op, x->target, NULL, &d, &err), 0);
+        ck_assert_int_eq(
+            warder_ruleset_check(&d, rs, x->op, x->target, strlen(x->target), NULL, 0, &err), 0);
         ck_assert_msg(d.action == x->action, "%s %s %s: got %s", x->preset, warder_op_name(x->op),
                       x->target, warder_action_name(d.action));
         if (x->reason) {
@@ -261,20 +263,20 @@ START_TEST(test_preset_lists)
             "/proc/**/environ", "/proc/**/mem",          "/proc/**/root/**", "/proc/**/cwd/**",
             "/proc/**/fd/**",   "/proc/**/map_files/**", "/proc/kcore"};
         for (size_t i = 0; i < 19; i++) {
-                struct warder_rule_info r;
-                ck_assert_int_eq(warder_ruleset_rule(rs, WARDER_OP_READ, i, &r), 0);
+                struct warder_rule_info r = WARDER_RULE_INFO_INIT;
+                ck_assert_int_eq(warder_ruleset_rule(&r, rs, WARDER_OP_READ, i), 0);
                 ck_assert_str_eq(r.pattern, i < 12 ? secrets[i] : procs[i - 12]);
                 ck_assert_int_eq(r.action, WARDER_DENY);
         }
         for (size_t i = 0; i < 12; i++) {
-                struct warder_rule_info r;
-                ck_assert_int_eq(warder_ruleset_rule(rs, WARDER_OP_WRITE, i, &r), 0);
+                struct warder_rule_info r = WARDER_RULE_INFO_INIT;
+                ck_assert_int_eq(warder_ruleset_rule(&r, rs, WARDER_OP_WRITE, i), 0);
                 ck_assert_str_eq(r.pattern, secrets[i]);
                 ck_assert_int_eq(r.action, WARDER_DENY);
         }
         for (size_t i = 0; i < 7; i++) {
-                struct warder_rule_info r;
-                ck_assert_int_eq(warder_ruleset_rule(rs, WARDER_OP_EXECUTE, i, &r), 0);
+                struct warder_rule_info r = WARDER_RULE_INFO_INIT;
+                ck_assert_int_eq(warder_ruleset_rule(&r, rs, WARDER_OP_EXECUTE, i), 0);
                 ck_assert_str_eq(r.pattern, dangerous[i]);
         }
         warder_ruleset_free(rs);
@@ -333,9 +335,10 @@ START_TEST(test_table_equals_text)
                         size_t count = warder_ruleset_rule_count(a, op);
                         ck_assert_uint_eq(count, warder_ruleset_rule_count(b, op));
                         for (size_t i = 0; i < count; i++, rules++) {
-                                struct warder_rule_info x, y;
-                                ck_assert_int_eq(warder_ruleset_rule(a, op, i, &x), 0);
-                                ck_assert_int_eq(warder_ruleset_rule(b, op, i, &y), 0);
+                                struct warder_rule_info x = WARDER_RULE_INFO_INIT;
+                                struct warder_rule_info y = WARDER_RULE_INFO_INIT;
+                                ck_assert_int_eq(warder_ruleset_rule(&x, a, op, i), 0);
+                                ck_assert_int_eq(warder_ruleset_rule(&y, b, op, i), 0);
                                 ck_assert_int_eq(x.action, y.action);
                                 ck_assert_str_eq(x.id, y.id);
                                 ck_assert_str_eq(x.pattern, y.pattern);
@@ -350,8 +353,8 @@ START_TEST(test_table_equals_text)
                 ck_assert_uint_eq(warder_ruleset_test_count(a), warder_ruleset_test_count(b));
                 struct results ra = {WARDER__BUF_INIT}, rb = {WARDER__BUF_INIT};
                 size_t pa = 0, fa = 0, pb = 0, fb = 0;
-                ck_assert_int_eq(warder_ruleset_run_tests(a, record, &ra, &pa, &fa, NULL), 0);
-                ck_assert_int_eq(warder_ruleset_run_tests(b, record, &rb, &pb, &fb, NULL), 0);
+                ck_assert_int_eq(warder_ruleset_run_tests(&pa, &fa, a, record, &ra, NULL), 0);
+                ck_assert_int_eq(warder_ruleset_run_tests(&pb, &fb, b, record, &rb, NULL), 0);
                 ck_assert_uint_gt(pa, 5);
                 ck_assert_uint_eq(fa, 0);
                 ck_assert_str_eq(ra.b.data, rb.b.data);

@@ -17,6 +17,7 @@
 #include "sha256.h"
 #include "support.h"
 #include "warder/ruleset.h"
+#include "warder/tooling.h"
 
 static int load_opts(warder_ruleset **rs, const char *yaml, const char *root, const char *home,
                      struct warder_error *err)
@@ -54,7 +55,8 @@ static enum warder_action act(const warder_ruleset *rs, enum warder_op op, const
 {
         struct warder_decision d = WARDER_DECISION_INIT;
         struct warder_error err = WARDER_ERROR_INIT;
-        int rc = warder_ruleset_check(rs, op, t, real, &d, &err);
+        int rc =
+            warder_ruleset_check(&d, rs, op, t, strlen(t), real, (real ? strlen(real) : 0), &err);
         ck_assert_msg(rc == 0, "check %s failed: %s", t, err.message);
         enum warder_action a = d.action;
         warder_decision_clear(&d);
@@ -166,8 +168,12 @@ START_TEST(test_byte_order_mark)
                                       "warder: 1\nread:\n  rules:\n"
                                       "    - deny: '**/.env'\n");
         struct warder_decision a = WARDER_DECISION_INIT, b = WARDER_DECISION_INIT;
-        ck_assert_int_eq(warder_ruleset_check(plain, WARDER_OP_READ, "/r/.env", NULL, &a, NULL), 0);
-        ck_assert_int_eq(warder_ruleset_check(bom, WARDER_OP_READ, "/r/.env", NULL, &b, NULL), 0);
+        ck_assert_int_eq(warder_ruleset_check(&a, plain, WARDER_OP_READ, "/r/.env",
+                                              strlen("/r/.env"), NULL, 0, NULL),
+                         0);
+        ck_assert_int_eq(warder_ruleset_check(&b, bom, WARDER_OP_READ, "/r/.env", strlen("/r/.env"),
+                                              NULL, 0, NULL),
+                         0);
         ck_assert_int_eq(a.action, WARDER_DENY);
         ck_assert_int_eq(b.action, WARDER_DENY);
         ck_assert_uint_eq(a.line, b.line);
@@ -339,8 +345,9 @@ START_TEST(test_mutated_documents)
                         loaded++;
                         ck_assert_ptr_nonnull(rs);
                         struct warder_decision d = WARDER_DECISION_INIT;
-                        ck_assert_int_eq(
-                            warder_ruleset_check(rs, WARDER_OP_WRITE, "/etc/x", NULL, &d, NULL), 0);
+                        ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_WRITE, "/etc/x",
+                                                              strlen("/etc/x"), NULL, 0, NULL),
+                                         0);
                         warder_decision_clear(&d);
                         warder_ruleset_free(rs);
                 } else {
@@ -522,7 +529,9 @@ START_TEST(test_decision_fields)
                                      "      reason: keys stay private\n"
                                      "      id: no-keys\n");
         struct warder_decision d = WARDER_DECISION_INIT;
-        ck_assert_int_eq(warder_ruleset_check(rs, WARDER_OP_READ, "x/id.key", NULL, &d, NULL), 0);
+        ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_READ, "x/id.key",
+                                              strlen("x/id.key"), NULL, 0, NULL),
+                         0);
         ck_assert_int_eq(d.action, WARDER_DENY);
         ck_assert_int_eq(d.op, WARDER_OP_READ);
         ck_assert(!d.by_default);
@@ -535,17 +544,20 @@ START_TEST(test_decision_fields)
         ck_assert_uint_eq(d.line, 5);
         ck_assert_uint_eq(d.column, 7);
         /* a copy outlives the ruleset */
-        struct warder_decision copy;
+        struct warder_decision copy = WARDER_DECISION_INIT;
         ck_assert_int_eq(warder_decision_copy(&copy, &d), 0);
         warder_decision_clear(&d);
         /* generated id; first-match: the src rule decides before the key rule */
-        ck_assert_int_eq(warder_ruleset_check(rs, WARDER_OP_READ, "src/id.key", NULL, &d, NULL), 0);
+        ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_READ, "src/id.key",
+                                              strlen("src/id.key"), NULL, 0, NULL),
+                         0);
         ck_assert_int_eq(d.action, WARDER_ALLOW);
         ck_assert_str_eq(d.rule_id, "read:0");
         ck_assert_ptr_null(d.reason);
         warder_decision_clear(&d);
         /* nothing matches: the default decides (global default absent → ask, §1.3) */
-        ck_assert_int_eq(warder_ruleset_check(rs, WARDER_OP_READ, "/x", NULL, &d, NULL), 0);
+        ck_assert_int_eq(
+            warder_ruleset_check(&d, rs, WARDER_OP_READ, "/x", strlen("/x"), NULL, 0, NULL), 0);
         ck_assert(d.by_default);
         ck_assert_int_eq(d.action, WARDER_ASK);
         ck_assert_int_eq(d.form, WARDER_FORM_NONE);
@@ -577,7 +589,8 @@ START_TEST(test_precedence)
         ck_assert_int_eq(act(rs, WARDER_OP_READ, "src/a.c", NULL), WARDER_ALLOW);
         ck_assert_int_eq(act(rs, WARDER_OP_READ, "lib/a.c", NULL), WARDER_ASK);
         struct warder_decision d = WARDER_DECISION_INIT;
-        ck_assert_int_eq(warder_ruleset_check(rs, WARDER_OP_READ, "src/gen/x.key", NULL, &d, NULL),
+        ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_READ, "src/gen/x.key",
+                                              strlen("src/gen/x.key"), NULL, 0, NULL),
                          0);
         ck_assert_str_eq(d.rule_id, "read:1");
         warder_decision_clear(&d);
@@ -614,30 +627,37 @@ START_TEST(test_two_forms)
                                      "    - deny: '~/.ssh/**'\n    - ask: '/tmp/**'\n"
                                      "    - allow: '/safe/**'\n");
         struct warder_decision d = WARDER_DECISION_INIT;
-        ck_assert_int_eq(
-            warder_ruleset_check(rs, WARDER_OP_READ, "link", "/h/.ssh/id_rsa", &d, NULL), 0);
+        ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_READ, "link", strlen("link"),
+                                              "/h/.ssh/id_rsa", strlen("/h/.ssh/id_rsa"), NULL),
+                         0);
         ck_assert_int_eq(d.action, WARDER_DENY);
         ck_assert_int_eq(d.form, WARDER_FORM_REAL);
         warder_decision_clear(&d);
         /* a link allowed by a rule of its own, whose real form rule 0 denies: still denied */
-        ck_assert_int_eq(
-            warder_ruleset_check(rs, WARDER_OP_READ, "/safe/link", "/h/.ssh/id_rsa", &d, NULL), 0);
+        ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_READ, "/safe/link",
+                                              strlen("/safe/link"), "/h/.ssh/id_rsa",
+                                              strlen("/h/.ssh/id_rsa"), NULL),
+                         0);
         ck_assert_int_eq(d.action, WARDER_DENY);
         ck_assert_int_eq(d.form, WARDER_FORM_REAL);
         ck_assert_uint_eq(d.rule_index, 0);
         warder_decision_clear(&d);
-        ck_assert_int_eq(warder_ruleset_check(rs, WARDER_OP_READ, "~/.ssh/x", "/safe/x", &d, NULL),
+        ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_READ, "~/.ssh/x",
+                                              strlen("~/.ssh/x"), "/safe/x", strlen("/safe/x"),
+                                              NULL),
                          0);
         ck_assert_int_eq(d.action, WARDER_DENY);
         ck_assert_int_eq(d.form, WARDER_FORM_LITERAL);
         warder_decision_clear(&d);
-        ck_assert_int_eq(warder_ruleset_check(rs, WARDER_OP_READ, "/safe/a", "/tmp/a", &d, NULL),
+        ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_READ, "/safe/a", strlen("/safe/a"),
+                                              "/tmp/a", strlen("/tmp/a"), NULL),
                          0);
         ck_assert_int_eq(d.action, WARDER_ASK);
         ck_assert_int_eq(d.form, WARDER_FORM_REAL);
         warder_decision_clear(&d);
         /* allow needs both forms allowed; a real form equal to the literal one is "both" */
-        ck_assert_int_eq(warder_ruleset_check(rs, WARDER_OP_READ, "/safe/a", "/safe/./a", &d, NULL),
+        ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_READ, "/safe/a", strlen("/safe/a"),
+                                              "/safe/./a", strlen("/safe/./a"), NULL),
                          0);
         ck_assert_int_eq(d.action, WARDER_ALLOW);
         ck_assert_int_eq(d.form, WARDER_FORM_BOTH);
@@ -646,12 +666,15 @@ START_TEST(test_two_forms)
         ck_assert_int_eq(act(rs, WARDER_OP_READ, "/safe/../h/.ssh/k", NULL), WARDER_DENY);
         ck_assert_int_eq(act(rs, WARDER_OP_READ, "//h//.ssh/k/", NULL), WARDER_DENY);
         /* bad targets */
-        ck_assert_int_eq(warder_ruleset_check(rs, WARDER_OP_READ, "", NULL, &d, NULL),
+        ck_assert_int_eq(
+            warder_ruleset_check(&d, rs, WARDER_OP_READ, "", strlen(""), NULL, 0, NULL),
+            WARDER_EINVAL);
+        ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_EXECUTE, "ls", strlen("ls"), "/x",
+                                              strlen("/x"), NULL),
                          WARDER_EINVAL);
-        ck_assert_int_eq(warder_ruleset_check(rs, WARDER_OP_EXECUTE, "ls", "/x", &d, NULL),
-                         WARDER_EINVAL);
-        ck_assert_int_eq(warder_ruleset_check(rs, (enum warder_op)9, "/x", NULL, &d, NULL),
-                         WARDER_EINVAL);
+        ck_assert_int_eq(
+            warder_ruleset_check(&d, rs, (enum warder_op)9, "/x", strlen("/x"), NULL, 0, NULL),
+            WARDER_EINVAL);
         warder_ruleset_free(rs);
 }
 END_TEST
@@ -750,40 +773,49 @@ START_TEST(test_misuse)
         ck_assert(!warder_ruleset_operation_has_default(rs, WARDER_OP_WRITE));
         ck_assert(!warder_ruleset_operation_has_default(rs, bad));
         ck_assert(!warder_ruleset_operation_has_default(NULL, WARDER_OP_READ));
-        struct warder_rule_info info;
+        struct warder_rule_info info = WARDER_RULE_INFO_INIT;
         memset(&info, 0x5a, sizeof(info));
-        ck_assert_int_eq(warder_ruleset_rule(rs, WARDER_OP_READ, 1, &info), WARDER_EINVAL);
-        ck_assert_int_eq(warder_ruleset_rule(rs, bad, 0, &info), WARDER_EINVAL);
-        ck_assert_int_eq(warder_ruleset_rule(NULL, WARDER_OP_READ, 0, &info), WARDER_EINVAL);
-        ck_assert_int_eq(warder_ruleset_rule(rs, WARDER_OP_READ, 0, NULL), WARDER_EINVAL);
+        info.version = WARDER_RULE_INFO_VERSION;
+        ck_assert_int_eq(warder_ruleset_rule(&info, rs, WARDER_OP_READ, 1), WARDER_EINVAL);
+        ck_assert_int_eq(warder_ruleset_rule(&info, rs, bad, 0), WARDER_EINVAL);
+        ck_assert_int_eq(warder_ruleset_rule(&info, NULL, WARDER_OP_READ, 0), WARDER_EINVAL);
+        ck_assert_int_eq(warder_ruleset_rule(NULL, rs, WARDER_OP_READ, 0), WARDER_EINVAL);
         ck_assert_int_eq(info.line, 0x5a5a5a5au); /* untouched */
-        ck_assert_int_eq(warder_ruleset_rule(rs, WARDER_OP_READ, 0, &info), 0);
+        ck_assert_int_eq(warder_ruleset_rule(&info, rs, WARDER_OP_READ, 0), 0);
         ck_assert_str_eq(info.pattern, "**/.env");
         char **v = (char **)(uintptr_t)0x1;
         size_t count = 7;
-        REFUSED(warder_ruleset_rule_alternatives(rs, WARDER_OP_READ, 1, &v, &count, &err));
-        REFUSED(warder_ruleset_rule_alternatives(rs, bad, 0, &v, &count, &err));
-        REFUSED(warder_ruleset_rule_alternatives(NULL, WARDER_OP_READ, 0, &v, &count, &err));
-        REFUSED(warder_ruleset_rule_alternatives(rs, WARDER_OP_READ, 0, NULL, &count, &err));
-        REFUSED(warder_ruleset_rule_alternatives(rs, WARDER_OP_READ, 0, &v, NULL, &err));
+        REFUSED(warder_ruleset_rule_alternatives(&v, &count, rs, WARDER_OP_READ, 1, &err));
+        REFUSED(warder_ruleset_rule_alternatives(&v, &count, rs, bad, 0, &err));
+        REFUSED(warder_ruleset_rule_alternatives(&v, &count, NULL, WARDER_OP_READ, 0, &err));
+        REFUSED(warder_ruleset_rule_alternatives(NULL, &count, rs, WARDER_OP_READ, 0, &err));
+        REFUSED(warder_ruleset_rule_alternatives(&v, NULL, rs, WARDER_OP_READ, 0, &err));
         ck_assert(v == (char **)(uintptr_t)0x1 && count == 7);
         bool matched = true;
-        REFUSED(warder_ruleset_rule_match(rs, WARDER_OP_READ, 1, "/r/.env", &matched, &err));
-        REFUSED(warder_ruleset_rule_match(rs, bad, 0, "/r/.env", &matched, &err));
-        REFUSED(warder_ruleset_rule_match(NULL, WARDER_OP_READ, 0, "/r/.env", &matched, &err));
-        REFUSED(warder_ruleset_rule_match(rs, WARDER_OP_READ, 0, NULL, &matched, &err));
-        REFUSED(warder_ruleset_rule_match(rs, WARDER_OP_READ, 0, "/r/.env", NULL, &err));
+        REFUSED(warder_ruleset_rule_match(&matched, rs, WARDER_OP_READ, 1, "/r/.env",
+                                          strlen("/r/.env"), &err));
+        REFUSED(
+            warder_ruleset_rule_match(&matched, rs, bad, 0, "/r/.env", strlen("/r/.env"), &err));
+        REFUSED(warder_ruleset_rule_match(&matched, NULL, WARDER_OP_READ, 0, "/r/.env",
+                                          strlen("/r/.env"), &err));
+        REFUSED(warder_ruleset_rule_match(&matched, rs, WARDER_OP_READ, 0, NULL, 0, &err));
+        REFUSED(warder_ruleset_rule_match(NULL, rs, WARDER_OP_READ, 0, "/r/.env", strlen("/r/.env"),
+                                          &err));
         ck_assert(matched);
         struct warder_decision d = WARDER_DECISION_INIT;
-        REFUSED(warder_ruleset_check(rs, bad, "/r/x", NULL, &d, &err));
-        REFUSED(warder_ruleset_check(NULL, WARDER_OP_READ, "/r/x", NULL, &d, &err));
-        REFUSED(warder_ruleset_check(rs, WARDER_OP_READ, NULL, NULL, &d, &err));
-        REFUSED(warder_ruleset_check(rs, WARDER_OP_READ, "/r/x", NULL, NULL, &err));
+        REFUSED(warder_ruleset_check(&d, rs, bad, "/r/x", strlen("/r/x"), NULL, 0, &err));
+        REFUSED(
+            warder_ruleset_check(&d, NULL, WARDER_OP_READ, "/r/x", strlen("/r/x"), NULL, 0, &err));
+        REFUSED(warder_ruleset_check(&d, rs, WARDER_OP_READ, NULL, 0, NULL, 0, &err));
+        REFUSED(
+            warder_ruleset_check(NULL, rs, WARDER_OP_READ, "/r/x", strlen("/r/x"), NULL, 0, &err));
         struct warder_explanation *ex = (struct warder_explanation *)(uintptr_t)0x1;
-        REFUSED(warder_ruleset_explain(rs, bad, "/r/x", NULL, &ex, &err));
-        REFUSED(warder_ruleset_explain(NULL, WARDER_OP_READ, "/r/x", NULL, &ex, &err));
-        REFUSED(warder_ruleset_explain(rs, WARDER_OP_READ, NULL, NULL, &ex, &err));
-        REFUSED(warder_ruleset_explain(rs, WARDER_OP_READ, "/r/x", NULL, NULL, &err));
+        REFUSED(warder_ruleset_explain(&ex, rs, bad, "/r/x", strlen("/r/x"), NULL, 0, &err));
+        REFUSED(warder_ruleset_explain(&ex, NULL, WARDER_OP_READ, "/r/x", strlen("/r/x"), NULL, 0,
+                                       &err));
+        REFUSED(warder_ruleset_explain(&ex, rs, WARDER_OP_READ, NULL, 0, NULL, 0, &err));
+        REFUSED(warder_ruleset_explain(NULL, rs, WARDER_OP_READ, "/r/x", strlen("/r/x"), NULL, 0,
+                                       &err));
         ck_assert(ex == (struct warder_explanation *)(uintptr_t)0x1);
         REFUSED(warder_ruleset_run_tests(NULL, NULL, NULL, NULL, NULL, &err));
         ck_assert_ptr_null(warder_ruleset_root(NULL));
@@ -953,8 +985,8 @@ START_TEST(test_extends_preset)
         warder_ruleset *rs = load_ok("warder: 1\ndefault: deny\nextends: default\n"
                                      "read:\n  rules:\n    - allow: '**/.env.example'\n");
         ck_assert_uint_eq(warder_ruleset_rule_count(rs, WARDER_OP_READ), 20);
-        struct warder_rule_info info;
-        ck_assert_int_eq(warder_ruleset_rule(rs, WARDER_OP_READ, 1, &info), 0);
+        struct warder_rule_info info = WARDER_RULE_INFO_INIT;
+        ck_assert_int_eq(warder_ruleset_rule(&info, rs, WARDER_OP_READ, 1), 0);
         ck_assert_str_eq(info.file, "preset:default");
         ck_assert_str_eq(info.id, "read:0");
         ck_assert_str_eq(info.pattern, "**/.env");
@@ -993,8 +1025,8 @@ START_TEST(test_extends_files)
         ck_assert_int_eq(warder_ruleset_default(rs, WARDER_OP_WRITE), WARDER_ALLOW);
         ck_assert_int_eq(act(rs, WARDER_OP_READ, "pub/a.key", NULL), WARDER_ALLOW);
         ck_assert_int_eq(act(rs, WARDER_OP_READ, "x/A.KEY", NULL), WARDER_DENY);
-        struct warder_rule_info info;
-        ck_assert_int_eq(warder_ruleset_rule(rs, WARDER_OP_READ, 1, &info), 0);
+        struct warder_rule_info info = WARDER_RULE_INFO_INIT;
+        ck_assert_int_eq(warder_ruleset_rule(&info, rs, WARDER_OP_READ, 1), 0);
         ck_assert_msg(strstr(info.file, "base.yaml"), "%s", info.file);
         ck_assert_uint_eq(info.line, 7);
         warder_ruleset_free(rs);
@@ -1191,8 +1223,10 @@ START_TEST(test_explain)
         warder_ruleset *rs = load_ok("warder: 1\nread:\n  rules:\n    - allow: 'src/**'\n"
                                      "    - deny: '**/*.key'\n    - ask: '/h/**'\n");
         struct warder_explanation *ex = NULL;
-        ck_assert_int_eq(
-            warder_ruleset_explain(rs, WARDER_OP_READ, "src/a.key", "/h/a.key", &ex, NULL), 0);
+        ck_assert_int_eq(warder_ruleset_explain(&ex, rs, WARDER_OP_READ, "src/a.key",
+                                                strlen("src/a.key"), "/h/a.key", strlen("/h/a.key"),
+                                                NULL),
+                         0);
         ck_assert_str_eq(ex->literal, "/r/src/a.key");
         ck_assert_str_eq(ex->real, "/h/a.key");
         ck_assert_uint_eq(ex->count, 3);
@@ -1216,29 +1250,34 @@ START_TEST(test_lint_accessors)
                                      "    - deny: 'build/'\nexecute: {rules: [{deny: 'rm *'}]}\n");
         char **v = NULL;
         size_t n = 0;
-        ck_assert_int_eq(warder_ruleset_rule_alternatives(rs, WARDER_OP_READ, 0, &v, &n, NULL), 0);
+        ck_assert_int_eq(warder_ruleset_rule_alternatives(&v, &n, rs, WARDER_OP_READ, 0, NULL), 0);
         ck_assert_uint_eq(n, 3);
         ck_assert_str_eq(v[0], "/r/**/*.key");
         ck_assert_str_eq(v[1], "/etc/**");
         ck_assert_str_eq(v[2], "/etc");
         warder_ruleset_strv_free(v, n);
-        ck_assert_int_eq(warder_ruleset_rule_alternatives(rs, WARDER_OP_READ, 1, &v, &n, NULL), 0);
+        ck_assert_int_eq(warder_ruleset_rule_alternatives(&v, &n, rs, WARDER_OP_READ, 1, NULL), 0);
         ck_assert_uint_eq(n, 2);
         ck_assert_str_eq(v[0], "/r/**/build");
         ck_assert_str_eq(v[1], "/r/**/build/**");
         warder_ruleset_strv_free(v, n);
-        ck_assert_int_eq(warder_ruleset_rule_alternatives(rs, WARDER_OP_EXECUTE, 0, &v, &n, NULL),
+        ck_assert_int_eq(warder_ruleset_rule_alternatives(&v, &n, rs, WARDER_OP_EXECUTE, 0, NULL),
                          0);
         ck_assert_str_eq(v[0], "rm *");
         warder_ruleset_strv_free(v, n);
-        ck_assert_int_eq(warder_ruleset_rule_alternatives(rs, WARDER_OP_READ, 2, &v, &n, NULL),
+        ck_assert_int_eq(warder_ruleset_rule_alternatives(&v, &n, rs, WARDER_OP_READ, 2, NULL),
                          WARDER_EINVAL);
         bool m = false;
-        ck_assert_int_eq(warder_ruleset_rule_match(rs, WARDER_OP_READ, 0, "a/b.key", &m, NULL), 0);
+        ck_assert_int_eq(warder_ruleset_rule_match(&m, rs, WARDER_OP_READ, 0, "a/b.key",
+                                                   strlen("a/b.key"), NULL),
+                         0);
         ck_assert(m);
-        ck_assert_int_eq(warder_ruleset_rule_match(rs, WARDER_OP_READ, 1, "a/b.key", &m, NULL), 0);
+        ck_assert_int_eq(warder_ruleset_rule_match(&m, rs, WARDER_OP_READ, 1, "a/b.key",
+                                                   strlen("a/b.key"), NULL),
+                         0);
         ck_assert(!m);
-        ck_assert_int_eq(warder_ruleset_rule_match(rs, WARDER_OP_EXECUTE, 0, "rm -f x", &m, NULL),
+        ck_assert_int_eq(warder_ruleset_rule_match(&m, rs, WARDER_OP_EXECUTE, 0, "rm -f x",
+                                                   strlen("rm -f x"), NULL),
                          0);
         ck_assert(m);
         warder_ruleset_free(rs);
@@ -1278,7 +1317,7 @@ START_TEST(test_inline_tests)
         ck_assert_uint_eq(warder_ruleset_test_count(rs), 5);
         struct tally t = {0, 0, ""};
         size_t passed = 0, failed = 0;
-        ck_assert_int_eq(warder_ruleset_run_tests(rs, on_case, &t, &passed, &failed, NULL), 0);
+        ck_assert_int_eq(warder_ruleset_run_tests(&passed, &failed, rs, on_case, &t, NULL), 0);
         ck_assert_int_eq(t.calls, 5);
         ck_assert_uint_eq(passed, 4);
         ck_assert_uint_eq(failed, 1);
@@ -1298,7 +1337,7 @@ static void *hammer(void *arg)
                 char t[64];
                 snprintf(t, sizeof(t), "/r/d%d/f%d.%s", i % 7, i, i % 3 ? "c" : "key");
                 struct warder_decision d = WARDER_DECISION_INIT;
-                if (warder_ruleset_check(rs, WARDER_OP_READ, t, NULL, &d, NULL) != 0)
+                if (warder_ruleset_check(&d, rs, WARDER_OP_READ, t, strlen(t), NULL, 0, NULL) != 0)
                         bad++;
                 else if (d.action != (i % 3 ? WARDER_ALLOW : WARDER_DENY))
                         bad++;
@@ -1379,7 +1418,7 @@ START_TEST(test_docs_examples)
                                       err.line, err.column, err.message);
                         struct tally t = {0, 0, ""};
                         ck_assert_int_eq(
-                            warder_ruleset_run_tests(rs, on_case, &t, NULL, NULL, &err), 0);
+                            warder_ruleset_run_tests(NULL, NULL, rs, on_case, &t, &err), 0);
                         ck_assert_msg(t.failed == 0, "docs/rules.md:%u: %s", start, t.last_fail);
                         warder_ruleset_free(rs);
                         continue;

@@ -94,7 +94,8 @@ static int notes_ls(warder_backend *b, const char *path, unsigned flags, struct 
                 char full[1024];
                 snprintf(full, sizeof(full), "/%s", it->name);
                 /* On failure the library frees what was added so far. */
-                int rc = warder_entries_add(out, it->name, full, WARDER_ENTRY_FILE, it->len, 0);
+                int rc = warder_entries_add(out, it->name, strlen(it->name), full, strlen(full),
+                                            WARDER_ENTRY_FILE, it->len, 0);
                 if (rc)
                         return rc;
         }
@@ -157,16 +158,16 @@ int main(void)
 
         /* edit: read + replace + write, done by the library */
         size_t count = 0;
-        if (warder_backend_edit(b, "/todo.txt", 9, "milk", 4, "oat milk", 8, 0, &count, &err))
+        if (warder_backend_edit(&count, b, "/todo.txt", 9, "milk", 4, "oat milk", 8, 0, &err))
                 return fail("edit", &err);
         /* "TODO" occurs twice: refused unless every occurrence is to be replaced */
-        if (warder_backend_edit(b, "/todo.txt", 9, "TODO", 4, "DONE", 4, 0, NULL, &err) !=
+        if (warder_backend_edit(NULL, b, "/todo.txt", 9, "TODO", 4, "DONE", 4, 0, &err) !=
             WARDER_EAMBIGUOUS)
                 return fail("edit (ambiguous)", &err);
 
         /* glob: a walk over ls with the core matcher */
-        struct warder_entries found = {0};
-        if (warder_backend_glob(b, "*.txt", "/", 1, 0, &found, &err))
+        struct warder_entries found = WARDER_ENTRIES_INIT;
+        if (warder_backend_glob(&found, b, "*.txt", strlen("*.txt"), "/", 1, 0, &err))
                 return fail("glob", &err);
         for (size_t i = 0; i < found.count; i++)
                 printf("glob: %s (%llu bytes)\n", found.items[i].path,
@@ -175,10 +176,11 @@ int main(void)
         /* grep: a walk over ls + read, with PCRE2 */
         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
         req.pattern = "^TODO:";
+        req.pattern_len = strlen(req.pattern);
         req.path = "/";
         req.path_len = 1;
-        struct warder_grep_result hits = {0};
-        if (warder_backend_grep(b, &req, &hits, &err))
+        struct warder_grep_result hits = WARDER_GREP_RESULT_INIT;
+        if (warder_backend_grep(&hits, b, &req, &err))
                 return fail("grep", &err);
         for (size_t i = 0; i < hits.count; i++)
                 printf("grep: %s:%llu: %s\n", hits.items[i].path,

@@ -57,8 +57,8 @@ static int run(const char *workspace)
         printf("write notes/todo.txt: %s\n", warder_strerror(rc));
         failures += rc != 0;
 
-        struct warder_bytes bytes = {0};
-        rc = warder_backend_read(guard, ".env", 4, 0, 0, 0, &bytes, &err);
+        struct warder_bytes bytes = WARDER_BYTES_INIT;
+        rc = warder_backend_read(&bytes, guard, ".env", 4, 0, 0, 0, &err);
         printf("read .env: %s", warder_strerror(rc));
         if (rc == WARDER_EDENIED)
                 printf(" (rule %s: %s)", err.decision->rule_id, err.decision->reason);

@@ -37,12 +37,24 @@ enum warder_request_flags {
         WARDER_NOFOLLOW = 1u << 3,
 };
 
+/*
+ * Results. A function that fills one wants it initialised (its `version` is checked,
+ * WARDER_EINVAL otherwise): with the _INIT macro, or the _init() function below.
+ */
+
 /* Bytes returned by read and exec. `data` is NUL-terminated for convenience (not counted). */
 struct warder_bytes {
+        unsigned version; /* WARDER_BYTES_VERSION */
         char *data;
         size_t len;
         bool truncated;
 };
+
+#define WARDER_BYTES_VERSION 1
+#define WARDER_BYTES_INIT                                                                          \
+        {                                                                                          \
+                WARDER_BYTES_VERSION, NULL, 0, false                                               \
+        }
 
 enum warder_entry_type {
         WARDER_ENTRY_FILE = 0,
@@ -59,12 +71,20 @@ struct warder_entry {
         int64_t mtime; /* seconds since the epoch */
 };
 
-/* ls and glob results. `hidden` counts entries a guard dropped. */
+/* ls and glob results. `hidden` counts entries a guard dropped. The items are versioned by
+ * their container. */
 struct warder_entries {
+        unsigned version; /* WARDER_ENTRIES_VERSION */
         struct warder_entry *items;
         size_t count;
         size_t hidden;
 };
+
+#define WARDER_ENTRIES_VERSION 1
+#define WARDER_ENTRIES_INIT                                                                        \
+        {                                                                                          \
+                WARDER_ENTRIES_VERSION, NULL, 0, 0                                                 \
+        }
 
 struct warder_grep_match {
         char *path;    /* absolute */
@@ -73,7 +93,9 @@ struct warder_grep_match {
         size_t text_len;
 };
 
+/* grep results (items versioned by their container). */
 struct warder_grep_result {
+        unsigned version; /* WARDER_GREP_RESULT_VERSION */
         struct warder_grep_match *items;
         size_t count;
         /* Files in scope that were skipped unsearched because the request's may_search refused
@@ -83,6 +105,12 @@ struct warder_grep_result {
         bool truncated; /* stopped at max_matches or a byte cap (searched files only) */
 };
 
+#define WARDER_GREP_RESULT_VERSION 1
+#define WARDER_GREP_RESULT_INIT                                                                    \
+        {                                                                                          \
+                WARDER_GREP_RESULT_VERSION, NULL, 0, 0, false                                      \
+        }
+
 /*
  * Asked by grep before it opens a file in scope (§4.7): true to search it, false to skip it
  * unopened and count it in hidden_files. `path` is the file's absolute path in the backend's
@@ -91,9 +119,16 @@ struct warder_grep_result {
  */
 typedef bool (*warder_grep_filter_fn)(void *ud, const char *path, size_t path_len);
 
+/*
+ * A grep. `pattern` is `pattern_len` bytes and `glob` (optional) `glob_len` bytes: an embedded
+ * NUL is WARDER_EINVAL, never a search for a shorter pattern. A `pattern_len` of 0 with a
+ * pattern that does not start with NUL is WARDER_EINVAL too (a length left unset is refused,
+ * not taken for the empty pattern, which matches every line). Only version 3 is accepted: the
+ * earlier ones carried C strings.
+ */
 struct warder_grep_request {
         unsigned version;
-        const char *pattern; /* PCRE2 pattern, NUL-terminated */
+        const char *pattern; /* PCRE2 pattern */
         const char *path;    /* base path (file or directory) */
         size_t path_len;
         const char *glob; /* optional filter on file paths (core glob, relative to base), or NULL */
@@ -103,13 +138,20 @@ struct warder_grep_request {
          * the caller's own: a file must pass both). */
         warder_grep_filter_fn may_search;
         void *may_search_ud;
+        size_t pattern_len; /* version 3 */
+        size_t glob_len;    /* version 3 */
 };
 
-#define WARDER_GREP_REQUEST_VERSION 2
+#define WARDER_GREP_REQUEST_VERSION 3
 #define WARDER_GREP_REQUEST_INIT                                                                   \
         {                                                                                          \
-                WARDER_GREP_REQUEST_VERSION, NULL, NULL, 0, NULL, 0, 0, NULL, NULL                 \
+                WARDER_GREP_REQUEST_VERSION, NULL, NULL, 0, NULL, 0, 0, NULL, NULL, 0, 0           \
         }
+
+/* Initialises `req` as WARDER_GREP_REQUEST_INIT does, for a caller built against `version`
+ * of the struct (only that version's members are written). WARDER_EINVAL for a version this
+ * library does not know. */
+WARDER_API int warder_grep_request_init(struct warder_grep_request *req, unsigned version);
 
 /*
  * A cancellation flag for a running operation, raised from any thread (or a signal handler)
@@ -172,10 +214,14 @@ struct warder_exec_request {
                     NULL                                                                           \
         }
 
+/* Initialises `req` as WARDER_EXEC_REQUEST_INIT does, for a caller built against `version`. */
+WARDER_API int warder_exec_request_init(struct warder_exec_request *req, unsigned version);
+
 struct warder_exec_result {
-        int exit_status; /* exit code when the command exited, else -1 */
-        int signal;      /* terminating signal, else 0 */
-        bool timed_out;  /* the deadline passed and the process group was killed */
+        unsigned version; /* WARDER_EXEC_RESULT_VERSION */
+        int exit_status;  /* exit code when the command exited, else -1 */
+        int signal;       /* terminating signal, else 0 */
+        bool timed_out;   /* the deadline passed and the process group was killed */
         struct warder_bytes out;
         struct warder_bytes err;
         bool landlock_applied;
@@ -186,37 +232,51 @@ struct warder_exec_result {
         bool pid_namespace; /* the command ran in a PID namespace of its own (§6.4) */
 };
 
-/* Dispatch: what every caller uses. Outputs are untouched on failure. */
-WARDER_API int warder_backend_read(warder_backend *b, const char *path, size_t path_len,
-                                   uint64_t offset, uint64_t limit, unsigned flags,
-                                   struct warder_bytes *out, struct warder_error *err);
+#define WARDER_EXEC_RESULT_VERSION 1
+#define WARDER_EXEC_RESULT_INIT                                                                    \
+        {                                                                                          \
+                WARDER_EXEC_RESULT_VERSION, 0, 0, false, WARDER_BYTES_INIT, WARDER_BYTES_INIT,     \
+                    false, false, false, false                                                     \
+        }
+
+/* Dispatch: what every caller uses. Results come first and are untouched on failure. */
+WARDER_API int warder_backend_read(struct warder_bytes *out, warder_backend *b, const char *path,
+                                   size_t path_len, uint64_t offset, uint64_t limit, unsigned flags,
+                                   struct warder_error *err);
 WARDER_API int warder_backend_write(warder_backend *b, const char *path, size_t path_len,
                                     const void *data, size_t len, unsigned flags,
                                     struct warder_error *err);
 /* Replaces `old_text` by `new_text`; *count (may be NULL) receives the replacements made.
  * WARDER_ENOMATCH when absent, WARDER_EAMBIGUOUS when repeated without WARDER_EDIT_ALL. */
-WARDER_API int warder_backend_edit(warder_backend *b, const char *path, size_t path_len,
-                                   const char *old_text, size_t old_len, const char *new_text,
-                                   size_t new_len, unsigned flags, size_t *count,
+WARDER_API int warder_backend_edit(size_t *count, warder_backend *b, const char *path,
+                                   size_t path_len, const char *old_text, size_t old_len,
+                                   const char *new_text, size_t new_len, unsigned flags,
                                    struct warder_error *err);
-WARDER_API int warder_backend_ls(warder_backend *b, const char *path, size_t path_len,
-                                 unsigned flags, struct warder_entries *out,
-                                 struct warder_error *err);
-WARDER_API int warder_backend_glob(warder_backend *b, const char *pattern, const char *base,
-                                   size_t base_len, unsigned flags, struct warder_entries *out,
-                                   struct warder_error *err);
-WARDER_API int warder_backend_grep(warder_backend *b, const struct warder_grep_request *req,
-                                   struct warder_grep_result *out, struct warder_error *err);
-WARDER_API int warder_backend_execute(warder_backend *b, const struct warder_exec_request *req,
-                                      struct warder_exec_result *out, struct warder_error *err);
+WARDER_API int warder_backend_ls(struct warder_entries *out, warder_backend *b, const char *path,
+                                 size_t path_len, unsigned flags, struct warder_error *err);
+/* `pattern` is `pattern_len` bytes: an embedded NUL or an empty pattern is WARDER_EINVAL. */
+WARDER_API int warder_backend_glob(struct warder_entries *out, warder_backend *b,
+                                   const char *pattern, size_t pattern_len, const char *base,
+                                   size_t base_len, unsigned flags, struct warder_error *err);
+WARDER_API int warder_backend_grep(struct warder_grep_result *out, warder_backend *b,
+                                   const struct warder_grep_request *req, struct warder_error *err);
+WARDER_API int warder_backend_execute(struct warder_exec_result *out, warder_backend *b,
+                                      const struct warder_exec_request *req,
+                                      struct warder_error *err);
 /* Real form (§3.2); *out is freed with warder_free(). WARDER_ENOTSUP without realpath. */
-WARDER_API int warder_backend_realpath(warder_backend *b, const char *path, size_t path_len,
-                                       char **out, struct warder_error *err);
+WARDER_API int warder_backend_realpath(char **out, warder_backend *b, const char *path,
+                                       size_t path_len, struct warder_error *err);
 WARDER_API bool warder_backend_can_execute(const warder_backend *b);
 WARDER_API bool warder_backend_can_realpath(const warder_backend *b);
 WARDER_API void warder_backend_free(warder_backend *b);
 
-/* Result containers: release what they own and reset them. NULL is accepted. */
+/* Result containers: initialise them empty (as their _INIT macros do), and release what they
+ * own and reset them. NULL is accepted by the _free functions, and a container whose version
+ * the library does not know is left alone. */
+WARDER_API void warder_bytes_init(struct warder_bytes *bytes);
+WARDER_API void warder_entries_init(struct warder_entries *entries);
+WARDER_API void warder_grep_result_init(struct warder_grep_result *result);
+WARDER_API void warder_exec_result_init(struct warder_exec_result *result);
 WARDER_API void warder_bytes_free(struct warder_bytes *bytes);
 WARDER_API void warder_entries_free(struct warder_entries *entries);
 WARDER_API void warder_grep_result_free(struct warder_grep_result *result);

@@ -52,11 +52,13 @@ struct warder_decision;
 
 /*
  * Detail for a failed call: the optional last parameter of every fallible function.
- * Initialise with WARDER_ERROR_INIT. The library clears and refills it on failure and leaves
- * it alone on success. Call warder_error_clear() when done: a denial carries a heap copy of
- * the decision that made it.
+ * Initialise with WARDER_ERROR_INIT (or warder_error_init()). The library clears and refills
+ * it on failure and leaves it alone on success; one whose `version` it does not know is never
+ * written (the call still returns its status). Call warder_error_clear() when done: a denial
+ * carries a heap copy of the decision that made it.
  */
 struct warder_error {
+        unsigned version;                 /* WARDER_ERROR_VERSION */
         int code;                         /* the status the call returned */
         char message[512];                /* one line, no trailing newline */
         char file[1024];                  /* source file for ruleset errors, else "" */
@@ -66,15 +68,26 @@ struct warder_error {
         struct warder_decision *decision; /* the decision behind EDENIED/EASK, else NULL */
 };
 
+#define WARDER_ERROR_VERSION 1
 #define WARDER_ERROR_INIT                                                                          \
         {                                                                                          \
-                0, {0}, {0}, 0, 0, -1, NULL                                                        \
+                WARDER_ERROR_VERSION, 0, {0}, {0}, 0, 0, -1, NULL                                  \
         }
+
+/* Initialises `err` as WARDER_ERROR_INIT does (for bindings that cannot use the macro). */
+WARDER_API void warder_error_init(struct warder_error *err);
 
 /* Releases what the error owns and resets it to WARDER_ERROR_INIT. NULL is accepted. */
 WARDER_API void warder_error_clear(struct warder_error *err);
 
-/* Frees memory the library returned to the caller (paths, strings). NULL is accepted. */
+/*
+ * The library's allocator. warder_free() frees memory the library returned to the caller
+ * (paths, strings). warder_malloc() allocates memory the caller hands to the library for it
+ * to free: the strings and arrays a warder_command_context callback returns, for instance.
+ * warder_malloc(0) returns a unique pointer (never NULL unless out of memory). NULL is accepted
+ * by warder_free().
+ */
+WARDER_API void *warder_malloc(size_t size);
 WARDER_API void warder_free(void *ptr);
 
 #ifdef __cplusplus

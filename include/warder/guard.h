@@ -13,8 +13,11 @@
 extern "C" {
 #endif
 
-/* What a guard is about to do, as shown to the approval and audit callbacks. */
+/* What a guard is about to do, as shown to the approval and audit callbacks (made by the
+ * library: `version` is WARDER_GUARD_REQUEST_VERSION). */
+#define WARDER_GUARD_REQUEST_VERSION 1
 struct warder_guard_request {
+        unsigned version;
         enum warder_op op;
         const char *target;  /* the target as the caller gave it (path, pattern or command) */
         const char *literal; /* literal form (§3.1); the command line for execute */
@@ -41,8 +44,11 @@ typedef enum warder_approval (*warder_approve_ex_fn)(void *ud,
                                                      const struct warder_guard_request *req,
                                                      const struct warder_decision *decision);
 
-/* One decision, as reported to the audit callback (§4.9). */
+/* One decision, as reported to the audit callback (§4.9); `version` is
+ * WARDER_AUDIT_EVENT_VERSION. */
+#define WARDER_AUDIT_EVENT_VERSION 1
 struct warder_audit_event {
+        unsigned version;
         const struct warder_guard_request *request;
         const struct warder_decision *decision;
         bool approval_asked; /* the approval callback was called */
@@ -75,6 +81,10 @@ struct warder_guard_options {
                 WARDER_GUARD_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL       \
         }
 
+/* Initialises `opts` as WARDER_GUARD_OPTIONS_INIT does, for a caller built against `version`
+ * of the struct (only that version's members are written); WARDER_EINVAL for an unknown one. */
+WARDER_API int warder_guard_options_init(struct warder_guard_options *opts, unsigned version);
+
 /*
  * Wraps `inner` (§4.1). On success the guard owns `inner` and takes its own reference to
  * `rules`; on failure the caller still owns both. The guard is a backend: use the
@@ -90,12 +100,13 @@ WARDER_API bool warder_guard_is(const warder_backend *b);
  * with. Takes a new reference to `rules`. WARDER_EINVAL when `guard` is not a guard. */
 WARDER_API int warder_guard_set_ruleset(warder_backend *guard, warder_ruleset *rules);
 
-/* A new reference to the current ruleset (release with warder_ruleset_free()). */
-WARDER_API warder_ruleset *warder_guard_ruleset(const warder_backend *guard);
+/* A new reference to the current ruleset in *out (release it with warder_ruleset_free()).
+ * WARDER_EINVAL when `guard` is not a guard. */
+WARDER_API int warder_guard_ruleset(warder_ruleset **out, const warder_backend *guard);
 
 /* Decides without forwarding: what the guard would decide for `op` on `target`. */
-WARDER_API int warder_guard_check(warder_backend *guard, enum warder_op op, const char *target,
-                                  size_t target_len, struct warder_decision *out,
+WARDER_API int warder_guard_check(struct warder_decision *out, warder_backend *guard,
+                                  enum warder_op op, const char *target, size_t target_len,
                                   struct warder_error *err);
 
 /*

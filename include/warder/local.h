@@ -5,7 +5,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 #include "backend.h"
 #include "error.h"
@@ -37,8 +36,8 @@ struct warder_local_options {
         uint32_t exec_timeout_ms;    /* default deadline (0: 60 s) */
         size_t exec_max_output;      /* per stream (0: 1 MiB) */
         bool drop_privileges;        /* setgroups/setgid/setuid to the ids below */
-        uid_t uid;
-        gid_t gid;
+        uint32_t uid;
+        uint32_t gid;
         enum warder_landlock_mode landlock;
         const char *const *landlock_read;  /* extra readable trees (NULL: system defaults) */
         const char *const *landlock_write; /* extra writable trees besides the root */
@@ -58,6 +57,10 @@ struct warder_local_options {
                 WARDER_LOCAL_OPTIONS_VERSION, true, 0, 0, 0, 0, true, false, false, NULL, 0, 0,    \
                     false, 0, 0, WARDER_LANDLOCK_OFF, NULL, NULL, false, 0, 0                      \
         }
+
+/* Initialises `opts` as WARDER_LOCAL_OPTIONS_INIT does (its defaults are not all zero), for a
+ * caller built against `version` of the struct; WARDER_EINVAL for an unknown one. */
+WARDER_API int warder_local_options_init(struct warder_local_options *opts, unsigned version);
 
 /*
  * A real directory tree confined to `root` (§6.2), which must be an absolute path to an

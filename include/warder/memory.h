@@ -17,8 +17,10 @@ extern "C" {
  */
 WARDER_API int warder_memory_new(warder_backend **out, struct warder_error *err);
 
-/* Creates a directory and its missing parents (a host or test helper). */
-WARDER_API int warder_memory_mkdir(warder_backend *mem, const char *path, struct warder_error *err);
+/* Creates a directory and its missing parents (a host or test helper). `path` is `path_len`
+ * bytes: an embedded NUL or an empty path is WARDER_EINVAL. */
+WARDER_API int warder_memory_mkdir(warder_backend *mem, const char *path, size_t path_len,
+                                   struct warder_error *err);
 
 #ifdef __cplusplus
 }

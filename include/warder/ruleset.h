@@ -86,6 +86,11 @@ struct warder_ruleset_options {
                 WARDER_RULESET_OPTIONS_VERSION, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0                 \
         }
 
+/* Initialises `opts` as WARDER_RULESET_OPTIONS_INIT does, for a caller built against
+ * `version` of the struct (only that version's members are written); WARDER_EINVAL for a
+ * version this library does not know. */
+WARDER_API int warder_ruleset_options_init(struct warder_ruleset_options *opts, unsigned version);
+
 /*
  * Loading. On failure returns WARDER_EPARSE (or ETOOBIG for a limit, ENOENT/EIO for the
  * file) and fills err with file, line, column and a one-line reason; nothing is returned.
@@ -130,6 +135,7 @@ WARDER_API size_t warder_ruleset_rule_count(const warder_ruleset *rs, enum warde
 
 /* One rule as loaded. Strings belong to the ruleset. */
 struct warder_rule_info {
+        unsigned version; /* WARDER_RULE_INFO_VERSION */
         enum warder_op op;
         enum warder_action action;
         size_t index;        /* position in the operation's merged rule list */
@@ -140,28 +146,25 @@ struct warder_rule_info {
         unsigned line, column;
 };
 
-WARDER_API int warder_ruleset_rule(const warder_ruleset *rs, enum warder_op op, size_t index,
-                                   struct warder_rule_info *out);
+#define WARDER_RULE_INFO_VERSION 1
+#define WARDER_RULE_INFO_INIT                                                                      \
+        {                                                                                          \
+                WARDER_RULE_INFO_VERSION, WARDER_OP_READ, WARDER_ALLOW, 0, NULL, NULL, NULL, NULL, \
+                    0, 0                                                                           \
+        }
 
-/* How an operation's rules are indexed. A check looks up the target's keys (its path, literal
- * prefixes, basename, extension, directory components, literal fragments) and runs only the
- * rules filed under them, plus the rules that offer no key at all: those run on every check.
- */
-struct warder_ruleset_index_stats {
-        size_t rules;        /* rules of the operation */
-        size_t always;       /* rules every check runs (no index key) */
-        size_t first_always; /* index of the first of them, or SIZE_MAX */
-        size_t largest_key;  /* most rule alternatives filed under one key (path operations) */
-};
+/* Initialises `info` as WARDER_RULE_INFO_INIT does. */
+WARDER_API void warder_rule_info_init(struct warder_rule_info *info);
 
-/* Fills `out` for `op`. */
-WARDER_API int warder_ruleset_index_stats(const warder_ruleset *rs, enum warder_op op,
-                                          struct warder_ruleset_index_stats *out,
-                                          struct warder_error *err);
+/* Fills `out` (initialised: its version is checked) with rule `index` of `op`. */
+WARDER_API int warder_ruleset_rule(struct warder_rule_info *out, const warder_ruleset *rs,
+                                   enum warder_op op, size_t index);
 
 /*
  * A decision and why. String members point into the ruleset (valid while it lives) or into
- * storage the decision owns; release with warder_decision_clear() in every case.
+ * storage the decision owns; release with warder_decision_clear() in every case. A function
+ * that fills a decision wants one initialised with WARDER_DECISION_INIT (its version is
+ * checked, WARDER_EINVAL otherwise).
  *
  * WARDER_DECISION_INIT, and warder_decision_clear(), leave a decision that denies: a code
  * path that returns before a rule or a default has decided can never hand out allow (fail
@@ -169,6 +172,7 @@ WARDER_API int warder_ruleset_index_stats(const warder_ruleset *rs, enum warder_
  * from its first one, never from an initialised one.
  */
 struct warder_decision {
+        unsigned version; /* WARDER_DECISION_VERSION */
         enum warder_action action;
         enum warder_op op;
         bool by_default;       /* no rule matched: the operation's default decided */
@@ -189,45 +193,31 @@ struct warder_decision {
         void *owned_;        /* library-private storage */
 };
 
+#define WARDER_DECISION_VERSION 1
 #define WARDER_DECISION_INIT                                                                       \
         {                                                                                          \
-                WARDER_DENY, WARDER_OP_READ, false, WARDER_FORM_NONE, NULL, 0, NULL, NULL, NULL,   \
-                    0, 0, NULL, NULL, WARDER_OP_READ, false, NULL, NULL                            \
+                WARDER_DECISION_VERSION, WARDER_DENY, WARDER_OP_READ, false, WARDER_FORM_NONE,     \
+                    NULL, 0, NULL, NULL, NULL, 0, 0, NULL, NULL, WARDER_OP_READ, false, NULL, NULL \
         }
 
+/* Initialises `d` as WARDER_DECISION_INIT does. */
+WARDER_API void warder_decision_init(struct warder_decision *d);
 WARDER_API void warder_decision_clear(struct warder_decision *d);
-/* Deep copy: the copy owns all its strings and does not depend on the ruleset. */
+/* Deep copy: the copy owns all its strings and does not depend on the ruleset. `dst` is
+ * initialised (its version is checked) and overwritten. */
 WARDER_API int warder_decision_copy(struct warder_decision *dst, const struct warder_decision *src);
 
 /*
- * Decides a path operation (§3.3): `literal` and `real` (NULL: same as literal) are
- * normalised against the ruleset's root and home first (§3.1); the stricter decision of the
- * two forms wins. For WARDER_OP_EXECUTE, `literal` is the command line and it is inspected as
- * in §5 without a backend (candidates decided on their literal form); `real` must be NULL.
- * Returns 0 and fills `out`, or WARDER_EINVAL for a bad target.
+ * Decides a path operation (§3.3): `literal` (`literal_len` bytes) and `real` (`real_len`
+ * bytes; NULL: the same as literal) are normalised against the ruleset's root and home first
+ * (§3.1); the stricter decision of the two forms wins. For WARDER_OP_EXECUTE, `literal` is the
+ * command line and it is inspected as in §5 without a backend (candidates decided on their
+ * literal form); `real` must be NULL. An empty target or one holding a NUL byte is
+ * WARDER_EINVAL, never a decision on a shorter string. Returns 0 and fills `out`.
  */
-WARDER_API int warder_ruleset_check(const warder_ruleset *rs, enum warder_op op,
-                                    const char *literal, const char *real,
-                                    struct warder_decision *out, struct warder_error *err);
-
-/* Whether operation `op` states its own `default` (after `extends`), for lint. */
-WARDER_API bool warder_ruleset_operation_has_default(const warder_ruleset *rs, enum warder_op op);
-
-/*
- * For lint and explanations: the anchored alternatives of rule `index` as core patterns
- * (braces expanded, root and home spliced in escaped, directory cover included, §2.11); for
- * `execute`, the pattern itself. Free with warder_ruleset_strv_free().
- */
-WARDER_API int warder_ruleset_rule_alternatives(const warder_ruleset *rs, enum warder_op op,
-                                                size_t index, char ***out, size_t *count,
-                                                struct warder_error *err);
-WARDER_API void warder_ruleset_strv_free(char **v, size_t count);
-
-/* Whether rule `index` alone matches `target` (normalised first; `execute`: the text as a
- * whole). Engine errors count as they do in decisions (§2.10). */
-WARDER_API int warder_ruleset_rule_match(const warder_ruleset *rs, enum warder_op op, size_t index,
-                                         const char *target, bool *matched,
-                                         struct warder_error *err);
+WARDER_API int warder_ruleset_check(struct warder_decision *out, const warder_ruleset *rs,
+                                    enum warder_op op, const char *literal, size_t literal_len,
+                                    const char *real, size_t real_len, struct warder_error *err);
 
 /* One rule that matched in an explanation, and on which form(s). */
 struct warder_explain_match {
@@ -235,8 +225,11 @@ struct warder_explain_match {
         struct warder_rule_info rule;
 };
 
-/* An account of a decision: both normalised forms and every matching rule in rule order. */
+/* An account of a decision: both normalised forms and every matching rule in rule order.
+ * Made by the library (`version` is WARDER_EXPLANATION_VERSION). */
+#define WARDER_EXPLANATION_VERSION 1
 struct warder_explanation {
+        unsigned version;
         enum warder_op op;
         char *literal; /* normalised literal form (execute: the command as given) */
         char *real;    /* normalised real form, NULL when none was given */
@@ -246,40 +239,12 @@ struct warder_explanation {
                                                * execute: the rules matching the whole line */
 };
 
-/* Explains a check; free the result with warder_explanation_free(). */
-WARDER_API int warder_ruleset_explain(const warder_ruleset *rs, enum warder_op op,
-                                      const char *literal, const char *real,
-                                      struct warder_explanation **out, struct warder_error *err);
+/* Explains a check (targets as for warder_ruleset_check()); free the result with
+ * warder_explanation_free(). */
+WARDER_API int warder_ruleset_explain(struct warder_explanation **out, const warder_ruleset *rs,
+                                      enum warder_op op, const char *literal, size_t literal_len,
+                                      const char *real, size_t real_len, struct warder_error *err);
 WARDER_API void warder_explanation_free(struct warder_explanation *ex);
-
-/* The result of one inline test case (`tests: cases:` of the top file). */
-struct warder_test_result {
-        size_t index; /* position in `cases` */
-        enum warder_op op;
-        const char *target;
-        const char *real; /* NULL when not given */
-        enum warder_action expect;
-        const struct warder_decision *decision; /* NULL when the check itself failed */
-        int status;                             /* 0, or the check's error code */
-        bool passed;
-        const char *file; /* where the case is written */
-        unsigned line, column;
-        const char *message; /* the check's error message when status != 0 */
-};
-
-typedef void (*warder_test_fn)(void *ud, const struct warder_test_result *result);
-
-/* Number of inline test cases of the top file (cases of extended files are not run). */
-WARDER_API size_t warder_ruleset_test_count(const warder_ruleset *rs);
-
-/*
- * Runs the inline test cases, calling `fn` (may be NULL) once per case in order. When the
- * `tests` section names a `root` or `home` other than the ruleset's, the ruleset is loaded
- * again from its source with those (patterns anchor at load time, §2.11). Returns 0 when
- * the cases ran (whatever their outcome), or the reload's error.
- */
-WARDER_API int warder_ruleset_run_tests(const warder_ruleset *rs, warder_test_fn fn, void *ud,
-                                        size_t *passed, size_t *failed, struct warder_error *err);
 
 /* What a command inspection may consult (§5.4–§5.6); every member is optional. Initialise
  * with WARDER_COMMAND_CONTEXT_INIT; a context of version 1 (without `ls`) is still accepted. */
@@ -312,13 +277,18 @@ struct warder_command_context {
                 WARDER_COMMAND_CONTEXT_VERSION, NULL, NULL, NULL, NULL, NULL, NULL                 \
         }
 
+/* Initialises `ctx` as WARDER_COMMAND_CONTEXT_INIT does, for a caller built against
+ * `version`; WARDER_EINVAL for an unknown one. */
+WARDER_API int warder_command_context_init(struct warder_command_context *ctx, unsigned version);
+
 /*
  * Decides a command line (§5) with a context. `command` is `len` bytes; an embedded NUL is
  * WARDER_EINVAL. The decision names the segment and the candidate that decided.
  */
-WARDER_API int warder_ruleset_check_command(const warder_ruleset *rs, const char *command,
-                                            size_t len, const struct warder_command_context *ctx,
-                                            struct warder_decision *out, struct warder_error *err);
+WARDER_API int warder_ruleset_check_command(struct warder_decision *out, const warder_ruleset *rs,
+                                            const char *command, size_t len,
+                                            const struct warder_command_context *ctx,
+                                            struct warder_error *err);
 
 #ifdef __cplusplus
 }

@@ -1758,7 +1758,7 @@ int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_
                 goto done;
         }
 
-        struct warder_exec_result r = {0};
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         r.exit_status = (w > 0 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
         r.signal = (w > 0 && WIFSIGNALED(st)) ? WTERMSIG(st) : 0;
         r.timed_out = timed_out;

@@ -1034,7 +1034,7 @@ static int local_read(warder_backend *b, const char *path, uint64_t offset, uint
         rc = read_rel(l, rel, flags, offset, limit, cap_or(l->opts.max_read, LOCAL_DEFAULT_CAP),
                       norm.data, &data, &len, &more, err);
         if (!rc) {
-                struct warder_bytes tmp = {NULL, 0, false};
+                struct warder_bytes tmp = WARDER_BYTES_INIT;
                 rc = warder_bytes_set(&tmp, data, len);
                 if (rc)
                         fail_oom(err);
@@ -1468,7 +1468,7 @@ static int local_ls(warder_backend *b, const char *path, unsigned flags, struct 
 {
         struct local *l = to_local(b);
         struct warder__buf norm = WARDER__BUF_INIT, full = WARDER__BUF_INIT;
-        struct warder_entries res = {NULL, 0, 0};
+        struct warder_entries res = WARDER_ENTRIES_INIT;
         struct dent *v = NULL;
         size_t n = 0;
         const char *rel;
@@ -1493,7 +1493,8 @@ static int local_ls(warder_backend *b, const char *path, unsigned flags, struct 
                 if (fstatat(dfd, v[i].name, &st, AT_SYMLINK_NOFOLLOW) != 0)
                         continue; /* vanished meanwhile */
                 if (join(&full, norm.data, norm.len, v[i].name) ||
-                    warder_entries_add(&res, v[i].name, full.data, entry_type(st.st_mode),
+                    warder_entries_add(&res, v[i].name, strlen(v[i].name), full.data,
+                                       strlen(full.data), entry_type(st.st_mode),
                                        (uint64_t)st.st_size, (int64_t)st.st_mtime)) {
                         rc = fail_oom(err);
                         break;
@@ -1502,7 +1503,7 @@ static int local_ls(warder_backend *b, const char *path, unsigned flags, struct 
         closedir(d);
         if (!rc) {
                 *out = res;
-                res = (struct warder_entries){NULL, 0, 0};
+                res = (struct warder_entries)WARDER_ENTRIES_INIT;
         }
 out:
         warder_entries_free(&res);
@@ -1619,8 +1620,8 @@ static int glob_visit(struct walk *w, int dfd, const char *name, unsigned char t
         struct stat st;
         if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
                 return 0;
-        if (warder_entries_add(g->res, name, g->full.data, entry_type(st.st_mode),
-                               (uint64_t)st.st_size, (int64_t)st.st_mtime))
+        if (warder_entries_add(g->res, name, strlen(name), g->full.data, strlen(g->full.data),
+                               entry_type(st.st_mode), (uint64_t)st.st_size, (int64_t)st.st_mtime))
                 return fail_oom(w->err);
         return 0;
 }
@@ -1690,7 +1691,7 @@ static int local_glob(warder_backend *b, const char *pattern, const char *base, 
 {
         struct local *l = to_local(b);
         struct warder__buf norm = WARDER__BUF_INIT;
-        struct warder_entries res = {NULL, 0, 0};
+        struct warder_entries res = WARDER_ENTRIES_INIT;
         struct glob_ud g = {NULL, false, NULL, 0, WARDER__BUF_INIT, &res};
         struct walk w = {l, WARDER__BUF_INIT, 0, glob_visit, &g, err, -1};
         struct warder__buf start = WARDER__BUF_INIT;
@@ -1742,7 +1743,7 @@ done:
                 rc = 0;
         if (!rc) {
                 *out = res;
-                res = (struct warder_entries){NULL, 0, 0};
+                res = (struct warder_entries)WARDER_ENTRIES_INIT;
         }
 out:
         warder_entries_free(&res);
@@ -1860,7 +1861,8 @@ static int grep_buffer(struct grep_ud *g, const char *path, const char *buf, siz
                                 g->res->truncated = true;
                                 return 1;
                         }
-                        if (warder_grep_add(g->res, path, lineno, ls, (size_t)(le - ls)))
+                        if (warder_grep_add(g->res, path, strlen(path), lineno, ls,
+                                            (size_t)(le - ls)))
                                 return fail_oom(err);
                 }
                 p = (size_t)(le - buf) + 1;
@@ -1964,7 +1966,7 @@ static int local_grep(warder_backend *b, const struct warder_grep_request *req,
 {
         struct local *l = to_local(b);
         struct warder__buf norm = WARDER__BUF_INIT;
-        struct warder_grep_result res = {NULL, 0, 0, false};
+        struct warder_grep_result res = WARDER_GREP_RESULT_INIT;
         struct grep_ud g;
         memset(&g, 0, sizeof(g));
         g.l = l;
@@ -1990,7 +1992,7 @@ static int local_grep(warder_backend *b, const struct warder_grep_request *req,
                 pcre2_get_error_message(errcode, msg, sizeof(msg));
                 rc = warder_error_set(err, WARDER_EPARSE, "grep: bad pattern at offset %zu: %s",
                                       (size_t)erroff, (const char *)msg);
-                if (err)
+                if (warder__err_ok(err))
                         err->offset = (long)erroff;
                 goto out;
         }
@@ -2103,7 +2105,7 @@ static int local_grep(warder_backend *b, const struct warder_grep_request *req,
                 rc = 0;
         if (!rc) {
                 *out = res;
-                res = (struct warder_grep_result){NULL, 0, 0, false};
+                res = (struct warder_grep_result)WARDER_GREP_RESULT_INIT;
         }
 out:
         warder_grep_result_free(&res);

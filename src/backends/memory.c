@@ -360,10 +360,10 @@ static int memory_ls(warder_backend *b, const char *path, unsigned flags,
                         if (!rc)
                                 rc = warder__buf_append(&child, c->name, c->name_len);
                         if (!rc)
-                                rc = warder_entries_add(out, c->name, child.data,
-                                                        c->dir ? WARDER_ENTRY_DIR
-                                                               : WARDER_ENTRY_FILE,
-                                                        c->dir ? 0 : c->len, c->mtime);
+                                rc = warder_entries_add(
+                                    out, c->name, strlen(c->name), child.data, strlen(child.data),
+                                    c->dir ? WARDER_ENTRY_DIR : WARDER_ENTRY_FILE,
+                                    c->dir ? 0 : c->len, c->mtime);
                         if (rc)
                                 rc = warder_error_set(err, WARDER_ENOMEM, "out of memory");
                 }
@@ -414,7 +414,7 @@ WARDER_API int warder_memory_new(warder_backend **out, struct warder_error *err)
         return 0;
 }
 
-WARDER_API int warder_memory_mkdir(warder_backend *mem, const char *path, struct warder_error *err)
+static int memory_mkdir(warder_backend *mem, const char *path, struct warder_error *err)
 {
         if (!mem || mem->ops != &memory_ops)
                 return warder_error_set(err, WARDER_EINVAL, "not a memory backend");
@@ -447,5 +447,18 @@ WARDER_API int warder_memory_mkdir(warder_backend *mem, const char *path, struct
         }
         pthread_rwlock_unlock(&m->lock);
         npath_free(&norm);
+        return rc;
+}
+
+WARDER_API int warder_memory_mkdir(warder_backend *mem, const char *path, size_t path_len,
+                                   struct warder_error *err)
+{
+        if (!path || !path_len || memchr(path, '\0', path_len))
+                return warder_error_set(err, WARDER_EINVAL, "mkdir: empty path or NUL byte");
+        char *p = strndup(path, path_len);
+        if (!p)
+                return warder_error_set(err, WARDER_ENOMEM, "out of memory");
+        int rc = memory_mkdir(mem, p, err);
+        free(p);
         return rc;
 }

@@ -104,7 +104,7 @@ static int decide_execute(warder_ruleset *rs, const char *root, const char *home
         if (rc) {
                 struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
                 ctx.env = env;
-                rc = warder_ruleset_check_command(rs, command, strlen(command), &ctx, d, err);
+                rc = warder_ruleset_check_command(d, rs, command, strlen(command), &ctx, err);
         } else {
                 struct warder_guard_options gopts = WARDER_GUARD_OPTIONS_INIT;
                 gopts.root = root;
@@ -114,8 +114,8 @@ static int decide_execute(warder_ruleset *rs, const char *root, const char *home
                 if (rc)
                         warder_backend_free(local);
                 else
-                        rc = warder_guard_check(guard, WARDER_OP_EXECUTE, command, strlen(command),
-                                                d, err);
+                        rc = warder_guard_check(d, guard, WARDER_OP_EXECUTE, command,
+                                                strlen(command), err);
                 warder_backend_free(guard);
         }
         free(home_var);
@@ -132,7 +132,8 @@ static int decide(const char *name, warder_ruleset *rs, const char *root, const 
         if (a->op == WARDER_OP_EXECUTE)
                 rc = decide_execute(rs, root, home, a->target, d, literal_only, &err);
         else
-                rc = warder_ruleset_check(rs, a->op, a->target, a->real, d, &err);
+                rc = warder_ruleset_check(d, rs, a->op, a->target, strlen(a->target), a->real,
+                                          (a->real ? strlen(a->real) : 0), &err);
         if (rc) {
                 cli_error(name, "%s", err.message[0] ? err.message : warder_strerror(rc));
                 warder_error_clear(&err);
@@ -312,7 +313,8 @@ int cli_cmd_explain(int argc, char **argv, struct cli_common *c)
                 unresolved = cli_resolve_real(root, home, a.target, &real, &why);
                 a.real = real;
         }
-        if (warder_ruleset_explain(rs, a.op, a.target, a.real, &ex, &err)) {
+        if (warder_ruleset_explain(&ex, rs, a.op, a.target, strlen(a.target), a.real,
+                                   (a.real ? strlen(a.real) : 0), &err)) {
                 cli_error("explain", "%s", err.message);
                 rc = CLI_USAGE;
                 goto out;

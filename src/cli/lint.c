@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "warder/tooling.h"
 
 #define MAX_SAMPLES 12
 
@@ -152,7 +153,7 @@ static void make_samples(const warder_ruleset *rs, enum warder_op op, size_t ind
         static const unsigned order[] = {1, 2, 0, 3}; /* "x" fillings first: readable examples */
         char **alts = NULL;
         size_t nalts = 0;
-        if (warder_ruleset_rule_alternatives(rs, op, index, &alts, &nalts, NULL))
+        if (warder_ruleset_rule_alternatives(&alts, &nalts, rs, op, index, NULL))
                 return;
         for (size_t k = 0; k < nalts; k++) {
                 for (size_t o = 0; o < 4; o++) {
@@ -179,7 +180,7 @@ static struct warder_explanation *matches_of(const warder_ruleset *rs, enum ward
                                              const char *target)
 {
         struct warder_explanation *ex = NULL;
-        if (warder_ruleset_explain(rs, op, target, NULL, &ex, NULL))
+        if (warder_ruleset_explain(&ex, rs, op, target, strlen(target), NULL, 0, NULL))
                 return NULL;
         return ex;
 }
@@ -229,11 +230,11 @@ static void lint_duplicates(struct lint_state *st, const warder_ruleset *rs, enu
 {
         size_t n = warder_ruleset_rule_count(rs, op);
         for (size_t j = 0; j < n; j++) {
-                struct warder_rule_info b;
-                warder_ruleset_rule(rs, op, j, &b);
+                struct warder_rule_info b = WARDER_RULE_INFO_INIT;
+                warder_ruleset_rule(&b, rs, op, j);
                 for (size_t i = 0; i < j; i++) {
-                        struct warder_rule_info a;
-                        warder_ruleset_rule(rs, op, i, &a);
+                        struct warder_rule_info a = WARDER_RULE_INFO_INIT;
+                        warder_ruleset_rule(&a, rs, op, i);
                         if (a.action == b.action && strcmp(a.pattern, b.pattern) == 0) {
                                 quiet[j] = true;
                                 warn(st, &b, "%s rule %s duplicates rule %s ('%s', %s:%u)",
@@ -253,8 +254,8 @@ static void lint_shadowed(struct lint_state *st, const warder_ruleset *rs, enum 
             op != WARDER_OP_EXECUTE && warder_ruleset_precedence(rs) == WARDER_FIRST_MATCH;
         size_t n = warder_ruleset_rule_count(rs, op);
         for (size_t j = 0; j < n; j++) {
-                struct warder_rule_info b;
-                warder_ruleset_rule(rs, op, j, &b);
+                struct warder_rule_info b = WARDER_RULE_INFO_INIT;
+                warder_ruleset_rule(&b, rs, op, j);
                 struct samples s = {0};
                 make_samples(rs, op, j, &s);
                 size_t confirmed = 0, covered = 0, cover_rule = SIZE_MAX;
@@ -284,8 +285,8 @@ static void lint_shadowed(struct lint_state *st, const warder_ruleset *rs, enum 
                         warder_explanation_free(ex);
                 }
                 if (confirmed > 0 && covered == confirmed && cover_rule != SIZE_MAX) {
-                        struct warder_rule_info a;
-                        warder_ruleset_rule(rs, op, cover_rule, &a);
+                        struct warder_rule_info a = WARDER_RULE_INFO_INIT;
+                        warder_ruleset_rule(&a, rs, op, cover_rule);
                         quiet[j] = true;
                         if (!(a.action == b.action && strcmp(a.pattern, b.pattern) == 0))
                                 warn(st, &b,
@@ -310,15 +311,15 @@ static void lint_allow_before_deny(struct lint_state *st, const warder_ruleset *
                 return;
         size_t n = warder_ruleset_rule_count(rs, op);
         for (size_t j = 0; j < n; j++) {
-                struct warder_rule_info b;
-                warder_ruleset_rule(rs, op, j, &b);
+                struct warder_rule_info b = WARDER_RULE_INFO_INIT;
+                warder_ruleset_rule(&b, rs, op, j);
                 if (b.action == WARDER_ALLOW || quiet[j])
                         continue;
                 struct samples sb = {0};
                 make_samples(rs, op, j, &sb);
                 for (size_t i = 0; i < j; i++) {
-                        struct warder_rule_info a;
-                        warder_ruleset_rule(rs, op, i, &a);
+                        struct warder_rule_info a = WARDER_RULE_INFO_INIT;
+                        warder_ruleset_rule(&a, rs, op, i);
                         if (a.action != WARDER_ALLOW)
                                 continue;
                         struct samples sa = {0}, cand = {0};
@@ -366,8 +367,8 @@ static void lint_broad_execute(struct lint_state *st, const warder_ruleset *rs)
 {
         size_t n = warder_ruleset_rule_count(rs, WARDER_OP_EXECUTE);
         for (size_t j = 0; j < n; j++) {
-                struct warder_rule_info r;
-                warder_ruleset_rule(rs, WARDER_OP_EXECUTE, j, &r);
+                struct warder_rule_info r = WARDER_RULE_INFO_INIT;
+                warder_ruleset_rule(&r, rs, WARDER_OP_EXECUTE, j);
                 if (r.action != WARDER_ALLOW)
                         continue;
                 warder_glob *g = NULL;
@@ -410,10 +411,10 @@ static void lint_broad_execute(struct lint_state *st, const warder_ruleset *rs)
 
 static void lint_index(struct lint_state *st, const warder_ruleset *rs, enum warder_op op)
 {
-        struct warder_ruleset_index_stats s;
-        struct warder_rule_info r;
-        if (warder_ruleset_index_stats(rs, op, &s, NULL) || s.always < LINT_ALWAYS ||
-            warder_ruleset_rule(rs, op, s.first_always, &r))
+        struct warder_ruleset_index_stats s = WARDER_RULESET_INDEX_STATS_INIT;
+        struct warder_rule_info r = WARDER_RULE_INFO_INIT;
+        if (warder_ruleset_index_stats(&s, rs, op, NULL) || s.always < LINT_ALWAYS ||
+            warder_ruleset_rule(&r, rs, op, s.first_always))
                 return;
         warn(st, &r,
              "%s: every check runs %zu of the %zu rules, which name no literal the index can "

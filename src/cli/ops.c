@@ -243,7 +243,8 @@ static int run(struct cli_session *s, const struct op_args *a)
         const char *target = a->npos ? a->pos[a->npos - 1] : ".";
         struct warder_session_request req = {.op = a->op, .target = target};
         struct warder_session_result res = {0};
-        struct warder_bytes in = {0}, old = {0}, fresh = {0};
+        struct warder_bytes in = WARDER_BYTES_INIT, old = WARDER_BYTES_INIT,
+                            fresh = WARDER_BYTES_INIT;
         int rc = 0;
         switch (a->op) {
         case WARDER_OP_READ:

@@ -143,7 +143,7 @@ int cli_resolve_real(const char *root, const char *home, const char *target, cha
         /* §3.2: when not even the root exists, nothing of the target does: real == literal */
         bool no_root = rc == WARDER_ENOENT || rc == WARDER_ENOTDIR;
         if (rc == 0)
-                rc = warder_backend_realpath(local, literal, strlen(literal), &real, &err);
+                rc = warder_backend_realpath(&real, local, literal, strlen(literal), &err);
         int status = 0;
         if (rc == 0 && strcmp(real, literal) != 0) {
                 *out = strdup(real);

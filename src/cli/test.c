@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "warder/tooling.h"
 
 static void test_help(void)
 {
@@ -99,7 +100,7 @@ int cli_cmd_test(int argc, char **argv, struct cli_common *c)
                 run.file = argv[i];
                 size_t p = 0, f = 0;
                 struct warder_error err = WARDER_ERROR_INIT;
-                if (warder_ruleset_run_tests(rs, on_case, &run, &p, &f, &err)) {
+                if (warder_ruleset_run_tests(&p, &f, rs, on_case, &run, &err)) {
                         if (err.file[0])
                                 fprintf(stderr, "%s:%u:%u: error: %s\n", err.file, err.line,
                                         err.column, err.message);

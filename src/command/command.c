@@ -91,7 +91,7 @@ static int consider(struct insp *I, struct warder_decision *d, const char *segme
         tmp.op = WARDER_OP_EXECUTE;
         tmp.segment = segment;
         tmp.candidate = candidate;
-        struct warder_decision copy;
+        struct warder_decision copy = WARDER_DECISION_INIT;
         int rc = warder_decision_copy(&copy, &tmp);
         if (rc)
                 return rc;
@@ -658,7 +658,8 @@ static int decide_normalised(struct insp *I, enum warder_op op, const char *segm
                 }
         }
         struct warder_decision d = WARDER_DECISION_INIT;
-        rc = warder_ruleset_check(I->rs, op, I->path.data, real, &d, NULL);
+        rc = warder_ruleset_check(&d, I->rs, op, I->path.data, strlen(I->path.data), real,
+                                  (real ? strlen(real) : 0), NULL);
         if (rc == WARDER_ENOMEM) {
                 warder_free(real);
                 return rc;
@@ -2015,11 +2016,12 @@ static int inspect_line(struct insp *I, const char *line, size_t len, unsigned d
         return rc;
 }
 
-WARDER_API int warder_ruleset_check_command(const warder_ruleset *rs, const char *command,
-                                            size_t len, const struct warder_command_context *ctx,
-                                            struct warder_decision *out, struct warder_error *err)
+WARDER_API int warder_ruleset_check_command(struct warder_decision *out, const warder_ruleset *rs,
+                                            const char *command, size_t len,
+                                            const struct warder_command_context *ctx,
+                                            struct warder_error *err)
 {
-        if (!rs || !command || !out)
+        if (!rs || !command || !out || out->version != WARDER_DECISION_VERSION)
                 return warder_error_set(err, WARDER_EINVAL, "invalid argument");
         if (len == 0 || memchr(command, '\0', len))
                 return warder_error_set(err, WARDER_EINVAL, "empty command or NUL byte");

@@ -11,7 +11,7 @@
 
 int warder__glob_fail(struct warder_error *err, int code, size_t offset, const char *fmt, ...)
 {
-        if (!err)
+        if (!warder__err_ok(err))
                 return code;
         va_list ap;
         va_start(ap, fmt);

@@ -182,7 +182,7 @@ static void consider(struct event *ev, enum warder_op op, struct warder_decision
                 warder_decision_clear(d);
                 return;
         }
-        struct part np = {.have = true, .op = op};
+        struct part np = {.have = true, .op = op, .d = WARDER_DECISION_INIT};
         int rc = warder_decision_copy(&np.d, d);
         warder_decision_clear(d);
         if (rc) {
@@ -273,7 +273,8 @@ static void decide_spelling(struct event *ev, const enum warder_op *ops, size_t 
                 }
                 consider(ev, ops[i], &d, display, display_len, lit, NULL, NULL);
                 if (krc == 0) {
-                        rc = warder_ruleset_check(ev->rs, ops[i], lit, kr, &d, &err);
+                        rc = warder_ruleset_check(&d, ev->rs, ops[i], lit, strlen(lit), kr,
+                                                  (kr ? strlen(kr) : 0), &err);
                         if (rc) {
                                 fail(ev, "%s of '%.200s' cannot be decided: %s",
                                      warder_op_name(ops[i]), display,
@@ -365,7 +366,7 @@ static void decide_scope(struct event *ev, const enum warder_op *ops, size_t nop
                 free(t.s);
         }
         if (sc.over_budget || sc.unreadable) {
-                struct warder_decision d;
+                struct warder_decision d = WARDER_DECISION_INIT;
                 raise_ask(&d, op, sc.over_budget ? budget_note : unreadable_note);
                 consider(ev, op, &d, display, display_len, sc.unreadable ? sc.unreadable : literal,
                          NULL, scope_note);
@@ -985,8 +986,8 @@ static void open_session(struct event *ev)
                 bool refuse = warder_ruleset_default(ev->rs, (enum warder_op)op) != WARDER_ALLOW;
                 size_t n = warder_ruleset_rule_count(ev->rs, (enum warder_op)op);
                 for (size_t i = 0; i < n && !refuse; i++) {
-                        struct warder_rule_info ri;
-                        refuse = warder_ruleset_rule(ev->rs, (enum warder_op)op, i, &ri) != 0 ||
+                        struct warder_rule_info ri = WARDER_RULE_INFO_INIT;
+                        refuse = warder_ruleset_rule(&ri, ev->rs, (enum warder_op)op, i) != 0 ||
                                  ri.action != WARDER_ALLOW;
                 }
                 ev->can_refuse[op] = refuse;

@@ -351,7 +351,8 @@ static int walk(struct warder_hook_scan *sc, const char *literal, const char *re
                     (!sc->filter || is_dir || warder_hook_filter_match(sc->filter, v[i].name));
                 for (size_t k = 0; decide && !rc && k < sc->nops; k++) {
                         struct warder_decision d = WARDER_DECISION_INIT;
-                        if (warder_ruleset_check(sc->rs, sc->ops[k], lit, rf, &d, NULL) == 0) {
+                        if (warder_ruleset_check(&d, sc->rs, sc->ops[k], lit, strlen(lit), rf,
+                                                 (rf ? strlen(rf) : 0), NULL) == 0) {
                                 rc = keep(sc, &d, lit);
                         } else {
                                 /* a name that cannot be decided (a NUL cannot occur; a length

@@ -141,8 +141,8 @@ static bool rules_may(const warder_ruleset *rs)
                 return true;
         size_t n = warder_ruleset_rule_count(rs, WARDER_OP_EXECUTE);
         for (size_t i = 0; i < n; i++) {
-                struct warder_rule_info r;
-                if (warder_ruleset_rule(rs, WARDER_OP_EXECUTE, i, &r) == 0 &&
+                struct warder_rule_info r = WARDER_RULE_INFO_INIT;
+                if (warder_ruleset_rule(&r, rs, WARDER_OP_EXECUTE, i) == 0 &&
                     r.action != WARDER_DENY)
                         return true;
         }

@@ -12,6 +12,7 @@
 #include "load.h"
 #include "sha256.h"
 #include "warder/path.h"
+#include "warder/tooling.h"
 #include "warder/sys/backend.h"
 
 static const size_t DEFAULT_MAX_FILE = 1u << 20;
@@ -588,6 +589,7 @@ static void rule_info(const warder_ruleset *rs, enum warder_op op, size_t i,
                       struct warder_rule_info *out)
 {
         const struct warder__rule *r = &rs->ops[op].rules[i];
+        out->version = WARDER_RULE_INFO_VERSION;
         out->op = op;
         out->action = r->action;
         out->index = i;
@@ -599,10 +601,11 @@ static void rule_info(const warder_ruleset *rs, enum warder_op op, size_t i,
         out->column = r->column;
 }
 
-WARDER_API int warder_ruleset_rule(const warder_ruleset *rs, enum warder_op op, size_t index,
-                                   struct warder_rule_info *out)
+WARDER_API int warder_ruleset_rule(struct warder_rule_info *out, const warder_ruleset *rs,
+                                   enum warder_op op, size_t index)
 {
-        if (!rs || !out || (unsigned)op >= WARDER_OP_COUNT || index >= rs->ops[op].n)
+        if (!rs || !out || out->version != WARDER_RULE_INFO_VERSION ||
+            (unsigned)op >= WARDER_OP_COUNT || index >= rs->ops[op].n)
                 return WARDER_EINVAL;
         rule_info(rs, op, index, out);
         return 0;
@@ -613,9 +616,9 @@ WARDER_API bool warder_ruleset_operation_has_default(const warder_ruleset *rs, e
         return rs && (unsigned)op < WARDER_OP_COUNT && rs->ops[op].has_default;
 }
 
-WARDER_API int warder_ruleset_rule_alternatives(const warder_ruleset *rs, enum warder_op op,
-                                                size_t index, char ***out, size_t *count,
-                                                struct warder_error *err)
+WARDER_API int warder_ruleset_rule_alternatives(char ***out, size_t *count,
+                                                const warder_ruleset *rs, enum warder_op op,
+                                                size_t index, struct warder_error *err)
 {
         if (!rs || !out || !count || (unsigned)op >= WARDER_OP_COUNT || index >= rs->ops[op].n)
                 return warder_error_set(err, WARDER_EINVAL, "invalid argument");
@@ -639,21 +642,22 @@ WARDER_API void warder_ruleset_strv_free(char **v, size_t count)
         free(v);
 }
 
-WARDER_API int warder_ruleset_rule_match(const warder_ruleset *rs, enum warder_op op, size_t index,
-                                         const char *target, bool *matched,
+WARDER_API int warder_ruleset_rule_match(bool *matched, const warder_ruleset *rs, enum warder_op op,
+                                         size_t index, const char *target, size_t target_len,
                                          struct warder_error *err)
 {
         if (!rs || !target || !matched || (unsigned)op >= WARDER_OP_COUNT || index >= rs->ops[op].n)
                 return warder_error_set(err, WARDER_EINVAL, "invalid argument");
         const struct warder__rule *r = &rs->ops[op].rules[index];
         if (op == WARDER_OP_EXECUTE) {
-                struct warder__target t = {target, strlen(target), NULL, 0, target, strlen(target)};
+                if (memchr(target, '\0', target_len))
+                        return warder_error_set(err, WARDER_EINVAL, "the text holds a NUL byte");
+                struct warder__target t = {target, target_len, NULL, 0, target, target_len};
                 *matched = warder__rule_match(r, &t, NULL);
                 return 0;
         }
         struct warder__buf b = WARDER__BUF_INIT;
-        int rc =
-            warder__path_normalize_buf(&b, rs->root, rs->home, NULL, target, strlen(target), err);
+        int rc = warder__path_normalize_buf(&b, rs->root, rs->home, NULL, target, target_len, err);
         struct warder__target t, ft;
         if (!rc && (rc = warder__target_split(b.data, b.len, &t, &ft)) != 0)
                 warder_error_set(err, rc, "out of memory");
@@ -802,14 +806,14 @@ static struct forms *forms_get(void)
 }
 
 static int check_path(const warder_ruleset *rs, enum warder_op op, const char *literal,
-                      const char *real, struct warder_decision *out, struct forms *f,
-                      struct warder_error *err)
+                      size_t literal_len, const char *real, size_t real_len,
+                      struct warder_decision *out, struct forms *f, struct warder_error *err)
 {
-        int rc = warder__path_normalize_buf(&f->lit, rs->root, rs->home, NULL, literal,
-                                            strlen(literal), err);
+        int rc = warder__path_normalize_buf(&f->lit, rs->root, rs->home, NULL, literal, literal_len,
+                                            err);
         if (!rc && real)
-                rc = warder__path_normalize_buf(&f->real, rs->root, rs->home, NULL, real,
-                                                strlen(real), err);
+                rc = warder__path_normalize_buf(&f->real, rs->root, rs->home, NULL, real, real_len,
+                                                err);
         if (rc)
                 return rc;
         long li = -1, ri = -1;
@@ -847,19 +851,20 @@ static int check_path(const warder_ruleset *rs, enum warder_op op, const char *l
         return 0;
 }
 
-WARDER_API int warder_ruleset_check(const warder_ruleset *rs, enum warder_op op,
-                                    const char *literal, const char *real,
-                                    struct warder_decision *out, struct warder_error *err)
+WARDER_API int warder_ruleset_check(struct warder_decision *out, const warder_ruleset *rs,
+                                    enum warder_op op, const char *literal, size_t literal_len,
+                                    const char *real, size_t real_len, struct warder_error *err)
 {
-        if (!rs || !literal || !out || (unsigned)op >= WARDER_OP_COUNT)
+        if (!rs || !literal || !out || out->version != WARDER_DECISION_VERSION ||
+            (unsigned)op >= WARDER_OP_COUNT)
                 return warder_error_set(err, WARDER_EINVAL, "invalid argument");
         if (op == WARDER_OP_EXECUTE) {
                 if (real)
                         return warder_error_set(err, WARDER_EINVAL,
                                                 "'execute' has no real form (pass NULL)");
-                return warder_ruleset_check_command(rs, literal, strlen(literal), NULL, out, err);
+                return warder_ruleset_check_command(out, rs, literal, literal_len, NULL, err);
         }
-        return check_path(rs, op, literal, real, out, forms_get(), err);
+        return check_path(rs, op, literal, literal_len, real, real_len, out, forms_get(), err);
 }
 
 /* ---- explanations ------------------------------------------------------------------------ */
@@ -889,38 +894,38 @@ static int add_match(struct warder_explanation *ex, const warder_ruleset *rs, en
         return 0;
 }
 
-WARDER_API int warder_ruleset_explain(const warder_ruleset *rs, enum warder_op op,
-                                      const char *literal, const char *real,
-                                      struct warder_explanation **out, struct warder_error *err)
+WARDER_API int warder_ruleset_explain(struct warder_explanation **out, const warder_ruleset *rs,
+                                      enum warder_op op, const char *literal, size_t literal_len,
+                                      const char *real, size_t real_len, struct warder_error *err)
 {
         if (!rs || !literal || !out || (unsigned)op >= WARDER_OP_COUNT)
                 return warder_error_set(err, WARDER_EINVAL, "invalid argument");
         struct warder_explanation *ex = calloc(1, sizeof(*ex));
         if (!ex)
                 return warder_error_set(err, WARDER_ENOMEM, "out of memory");
+        ex->version = WARDER_EXPLANATION_VERSION;
         ex->op = op;
         ex->decision = (struct warder_decision)WARDER_DECISION_INIT;
         struct warder_decision d = WARDER_DECISION_INIT;
-        int rc = warder_ruleset_check(rs, op, literal, real, &d, err);
+        int rc = warder_ruleset_check(&d, rs, op, literal, literal_len, real, real_len, err);
         if (!rc)
                 rc = warder_decision_copy(&ex->decision, &d);
         warder_decision_clear(&d);
         const struct warder__opset *o = &rs->ops[op];
         if (!rc && op == WARDER_OP_EXECUTE) {
-                ex->literal = strdup(literal);
+                ex->literal = strndup(literal, literal_len);
                 rc = ex->literal ? 0 : WARDER_ENOMEM;
-                struct warder__target t = {literal, strlen(literal), NULL,
-                                           0,       literal,         strlen(literal)};
+                struct warder__target t = {literal, literal_len, NULL, 0, literal, literal_len};
                 for (size_t i = 0; i < o->n && !rc; i++)
                         if (warder__rule_match(&o->rules[i], &t, NULL))
                                 rc = add_match(ex, rs, op, i, WARDER_FORM_LITERAL);
         } else if (!rc) {
                 size_t ll = 0, rl = 0;
                 rc = warder_path_normalize(&ex->literal, &ll, rs->root, rs->home, NULL, literal,
-                                           strlen(literal), err);
+                                           literal_len, err);
                 if (!rc && real)
                         rc = warder_path_normalize(&ex->real, &rl, rs->root, rs->home, NULL, real,
-                                                   strlen(real), err);
+                                                   real_len, err);
                 for (size_t i = 0; i < o->n && !rc; i++) {
                         struct warder__target t, ft;
                         bool lm = false, rm = false;
@@ -964,8 +969,8 @@ static bool differs(const char *want, const char *have)
         return want && (!have || strcmp(want, have) != 0);
 }
 
-WARDER_API int warder_ruleset_run_tests(const warder_ruleset *rs, warder_test_fn fn, void *ud,
-                                        size_t *passed, size_t *failed, struct warder_error *err)
+WARDER_API int warder_ruleset_run_tests(size_t *passed, size_t *failed, const warder_ruleset *rs,
+                                        warder_test_fn fn, void *ud, struct warder_error *err)
 {
         if (!rs)
                 return warder_error_set(err, WARDER_EINVAL, "invalid argument");
@@ -997,10 +1002,21 @@ WARDER_API int warder_ruleset_run_tests(const warder_ruleset *rs, warder_test_fn
                 const struct warder__test_case *c = &use->cases[i];
                 struct warder_decision d = WARDER_DECISION_INIT;
                 struct warder_error e = WARDER_ERROR_INIT;
-                int st = warder_ruleset_check(use, c->op, c->target, c->real, &d, &e);
-                struct warder_test_result r = {
-                    i,  c->op, c->target,       c->real, c->expect, st ? NULL : &d,
-                    st, false, use->tests_file, c->line, c->column, st ? e.message : NULL};
+                int st = warder_ruleset_check(&d, use, c->op, c->target, strlen(c->target), c->real,
+                                              (c->real ? strlen(c->real) : 0), &e);
+                struct warder_test_result r = {WARDER_TEST_RESULT_VERSION,
+                                               i,
+                                               c->op,
+                                               c->target,
+                                               c->real,
+                                               c->expect,
+                                               st ? NULL : &d,
+                                               st,
+                                               false,
+                                               use->tests_file,
+                                               c->line,
+                                               c->column,
+                                               st ? e.message : NULL};
                 r.passed = st == 0 && d.action == c->expect;
                 if (r.passed)
                         ok++;
@@ -1021,14 +1037,16 @@ WARDER_API int warder_ruleset_run_tests(const warder_ruleset *rs, warder_test_fn
 
 /* ---- index statistics ------------------------------------------------------------------- */
 
-WARDER_API int warder_ruleset_index_stats(const warder_ruleset *rs, enum warder_op op,
-                                          struct warder_ruleset_index_stats *out,
+WARDER_API int warder_ruleset_index_stats(struct warder_ruleset_index_stats *out,
+                                          const warder_ruleset *rs, enum warder_op op,
                                           struct warder_error *err)
 {
-        if (!rs || !out || (unsigned)op >= WARDER_OP_COUNT)
+        if (!rs || !out || out->version != WARDER_RULESET_INDEX_STATS_VERSION ||
+            (unsigned)op >= WARDER_OP_COUNT)
                 return warder_error_set(err, WARDER_EINVAL, "invalid argument");
         const struct warder__opset *o = &rs->ops[op];
-        struct warder_ruleset_index_stats st = {o->n, 0, SIZE_MAX, 0};
+        struct warder_ruleset_index_stats st = {WARDER_RULESET_INDEX_STATS_VERSION, o->n, 0,
+                                                SIZE_MAX, 0};
         if (op == WARDER_OP_EXECUTE) {
                 st.always = o->xidx.nresidual;
                 for (size_t i = 0; i < o->xidx.nresidual; i++)

@@ -425,7 +425,7 @@ static int forms(struct warder_session *s, const char *target, size_t len, const
         if (rc || real)
                 return rc;
         char *r = NULL;
-        if (warder_backend_realpath(s->guard, *lit, lit_len, &r, NULL) == 0) {
+        if (warder_backend_realpath(&r, s->guard, *lit, lit_len, NULL) == 0) {
                 *rf = r;
                 return 0;
         }
@@ -440,7 +440,7 @@ static int check_command(struct warder_session *s, const char *target, size_t le
 {
         if (!len)
                 return warder_error_set(err, WARDER_EINVAL, "execute: empty command");
-        return warder_guard_check(s->guard, WARDER_OP_EXECUTE, target, len, out, err);
+        return warder_guard_check(out, s->guard, WARDER_OP_EXECUTE, target, len, err);
 }
 
 int warder_session_check_command(struct warder_session *s, const char *command, size_t len,
@@ -469,7 +469,11 @@ int warder_session_check(struct warder_session *s, enum warder_op op, const char
         int rc = forms(s, target, len, real, &lit, &rf, &unresolved, err);
         warder_ruleset *rs = rc ? NULL : warder_session_ruleset(s);
         if (!rc)
-                rc = warder_ruleset_check(rs, op, lit, real ? real : rf, out, err);
+                rc = warder_ruleset_check(out, rs, op, lit, strlen(lit), real ? real : rf,
+                                          real ? strlen(real)
+                                          : rf ? strlen(rf)
+                                               : 0,
+                                          err);
         if (!rc && unresolved)
                 warder_session_unresolved(out);
         warder_ruleset_free(rs);
@@ -498,7 +502,7 @@ int warder_session_explain(struct warder_session *s, enum warder_op op, const ch
                 else if (!(line = strndup(target, len)))
                         rc = warder_error_set(err, WARDER_ENOMEM, "out of memory");
                 else
-                        rc = warder_ruleset_explain(rs, op, line, NULL, &ex, err);
+                        rc = warder_ruleset_explain(&ex, rs, op, line, strlen(line), NULL, 0, err);
                 /* The explanation lists whole-line matches; the decision is the full §5 one,
                  * with the session's environment, real forms and glob expansion. */
                 struct warder_decision d = WARDER_DECISION_INIT;
@@ -512,7 +516,11 @@ int warder_session_explain(struct warder_session *s, enum warder_op op, const ch
                 bool unresolved = false;
                 rc = forms(s, target, len, real, &lit, &rf, &unresolved, err);
                 if (!rc)
-                        rc = warder_ruleset_explain(rs, op, lit, real ? real : rf, &ex, err);
+                        rc = warder_ruleset_explain(&ex, rs, op, lit, strlen(lit), real ? real : rf,
+                                                    real ? strlen(real)
+                                                    : rf ? strlen(rf)
+                                                         : 0,
+                                                    err);
                 if (!rc && unresolved)
                         warder_session_unresolved(&ex->decision);
                 warder_free(lit);
@@ -529,10 +537,20 @@ int warder_session_explain(struct warder_session *s, enum warder_op op, const ch
 
 /* ---- operations --------------------------------------------------------------------------- */
 
+/* An empty result: every container initialised (their versions are checked on entry). */
+static void result_reset(struct warder_session_result *res)
+{
+        memset(res, 0, sizeof(*res));
+        res->bytes = (struct warder_bytes)WARDER_BYTES_INIT;
+        res->entries = (struct warder_entries)WARDER_ENTRIES_INIT;
+        res->grep = (struct warder_grep_result)WARDER_GREP_RESULT_INIT;
+        res->exec = (struct warder_exec_result)WARDER_EXEC_RESULT_INIT;
+}
+
 int warder_session_run(struct warder_session *s, const struct warder_session_request *req,
                        struct warder_session_result *res, struct warder_error *err)
 {
-        memset(res, 0, sizeof(*res));
+        result_reset(res);
         if (!s || !req)
                 return warder_error_set(err, WARDER_EINVAL, "session: invalid request");
         struct run_ctx ctx = {.s = s, .req = req, .res = res};
@@ -545,8 +563,8 @@ int warder_session_run(struct warder_session *s, const struct warder_session_req
         int rc;
         switch (req->op) {
         case WARDER_OP_READ:
-                rc = warder_backend_read(g, req->target, req->target_len, req->offset, req->limit,
-                                         0, &res->bytes, err);
+                rc = warder_backend_read(&res->bytes, g, req->target, req->target_len, req->offset,
+                                         req->limit, 0, err);
                 break;
         case WARDER_OP_WRITE:
                 rc = warder_backend_write(g, req->target, req->target_len,
@@ -555,25 +573,28 @@ int warder_session_run(struct warder_session *s, const struct warder_session_req
                         res->count = req->text_len;
                 break;
         case WARDER_OP_EDIT:
-                rc = warder_backend_edit(g, req->target, req->target_len, req->text, req->text_len,
-                                         req->text2 ? req->text2 : "", req->text2_len,
-                                         flags & WARDER_EDIT_ALL, &res->count, err);
+                rc = warder_backend_edit(&res->count, g, req->target, req->target_len, req->text,
+                                         req->text_len, req->text2 ? req->text2 : "",
+                                         req->text2_len, flags & WARDER_EDIT_ALL, err);
                 break;
         case WARDER_OP_LS:
-                rc = warder_backend_ls(g, base, base_len, 0, &res->entries, err);
+                rc = warder_backend_ls(&res->entries, g, base, base_len, 0, err);
                 break;
         case WARDER_OP_GLOB:
-                rc = warder_backend_glob(g, req->pattern, base, base_len, 0, &res->entries, err);
+                rc = warder_backend_glob(&res->entries, g, req->pattern, strlen(req->pattern), base,
+                                         base_len, 0, err);
                 break;
         case WARDER_OP_GREP: {
                 struct warder_grep_request gr = WARDER_GREP_REQUEST_INIT;
                 gr.pattern = req->pattern;
+                gr.pattern_len = strlen(gr.pattern);
                 gr.path = base;
                 gr.path_len = base_len;
                 gr.glob = req->include;
+                gr.glob_len = gr.glob ? strlen(gr.glob) : 0;
                 gr.flags = flags & WARDER_GREP_CASELESS;
                 gr.max_matches = req->max_matches;
-                rc = warder_backend_grep(g, &gr, &res->grep, err);
+                rc = warder_backend_grep(&res->grep, g, &gr, err);
                 break;
         }
         case WARDER_OP_EXECUTE: {
@@ -586,7 +607,7 @@ int warder_session_run(struct warder_session *s, const struct warder_session_req
                 er.stream = req->stream;
                 er.stream_ud = req->stream_ud;
                 er.cancel = req->cancel;
-                rc = warder_backend_execute(g, &er, &res->exec, err);
+                rc = warder_backend_execute(&res->exec, g, &er, err);
                 break;
         }
         default:
@@ -610,7 +631,7 @@ void warder_session_result_free(struct warder_session_result *res)
         warder_grep_result_free(&res->grep);
         warder_exec_result_free(&res->exec);
         free(res->token);
-        memset(res, 0, sizeof(*res));
+        result_reset(res);
 }
 
 int warder_session_approval_binding(struct warder_session *s, const char *token, char **binding,

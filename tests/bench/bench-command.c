@@ -37,7 +37,7 @@ static double bench_command(const warder_ruleset *rs, const char *cmd, size_t it
                 double t0 = now_ns();
                 for (size_t i = 0; i < iters; i++) {
                         struct warder_decision d = WARDER_DECISION_INIT;
-                        if (warder_ruleset_check_command(rs, cmd, len, &ctx, &d, NULL) == 0)
+                        if (warder_ruleset_check_command(&d, rs, cmd, len, &ctx, NULL) == 0)
                                 sink += (int)d.action;
                         warder_decision_clear(&d);
                 }
@@ -79,7 +79,8 @@ static double bench_read(const warder_ruleset *rs, const char *path, size_t iter
                 double t0 = now_ns();
                 for (size_t i = 0; i < iters; i++) {
                         struct warder_decision d = WARDER_DECISION_INIT;
-                        if (warder_ruleset_check(rs, WARDER_OP_READ, path, NULL, &d, NULL) == 0)
+                        if (warder_ruleset_check(&d, rs, WARDER_OP_READ, path, strlen(path), NULL,
+                                                 0, NULL) == 0)
                                 sink += (int)d.action;
                         warder_decision_clear(&d);
                 }

@@ -62,7 +62,7 @@ static int backend_run(const struct warder__exec_config *cfg)
         struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
         req.command = "true";
         req.command_len = 4;
-        struct warder_exec_result r;
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
         int rc = warder__exec_run(cfg, &req, &r, NULL);
         if (rc)
                 return rc;

@@ -83,16 +83,16 @@ typedef int (*op_fn)(warder_backend *b);
 
 static int op_read(warder_backend *b)
 {
-        struct warder_bytes out = {0};
-        int rc = warder_backend_read(b, "/w/src/file07.c", 15, 0, 0, 0, &out, NULL);
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        int rc = warder_backend_read(&out, b, "/w/src/file07.c", 15, 0, 0, 0, NULL);
         warder_bytes_free(&out);
         return rc;
 }
 
 static int op_ls(warder_backend *b)
 {
-        struct warder_entries out = {0};
-        int rc = warder_backend_ls(b, "/w/src", 6, 0, &out, NULL);
+        struct warder_entries out = WARDER_ENTRIES_INIT;
+        int rc = warder_backend_ls(&out, b, "/w/src", 6, 0, NULL);
         warder_entries_free(&out);
         return rc;
 }
@@ -101,10 +101,11 @@ static int op_grep(warder_backend *b)
 {
         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
         req.pattern = "needle";
+        req.pattern_len = strlen(req.pattern);
         req.path = "/w/src";
         req.path_len = 6;
-        struct warder_grep_result out = {0};
-        int rc = warder_backend_grep(b, &req, &out, NULL);
+        struct warder_grep_result out = WARDER_GREP_RESULT_INIT;
+        int rc = warder_backend_grep(&out, b, &req, NULL);
         warder_grep_result_free(&out);
         return rc;
 }
@@ -137,7 +138,7 @@ static double time_check(warder_backend *g, enum warder_op op, const char *targe
                 double t0 = now_ns();
                 for (long i = 0; i < iters / REPS; i++) {
                         struct warder_decision d = WARDER_DECISION_INIT;
-                        int rc = warder_guard_check(g, op, target, len, &d, NULL);
+                        int rc = warder_guard_check(&d, g, op, target, len, NULL);
                         if (rc)
                                 die("check", rc, NULL);
                         warder_decision_clear(&d);

@@ -138,8 +138,8 @@ static double backend_read(warder_backend *b, const char *path, int n)
         size_t len = strlen(path);
         double t = now();
         for (int i = 0; i < n; i++) {
-                struct warder_bytes out = {NULL, 0, false};
-                if (warder_backend_read(b, path, len, 0, 0, 0, &out, NULL) || out.len != 4096) {
+                struct warder_bytes out = WARDER_BYTES_INIT;
+                if (warder_backend_read(&out, b, path, len, 0, 0, 0, NULL) || out.len != 4096) {
                         fprintf(stderr, "backend read failed\n");
                         exit(1);
                 }
@@ -154,7 +154,7 @@ static double backend_realpath(warder_backend *b, const char *path, int n)
         double t = now();
         for (int i = 0; i < n; i++) {
                 char *real = NULL;
-                if (warder_backend_realpath(b, path, len, &real, NULL)) {
+                if (warder_backend_realpath(&real, b, path, len, NULL)) {
                         fprintf(stderr, "realpath failed\n");
                         exit(1);
                 }
@@ -248,13 +248,14 @@ static double run_grep(warder_backend *b, const char *pattern, size_t *count, si
 {
         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
         req.pattern = pattern;
+        req.pattern_len = strlen(req.pattern);
         req.path = root;
         req.path_len = strlen(root);
         req.max_matches = 0;
-        struct warder_grep_result r = {NULL, 0, 0, false};
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
         double t = now();
         struct warder_error e = WARDER_ERROR_INIT;
-        if (warder_backend_grep(b, &req, &r, &e)) {
+        if (warder_backend_grep(&r, b, &req, &e)) {
                 fprintf(stderr, "grep: %s\n", e.message);
                 exit(1);
         }

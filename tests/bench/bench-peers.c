@@ -20,6 +20,7 @@
 
 #include "ruleset/ruleset-internal.h"
 #include "warder/ruleset.h"
+#include "warder/tooling.h"
 #include "workload.h"
 
 static double now(void)
@@ -63,7 +64,8 @@ static struct result run_warder(const warder_ruleset *rs, char **paths, size_t n
                 double t0 = now();
                 for (size_t i = 0; i < n; i++) {
                         struct warder_decision d = WARDER_DECISION_INIT;
-                        if (warder_ruleset_check(rs, WARDER_OP_READ, paths[i], NULL, &d, NULL))
+                        if (warder_ruleset_check(&d, rs, WARDER_OP_READ, paths[i], strlen(paths[i]),
+                                                 NULL, 0, NULL))
                                 abort();
                         r.first[i] = d.by_default ? -1 : (long)d.rule_index;
                 }
@@ -86,7 +88,7 @@ static struct result run_globset(const warder_ruleset *rs, char **paths, size_t 
         for (size_t i = 0; i < warder_ruleset_rule_count(rs, WARDER_OP_READ); i++) {
                 char **alts = NULL;
                 size_t nalts = 0;
-                if (warder_ruleset_rule_alternatives(rs, WARDER_OP_READ, i, &alts, &nalts, NULL))
+                if (warder_ruleset_rule_alternatives(&alts, &nalts, rs, WARDER_OP_READ, i, NULL))
                         abort();
                 for (size_t k = 0; k < nalts; k++)
                         fprintf(f, "%zu\t%s\n", i, alts[k]);
@@ -127,11 +129,12 @@ static void compare(const char *what, const warder_ruleset *rs, char **paths, si
                 if (w->first[i] == g->first[i])
                         continue;
                 if (bad++ < 3) {
-                        struct warder_rule_info a, b;
+                        struct warder_rule_info a = WARDER_RULE_INFO_INIT;
+                        struct warder_rule_info b = WARDER_RULE_INFO_INIT;
                         bool ha = w->first[i] >= 0 &&
-                                  !warder_ruleset_rule(rs, WARDER_OP_READ, (size_t)w->first[i], &a);
+                                  !warder_ruleset_rule(&a, rs, WARDER_OP_READ, (size_t)w->first[i]);
                         bool hb = g->first[i] >= 0 &&
-                                  !warder_ruleset_rule(rs, WARDER_OP_READ, (size_t)g->first[i], &b);
+                                  !warder_ruleset_rule(&b, rs, WARDER_OP_READ, (size_t)g->first[i]);
                         printf("  DISAGREE %s: '%s': warder %ld (%s), globset %ld (%s)\n", what,
                                paths[i], w->first[i], ha ? a.pattern : "-", g->first[i],
                                hb ? b.pattern : "-");

@@ -21,6 +21,7 @@
 
 #include "ruleset/ruleset-internal.h"
 #include "warder/ruleset.h"
+#include "warder/tooling.h"
 #include "workload.h"
 
 extern char **environ;
@@ -44,7 +45,7 @@ static char **fnmatch_patterns(const warder_ruleset *rs, size_t n)
         for (size_t i = 0; i < n; i++) {
                 char **alts = NULL;
                 size_t nalts = 0;
-                if (warder_ruleset_rule_alternatives(rs, WARDER_OP_READ, i, &alts, &nalts, NULL) ||
+                if (warder_ruleset_rule_alternatives(&alts, &nalts, rs, WARDER_OP_READ, i, NULL) ||
                     !nalts)
                         abort();
                 fnm[i] = strdup(alts[0]);
@@ -279,7 +280,8 @@ int main(int argc, char **argv)
                 for (size_t r = 0; r < reps; r++) {
                         for (size_t i = 0; i < NPATHS; i++) {
                                 struct warder_decision d = WARDER_DECISION_INIT;
-                                warder_ruleset_check(rs, WARDER_OP_READ, paths[i], NULL, &d, NULL);
+                                warder_ruleset_check(&d, rs, WARDER_OP_READ, paths[i],
+                                                     strlen(paths[i]), NULL, 0, NULL);
                                 denies += d.action == WARDER_DENY;
                         }
                 }
@@ -297,8 +299,8 @@ int main(int argc, char **argv)
                         for (size_t r = 0; r < reps; r++) {
                                 for (size_t i = 0; i < NPATHS; i++) {
                                         struct warder_decision d = WARDER_DECISION_INIT;
-                                        warder_ruleset_check(srs, WARDER_OP_READ, paths[i], NULL,
-                                                             &d, NULL);
+                                        warder_ruleset_check(&d, srs, WARDER_OP_READ, paths[i],
+                                                             strlen(paths[i]), NULL, 0, NULL);
                                         denies += d.action == WARDER_DENY;
                                 }
                         }
@@ -443,7 +445,8 @@ int main(int argc, char **argv)
         for (size_t r = 0; r < 200; r++)
                 for (size_t i = 0; i < NPATHS; i++) {
                         struct warder_decision d = WARDER_DECISION_INIT;
-                        warder_ruleset_check(rs, WARDER_OP_READ, paths[i], NULL, &d, NULL);
+                        warder_ruleset_check(&d, rs, WARDER_OP_READ, paths[i], strlen(paths[i]),
+                                             NULL, 0, NULL);
                 }
         printf("preset 'default' read check: %.1f ns\n", (now() - t0) * 1e9 / (200.0 * NPATHS));
         preset_load();
