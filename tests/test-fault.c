@@ -1106,8 +1106,21 @@ START_TEST(walk_decisions)
             warder_ruleset_load_string(&fold, fold_yaml, strlen(fold_yaml), "fold", &ro, NULL), 0);
         points += walk_dcases(fold, fold_cases, sizeof(fold_cases) / sizeof(fold_cases[0]));
         warder_ruleset_free(fold);
+        /* §2.10 under first match: a failed `ask` rule taken to match must not hide the deny
+         * after it (the clean answer for secret.txt is deny, from the second rule) */
+        static const char ask_yaml[] = "warder: 1\ndefault: allow\n"
+                                       "read:\n  rules:\n    - ask: '**/*.lo[g]'\n"
+                                       "    - deny: '**/secret*'\n";
+        static const struct dcase ask_cases[] = {
+            {WARDER_OP_READ, "secret.txt", NULL, WARDER_DENY},
+            {WARDER_OP_READ, "a.txt", "secret.txt", WARDER_DENY}};
+        warder_ruleset *ask = NULL;
+        ck_assert_int_eq(
+            warder_ruleset_load_string(&ask, ask_yaml, strlen(ask_yaml), "ask", &ro, NULL), 0);
+        points += walk_dcases(ask, ask_cases, sizeof(ask_cases) / sizeof(ask_cases[0]));
+        warder_ruleset_free(ask);
         fprintf(stderr, "fault walk over decisions: %zu cases, %lu failure points\n",
-                sizeof(dcases) / sizeof(dcases[0]) + 3, points);
+                sizeof(dcases) / sizeof(dcases[0]) + 5, points);
         fx_close(&fx);
 }
 END_TEST

@@ -1201,14 +1201,18 @@ bool warder__rule_beneath(const struct warder__rule *rule, const char *slashed, 
         return false;
 }
 
+_Thread_local unsigned warder__match_failures;
+
 static bool glob_hit(const struct warder__rule *rule, bool fold, const struct warder__target *t)
 {
         int rc;
         const warder_glob *g = warder__rule_glob(rule, fold, &rc);
         if (g)
                 rc = warder_glob_match(g, t->s, t->len);
-        if (rc < 0) /* §2.10: engine errors fail closed */
+        if (rc < 0) { /* §2.10: engine errors fail closed */
+                warder__match_failures++;
                 return rule->action != WARDER_ALLOW;
+        }
         return rc > 0;
 }
 

@@ -313,6 +313,9 @@ bool warder__alt_match(const struct warder__alt *alt, const struct warder__targe
  * lower case (used when the rule folds). */
 bool warder__rule_match(const struct warder__rule *rule, const struct warder__target *t,
                         const struct warder__target *folded);
+/* Counts, per thread, the rule matches that failed in the engine (§2.10): a path decision
+ * reads it before and after deciding, and turns an `ask` reached past a failure into `deny`. */
+extern _Thread_local unsigned warder__match_failures;
 
 /* ---- Index (index.c) ---------------------------------------------------------------------- */
 

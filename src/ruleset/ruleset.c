@@ -817,6 +817,7 @@ static int check_path(const warder_ruleset *rs, enum warder_op op, const char *l
         if (rc)
                 return rc;
         long li = -1, ri = -1;
+        unsigned failures = warder__match_failures;
         if ((rc = decide(rs, op, f->lit.data, f->lit.len, &li, err)))
                 return rc;
         bool same = !real || (f->lit.len == f->real.len &&
@@ -846,6 +847,12 @@ static int check_path(const warder_ruleset *rs, enum warder_op op, const char *l
                 d.by_default = true;
                 d.action = o->def;
                 d.form = WARDER_FORM_NONE;
+        }
+        if (d.action == WARDER_ASK && warder__match_failures != failures) {
+                /* §2.10: a failed `ask` rule was taken to match, but under first match a later
+                 * rule it hid may deny; asking would let an approval through that deny */
+                d.action = WARDER_DENY;
+                d.note = "a rule could not be matched, so the stricter answer is given (§2.10)";
         }
         *out = d;
         return 0;
