@@ -82,7 +82,8 @@ static void thread_creds(char out[static 1024])
         ck_assert_ptr_nonnull(s);
         out[0] = '\0';
         size_t o = 0;
-        for (char *line = strtok(s, "\n"); line; line = strtok(NULL, "\n"))
+        char *save = NULL;
+        for (char *line = strtok_r(s, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
                 if (!strncmp(line, "Uid:", 4) || !strncmp(line, "Gid:", 4) ||
                     !strncmp(line, "Groups:", 7))
                         o += (size_t)snprintf(out + o, 1024 - o, "%s\n", line);
