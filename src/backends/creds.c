@@ -86,14 +86,16 @@ static bool fs_caps_effective(void)
 static bool restore(const struct warder__creds_saved *sv)
 {
         bool ok = true;
-        set_fsuid(sv->fsuid);
-        if (fsuid_now() != sv->fsuid)
-                ok = false;
-        set_fsgid(sv->fsgid);
-        if (fsgid_now() != sv->fsgid)
-                ok = false;
-        if (!set_groups((size_t)sv->ngroups, sv->groups))
-                ok = false;
+        if (sv->steps >= 3) {
+                set_fsuid(sv->fsuid);
+                ok = fsuid_now() == sv->fsuid;
+        }
+        if (sv->steps >= 2) {
+                set_fsgid(sv->fsgid);
+                ok = ok && fsgid_now() == sv->fsgid;
+        }
+        if (sv->steps >= 1)
+                ok = ok && set_groups((size_t)sv->ngroups, sv->groups);
         return ok;
 }
 
@@ -126,25 +128,36 @@ int warder__creds_enter(struct warder__creds_saved *sv, const struct warder__cre
         sv->active = true;
         const char *why = NULL;
         int e = 0;
+        /* Each step is counted once it may have changed something: leave() undoes those. */
+        sv->steps = 0;
         if (!set_groups(c->ngroups, groups)) {
                 e = errno;
-                why = "setgroups";
-        } else if (set_fsgid(c->gid), fsgid_now() != c->gid) {
-                why = "setfsgid";
-        } else if (set_fsuid(c->uid), fsuid_now() != c->uid) {
-                why = "setfsuid";
-        } else if (warder__creds_test_fail == 1) {
-                warder__creds_test_fail = 0;
-                why = "setfsuid (test)";
-        } else if (fs_caps_effective()) {
-                why = "the file system capabilities are still effective";
+                why = "setgroups failed";
         }
+        if (!why) {
+                sv->steps = 2; /* the groups, and the fsgid about to change */
+                set_fsgid(c->gid);
+                if (fsgid_now() != c->gid)
+                        why = "setfsgid failed";
+        }
+        if (!why) {
+                sv->steps = 3;
+                set_fsuid(c->uid);
+                if (fsuid_now() != c->uid)
+                        why = "setfsuid failed";
+        }
+        if (!why && warder__creds_test_fail == 1) {
+                warder__creds_test_fail = 0;
+                why = "setfsuid (test) failed";
+        }
+        if (!why && fs_caps_effective())
+                why = "the file system capabilities are still effective";
         if (!why)
                 return 0;
         int rc = warder__creds_leave(sv, 0, err);
         if (rc)
                 return rc;
-        return warder_error_set(err, WARDER_EIO, "cannot act as uid %u gid %u: %s failed%s%s",
+        return warder_error_set(err, WARDER_EIO, "cannot act as uid %u gid %u: %s%s%s",
                                 (unsigned)c->uid, (unsigned)c->gid, why, e ? ": " : "",
                                 e ? strerror(e) : "");
 }

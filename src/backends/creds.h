@@ -49,6 +49,7 @@ struct warder__creds {
 /* The host's credentials of the thread, saved by enter(); lives on the caller's stack. */
 struct warder__creds_saved {
         bool active; /* enter() switched: leave() restores */
+        int steps;   /* how many of groups, fsgid, fsuid were changed (what leave() undoes) */
         uint32_t fsuid;
         uint32_t fsgid;
         int ngroups;

@@ -2411,12 +2411,11 @@ static int set_agent(struct local *l, const struct warder_local_options *o,
         struct warder_error probe = WARDER_ERROR_INIT;
         int rc = warder__creds_probe(&l->agent, &probe);
         if (rc) {
-                rc =
-                    warder_error_set(err, WARDER_EACCES,
-                                     "local: cannot act as uid %u gid %u (needs CAP_SETUID and "
-                                     "CAP_SETGID, and no file system capability once the fsuid "
-                                     "is the agent's): %s",
-                                     (unsigned)o->agent_uid, (unsigned)o->agent_gid, probe.message);
+                rc = warder_error_set(err, WARDER_EACCES,
+                                      "local: this process cannot act as the agent (it needs "
+                                      "CAP_SETUID and CAP_SETGID, and no file system capability "
+                                      "once the fsuid is the agent's): %s",
+                                      probe.message);
                 warder_error_clear(&probe);
                 return rc;
         }

@@ -180,6 +180,9 @@ int cli_cmd_exec(int argc, char **argv, struct cli_common *c)
         lopts.exec = true;
         lopts.exec_timeout_ms = (uint32_t)(a.timeout * 1000);
         lopts.landlock = a.landlock;
+        rc = cli_as_user(c, "exec", &lopts);
+        if (rc)
+                goto out;
         rc = cli_session_open(&s, "exec", &lopts, a.mask, a.env);
         if (rc)
                 goto out;

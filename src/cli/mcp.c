@@ -187,6 +187,8 @@ int cli_cmd_mcp(int argc, char **argv, struct cli_common *c)
         int rc = parse(argc, argv, &o);
         if (rc)
                 return rc < 0 ? CLI_OK : rc;
+        if ((rc = cli_as_user(c, "mcp", &o.lo)))
+                return rc;
         if (c->interactive || c->approve_token || c->json)
                 return cli_usage("mcp", "--interactive, --approve-token and --json do not apply: "
                                         "asks go to the client's user through elicitation");

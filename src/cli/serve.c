@@ -107,6 +107,9 @@ int cli_cmd_serve(int argc, char **argv, struct cli_common *c)
                                 return cli_usage("serve", "--max-pending needs 1 to 4096");
                 }
         }
+        int urc = cli_as_user(c, "serve", &lo);
+        if (urc)
+                return urc;
         if (c->interactive)
                 return cli_usage("serve", "--interactive does not apply: asks are answered with "
                                           "approval tokens");
