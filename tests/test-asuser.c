@@ -332,6 +332,32 @@ START_TEST(test_swap_race)
 }
 END_TEST
 
+/* A host thread with supplementary groups of its own: the agent (none given) acts without
+ * them, and they are back after each operation. */
+START_TEST(test_host_groups)
+{
+        gid_t hg[2] = {100, GROUPX};
+        ck_assert_int_eq(syscall(SYS_setgroups, 2, hg), 0);
+        thread_creds(host_creds);
+        ck_assert_ptr_nonnull(strstr(host_creds, "Groups:\t100 40010"));
+        warder_backend *host = local(false, NULL, 0), *agent = local(true, NULL, 0);
+        uint32_t unsorted[3] = {GROUPX, 100, GROUPX};
+        warder_backend *with = local(true, unsorted, 3);
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        ck_assert_int_eq(rd(agent, "group.txt", &out, NULL), WARDER_EACCES);
+        ck_assert_int_eq(rd(agent, "mine.txt", &out, NULL), 0);
+        warder_bytes_free(&out);
+        ck_assert_int_eq(rd(with, "group.txt", &out, NULL), 0);
+        warder_bytes_free(&out);
+        ck_assert_int_eq(rd(with, "theirs.txt", &out, NULL), WARDER_EACCES);
+        ck_assert_int_eq(rd(host, "theirs.txt", &out, NULL), 0);
+        warder_bytes_free(&out);
+        warder_backend_free(host);
+        warder_backend_free(agent);
+        warder_backend_free(with);
+}
+END_TEST
+
 /* Four threads: one acts as the agent in a loop, three watch their own credentials and read
  * a root-only file with plain open(2): they never see the agent's credentials. */
 struct watch {
@@ -486,6 +512,7 @@ int main(void)
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, test_kernel_permissions);
         tcase_add_test(tc, test_groups);
+        tcase_add_test(tc, test_host_groups);
         tcase_add_test(tc, test_writes);
         tcase_add_test(tc, test_swap_race);
         tcase_add_test(tc, test_threads);

@@ -82,21 +82,34 @@ static bool fs_caps_effective(void)
         return false;
 }
 
-/* Puts the saved credentials back; true when verified. */
+enum { CHANGED_GROUPS = 1, CHANGED_FSGID = 2, CHANGED_FSUID = 4 };
+
+/* Puts back what enter() changed; true when verified. */
 static bool restore(const struct warder__creds_saved *sv)
 {
         bool ok = true;
-        if (sv->steps >= 3) {
+        if (sv->changed & CHANGED_FSUID) {
                 set_fsuid(sv->fsuid);
                 ok = fsuid_now() == sv->fsuid;
         }
-        if (sv->steps >= 2) {
+        if (sv->changed & CHANGED_FSGID) {
                 set_fsgid(sv->fsgid);
                 ok = ok && fsgid_now() == sv->fsgid;
         }
-        if (sv->steps >= 1)
+        if (sv->changed & CHANGED_GROUPS)
                 ok = ok && set_groups((size_t)sv->ngroups, sv->groups);
         return ok;
+}
+
+/* Whether the thread's groups (as getgroups gave them: sorted) are the agent's (sorted). */
+static bool same_groups(const struct warder__creds_saved *sv, const struct warder__creds *c)
+{
+        if ((size_t)sv->ngroups != c->ngroups)
+                return false;
+        for (size_t i = 0; i < c->ngroups; i++)
+                if ((uint32_t)sv->groups[i] != c->groups[i])
+                        return false;
+        return true;
 }
 
 int warder__creds_enter(struct warder__creds_saved *sv, const struct warder__creds *c,
@@ -121,27 +134,33 @@ int warder__creds_enter(struct warder__creds_saved *sv, const struct warder__cre
         sv->ngroups = n;
         sv->fsuid = fsuid_now();
         sv->fsgid = fsgid_now();
-        gid_t groups[WARDER__CREDS_MAX_GROUPS];
-        for (size_t i = 0; i < c->ngroups; i++)
-                groups[i] = (gid_t)c->groups[i];
         thread_state = 1;
         sv->active = true;
+        sv->changed = 0;
         const char *why = NULL;
         int e = 0;
-        /* Each step is counted once it may have changed something: leave() undoes those. */
-        sv->steps = 0;
-        if (!set_groups(c->ngroups, groups)) {
-                e = errno;
-                why = "setgroups failed";
+        /* Each change costs the kernel a new set of credentials (commit_creds): what already
+         * holds is left alone. A step is marked changed before it is tried, so that leave()
+         * undoes whatever may have changed. */
+        if (!same_groups(sv, c)) {
+                gid_t groups[WARDER__CREDS_MAX_GROUPS];
+                for (size_t i = 0; i < c->ngroups; i++)
+                        groups[i] = (gid_t)c->groups[i];
+                if (!set_groups(c->ngroups, groups)) {
+                        e = errno;
+                        why = "setgroups failed";
+                } else {
+                        sv->changed |= CHANGED_GROUPS;
+                }
         }
-        if (!why) {
-                sv->steps = 2; /* the groups, and the fsgid about to change */
+        if (!why && sv->fsgid != c->gid) {
+                sv->changed |= CHANGED_FSGID;
                 set_fsgid(c->gid);
                 if (fsgid_now() != c->gid)
                         why = "setfsgid failed";
         }
-        if (!why) {
-                sv->steps = 3;
+        if (!why && sv->fsuid != c->uid) {
+                sv->changed |= CHANGED_FSUID;
                 set_fsuid(c->uid);
                 if (fsuid_now() != c->uid)
                         why = "setfsuid failed";

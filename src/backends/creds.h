@@ -38,7 +38,8 @@
 /* The most supplementary groups an agent may be given (and a host may hold to be restored). */
 #define WARDER__CREDS_MAX_GROUPS 256
 
-/* Who acts. `groups` (`ngroups` of them) is borrowed for the call. */
+/* Who acts. `groups` (`ngroups` of them, sorted ascending, no duplicates) is borrowed for the
+ * call. */
 struct warder__creds {
         uint32_t uid;
         uint32_t gid;
@@ -48,8 +49,8 @@ struct warder__creds {
 
 /* The host's credentials of the thread, saved by enter(); lives on the caller's stack. */
 struct warder__creds_saved {
-        bool active; /* enter() switched: leave() restores */
-        int steps;   /* how many of groups, fsgid, fsuid were changed (what leave() undoes) */
+        bool active;      /* enter() switched: leave() restores */
+        unsigned changed; /* which of the groups, fsgid and fsuid enter() changed */
         uint32_t fsuid;
         uint32_t fsgid;
         int ngroups;

@@ -2394,6 +2394,12 @@ static int check_agent(const struct warder_local_options *o, struct warder_error
         return 0;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+        uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+        return (x > y) - (x < y);
+}
+
 /* Copies the agent's credentials into `l` and checks, on this thread, that this process can
  * take them and give them back: never a backend that would act as the host by surprise. */
 static int set_agent(struct local *l, const struct warder_local_options *o,
@@ -2405,9 +2411,17 @@ static int set_agent(struct local *l, const struct warder_local_options *o,
                 if (!l->agent_groups)
                         return fail_oom(err);
                 memcpy(l->agent_groups, o->agent_groups, n * sizeof(*l->agent_groups));
+                /* Sorted without duplicates, as the kernel keeps them (creds.h). */
+                qsort(l->agent_groups, n, sizeof(*l->agent_groups), cmp_u32);
+                size_t k = 0;
+                for (size_t i = 0; i < n; i++)
+                        if (!k || l->agent_groups[k - 1] != l->agent_groups[i])
+                                l->agent_groups[k++] = l->agent_groups[i];
+                n = k;
         }
         l->agent = (struct warder__creds){o->agent_uid, o->agent_gid, l->agent_groups, n};
         l->opts.agent_groups = l->agent_groups;
+        l->opts.agent_ngroups = n;
         struct warder_error probe = WARDER_ERROR_INIT;
         int rc = warder__creds_probe(&l->agent, &probe);
         if (rc) {
