@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Acting as the agent (§6.7) against the real kernel, as root: the local backend's file
+ * Acting as the agent (§6.6) against the real kernel, as root: the local backend's file
  * operations run with the agent's file system credentials, so the kernel's permission checks
  * back the rules. Every refusal has a control arm (the same operation without the option, as
  * root, succeeds), and after every operation, failing ones included, the thread's credentials

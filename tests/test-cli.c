@@ -979,7 +979,7 @@ START_TEST(nul_delimited_names)
 }
 END_TEST
 
-/* --as-user (§6.7): the kernel's permissions of that user back the rules (root only). */
+/* --as-user (§6.6): the kernel's permissions of that user back the rules (root only). */
 START_TEST(as_user)
 {
         /* the values refused whoever runs it */

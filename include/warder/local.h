@@ -50,7 +50,7 @@ struct warder_local_options {
         uint32_t mask_budget_ms;    /* walk budget (0: 2 s) */
         size_t mask_budget_entries; /* walk budget (0: 100,000) */
 
-        /* Version 3. Acting as the agent (§6.7): when `act_as_agent` is true, every file
+        /* Version 3. Acting as the agent (§6.6): when `act_as_agent` is true, every file
          * operation (read, write, edit, ls, glob, grep, realpath) runs with these file system
          * credentials on the calling thread — fsuid `agent_uid`, fsgid `agent_gid` and exactly
          * the `agent_ngroups` supplementary groups of `agent_groups` (copied; at most 256) —

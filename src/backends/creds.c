@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Acting as the agent (§6.7): per-thread filesystem credentials, see creds.h.
+ * Acting as the agent (§6.6): per-thread filesystem credentials, see creds.h.
  *
  * Order. Entering sets the groups first, then the fsgid, then the fsuid (setgroups and
  * setfsgid need CAP_SETGID, which a change of fsuid leaves alone, but the last step is the one

@@ -3,7 +3,7 @@
 #define WARDER_CREDS_H
 
 /*
- * Acting as the agent (§6.7): the filesystem credentials of the calling THREAD — fsuid, fsgid
+ * Acting as the agent (§6.6): the filesystem credentials of the calling THREAD — fsuid, fsgid
  * and supplementary groups — switched for the duration of one operation and restored after it.
  *
  * The raw system calls (setfsuid, setfsgid, setgroups) change the credentials of the calling

@@ -65,7 +65,7 @@ struct local {
         char **exec_env;
         char **landlock_read;
         char **landlock_write;
-        /* Acting as the agent (§6.7): the credentials of every file operation, else NULL. */
+        /* Acting as the agent (§6.6): the credentials of every file operation, else NULL. */
         struct warder__creds agent;
         const struct warder__creds *as;
         uint32_t *agent_groups;
@@ -2220,7 +2220,7 @@ static void local_destroy(warder_backend *b)
         free(l);
 }
 
-/* ---- acting as the agent (§6.7) ---------------------------------------------------- */
+/* ---- acting as the agent (§6.6) ---------------------------------------------------- */
 
 /* Each file operation runs between creds_enter and creds_leave on the calling thread: with
  * the agent's file system credentials when the host asked for them, else unchanged. */
@@ -2368,7 +2368,7 @@ int warder__local_open_dir(warder_backend *b, const char *path, int *fd_out,
         return rc;
 }
 
-/* The agent's credentials (§6.7): refused when they are not ids a process can hold, or are
+/* The agent's credentials (§6.6): refused when they are not ids a process can hold, or are
  * root's (acting as root would add no permission check). */
 static int check_agent(const struct warder_local_options *o, struct warder_error *err)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* --as-user (§6.7): whose file system credentials the local backend acts with. */
+/* --as-user (§6.6): whose file system credentials the local backend acts with. */
 #include <errno.h>
 #include <pwd.h>
 #include <stdint.h>

@@ -91,7 +91,7 @@ void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(prin
 void cli_write_safe(FILE *f, const char *s, size_t len);
 
 /*
- * --as-user (§6.7): parses `c->as_user` (USER or UID, then optionally `:GID`, then optionally
+ * --as-user (§6.6): parses `c->as_user` (USER or UID, then optionally `:GID`, then optionally
  * `:GROUP,GROUP…` — numeric; a USER's gid is its primary group; no supplementary group unless
  * given) into `lo`: the local backend's file operations act as that user, and its commands (when
  * lo->exec) drop to that uid and gid. Nothing when --as-user was not given. The ids live in

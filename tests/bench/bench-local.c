@@ -5,7 +5,7 @@
  *      it (targets: local <= 1.3x the floor, guard <= 1.5x local);
  *   2. grep over a generated tree (10,000 files, ~100 MB; WARDER_BENCH_SCALE=0.1 for a tenth):
  *      `grep -rn` (single-threaded) vs the local backend vs the guard (filter overhead <= 5%);
- *   3. the guarded 4 KiB read again, with the local backend acting as the agent (§6.7: the
+ *   3. the guarded 4 KiB read again, with the local backend acting as the agent (§6.6: the
  *      file system credentials switched and restored around the operation), against the
  *      guarded read without it (target <= 1.2x). Root only (skipped otherwise).
  * Times are CPU time (user + system) of this process, or of the `grep` child, so that other
