@@ -11,7 +11,8 @@ static void exec_help(void)
 {
         printf(
             "Usage: warder [--rules FILE | --preset NAME] [--root DIR] [--home DIR] [--json]\n"
-            "              [--audit FILE] [--interactive | --approve-token T] exec\n"
+            "              [--audit FILE] [--interactive | --approve-token T]\n"
+            "              [--as-user USER|UID[:GID[:GROUPS]]] exec\n"
             "              [--timeout S] [--cwd DIR]\n"
             "              [--landlock required|best-effort|off] [--mask-denied]\n"
             "              [--env NAME=VALUE]... [--pass-env NAME]... -- COMMAND\n"

@@ -54,6 +54,7 @@ static void op_help(const char *name)
                 printf(
                     "Usage: warder [--rules FILE | --preset NAME] [--root DIR] [--home DIR]\n"
                     "              [--json] [--audit FILE] [--interactive | --approve-token T]\n"
+                    "              [--as-user USER|UID[:GID[:GROUPS]]]\n"
                     "              %s %s\n"
                     "\n"
                     "%s\n"

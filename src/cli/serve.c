@@ -15,6 +15,7 @@ static void serve_help(void)
                "                    [--audit FILE] [--no-execute] [--timeout S]\n"
                "                    [--landlock required|best-effort|off] [--mask-denied]\n"
                "                    [--approval-ttl S] [--max-line BYTES] [--max-pending N]\n"
+               "                    [--as-user USER|UID[:GID[:GROUPS]]]\n"
                "\n"
                "Hold one guarded session (the ruleset, the guard and the local backend confined\n"
                "to --root) and answer JSON-RPC 2.0 requests, one per line, on stdin; answers go\n"
