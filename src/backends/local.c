@@ -2224,82 +2224,57 @@ static void local_destroy(warder_backend *b)
 
 /* Each file operation runs between creds_enter and creds_leave on the calling thread: with
  * the agent's file system credentials when the host asked for them, else unchanged. */
+#define AS_AGENT(b, err, call)                                                                     \
+        do {                                                                                       \
+                struct warder__creds_saved sv_;                                                    \
+                int rc_ = warder__creds_enter(&sv_, to_local(b)->as, (err));                       \
+                if (rc_)                                                                           \
+                        return rc_;                                                                \
+                rc_ = (call);                                                                      \
+                return warder__creds_leave(&sv_, rc_, (err));                                      \
+        } while (0)
 
 static int as_read(warder_backend *b, const char *path, uint64_t offset, uint64_t limit,
                    unsigned flags, struct warder_bytes *out, struct warder_error *err)
 {
-        struct warder__creds_saved sv;
-        int rc = warder__creds_enter(&sv, to_local(b)->as, err);
-        if (rc)
-                return rc;
-        rc = local_read(b, path, offset, limit, flags, out, err);
-        return warder__creds_leave(&sv, rc, err);
+        AS_AGENT(b, err, local_read(b, path, offset, limit, flags, out, err));
 }
 
 static int as_write(warder_backend *b, const char *path, const void *data, size_t len,
                     unsigned flags, struct warder_error *err)
 {
-        struct warder__creds_saved sv;
-        int rc = warder__creds_enter(&sv, to_local(b)->as, err);
-        if (rc)
-                return rc;
-        rc = local_write(b, path, data, len, flags, err);
-        return warder__creds_leave(&sv, rc, err);
+        AS_AGENT(b, err, local_write(b, path, data, len, flags, err));
 }
 
 static int as_edit(warder_backend *b, const char *path, const char *old_text, size_t old_len,
                    const char *new_text, size_t new_len, unsigned flags, size_t *count,
                    struct warder_error *err)
 {
-        struct warder__creds_saved sv;
-        int rc = warder__creds_enter(&sv, to_local(b)->as, err);
-        if (rc)
-                return rc;
-        rc = local_edit(b, path, old_text, old_len, new_text, new_len, flags, count, err);
-        return warder__creds_leave(&sv, rc, err);
+        AS_AGENT(b, err,
+                 local_edit(b, path, old_text, old_len, new_text, new_len, flags, count, err));
 }
 
 static int as_ls(warder_backend *b, const char *path, unsigned flags, struct warder_entries *out,
                  struct warder_error *err)
 {
-        struct warder__creds_saved sv;
-        int rc = warder__creds_enter(&sv, to_local(b)->as, err);
-        if (rc)
-                return rc;
-        rc = local_ls(b, path, flags, out, err);
-        return warder__creds_leave(&sv, rc, err);
+        AS_AGENT(b, err, local_ls(b, path, flags, out, err));
 }
 
 static int as_glob(warder_backend *b, const char *pattern, const char *base, unsigned flags,
                    struct warder_entries *out, struct warder_error *err)
 {
-        struct warder__creds_saved sv;
-        int rc = warder__creds_enter(&sv, to_local(b)->as, err);
-        if (rc)
-                return rc;
-        rc = local_glob(b, pattern, base, flags, out, err);
-        return warder__creds_leave(&sv, rc, err);
+        AS_AGENT(b, err, local_glob(b, pattern, base, flags, out, err));
 }
 
 static int as_grep(warder_backend *b, const struct warder_grep_request *req,
                    struct warder_grep_result *out, struct warder_error *err)
 {
-        struct warder__creds_saved sv;
-        int rc = warder__creds_enter(&sv, to_local(b)->as, err);
-        if (rc)
-                return rc;
-        rc = local_grep(b, req, out, err);
-        return warder__creds_leave(&sv, rc, err);
+        AS_AGENT(b, err, local_grep(b, req, out, err));
 }
 
 static int as_realpath(warder_backend *b, const char *path, char **out, struct warder_error *err)
 {
-        struct warder__creds_saved sv;
-        int rc = warder__creds_enter(&sv, to_local(b)->as, err);
-        if (rc)
-                return rc;
-        rc = local_realpath(b, path, out, err);
-        return warder__creds_leave(&sv, rc, err);
+        AS_AGENT(b, err, local_realpath(b, path, out, err));
 }
 
 static const struct warder_backend_ops local_ops = {
