@@ -26,6 +26,15 @@
  * verifies; when the restore fails the thread is marked so that every later enter() on it fails
  * (it never takes the agent's credentials for the host's), and the operation's status becomes
  * WARDER_EIO. A thread must not nest enter() calls.
+ *
+ * Worker threads (a parallel grep): each worker calls enter() with the SAME `creds` pointer
+ * the operation was given (the backend's, `l->as`; NULL when it does not act as the agent)
+ * before its first system call on a path or a descriptor it opens, and leave() before it
+ * returns or parks, with its own `sv` on its own stack; a worker whose enter() fails reports
+ * that status and opens nothing. A new thread inherits the credentials of the thread that
+ * creates it: workers created inside an operation start as the agent already (enter() then
+ * changes nothing, and leave() restores nothing), but a pool that outlives the operation must
+ * be created outside enter()/leave(), so that its idle threads hold the host's credentials.
  */
 
 #include <stdbool.h>
