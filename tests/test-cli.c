@@ -1029,6 +1029,14 @@ START_TEST(as_user)
         ck_assert_int_eq(r.status, 0);
         ck_assert_str_eq(r.out, "THEIR-SECRET\n");
         cli_result_free(&r);
+        /* a name: its uid and primary group (nobody is in every Debian passwd) */
+        r = ws_run("--as-user", "nobody", "read", "src/main.c");
+        ck_assert_msg(r.status == 0, "%s", r.err);
+        ck_assert_str_eq(r.out, WS_MAIN_C);
+        cli_result_free(&r);
+        r = ws_run("--as-user", "nobody", "read", "src/theirs.txt");
+        ck_assert_int_eq(r.status, 4);
+        cli_result_free(&r);
         /* as the agent: EACCES with the path, in text and JSON */
         r = ws_run("--as-user", "40001:40001", "read", "src/theirs.txt");
         ck_assert_int_eq(r.status, 4);
