@@ -8,6 +8,7 @@
  *   3. the guarded 4 KiB read again, with the local backend acting as the agent (§6.6: the
  *      file system credentials switched and restored around the operation), against the
  *      guarded read without it (target <= 1.2x). Root only (skipped otherwise).
+ * WARDER_BENCH_READ_ONLY=1 runs parts 1 and 3 only.
  * Times are CPU time (user + system) of this process, or of the `grep` child, so that other
  * load on a shared machine does not count; each figure is the best of several interleaved
  * rounds. Prints figures; asserts nothing about time.
