@@ -132,16 +132,13 @@ int warder__creds_enter(struct warder__creds_saved *sv, const struct warder__cre
                 return warder_error_set(err, WARDER_EIO, "cannot read this thread's groups: %s%s",
                                         strerror(errno), errno == EINVAL ? " (more than 256)" : "");
         sv->ngroups = n;
-        sv->fsuid = fsuid_now();
-        sv->fsgid = fsgid_now();
         thread_state = 1;
         sv->active = true;
         sv->changed = 0;
         const char *why = NULL;
         int e = 0;
         /* Each change costs the kernel a new set of credentials (commit_creds): what already
-         * holds is left alone. A step is marked changed before it is tried, so that leave()
-         * undoes whatever may have changed. */
+         * holds is left alone. leave() undoes whatever was changed. */
         if (!same_groups(sv, c)) {
                 gid_t groups[WARDER__CREDS_MAX_GROUPS];
                 for (size_t i = 0; i < c->ngroups; i++)
@@ -153,15 +150,19 @@ int warder__creds_enter(struct warder__creds_saved *sv, const struct warder__cre
                         sv->changed |= CHANGED_GROUPS;
                 }
         }
-        if (!why && sv->fsgid != c->gid) {
-                sv->changed |= CHANGED_FSGID;
-                set_fsgid(c->gid);
+        /* setfsgid and setfsuid return the previous id, which is the host's to restore (a call
+         * that changes nothing, same id or no permission, costs no commit). */
+        if (!why) {
+                sv->fsgid = set_fsgid(c->gid);
+                if (sv->fsgid != c->gid)
+                        sv->changed |= CHANGED_FSGID;
                 if (fsgid_now() != c->gid)
                         why = "setfsgid failed";
         }
-        if (!why && sv->fsuid != c->uid) {
-                sv->changed |= CHANGED_FSUID;
-                set_fsuid(c->uid);
+        if (!why) {
+                sv->fsuid = set_fsuid(c->uid);
+                if (sv->fsuid != c->uid)
+                        sv->changed |= CHANGED_FSUID;
                 if (fsuid_now() != c->uid)
                         why = "setfsuid failed";
         }
