@@ -1010,6 +1010,11 @@ START_TEST(as_user)
         struct cli_result r = ws_run("--as-user", long_name, "ls");
         ck_assert_int_eq(r.status, 2);
         cli_result_free(&r);
+        /* never silently ignored by a command that opens nothing as the agent */
+        r = ws_run("--as-user", "40001:40001", "check", "read", "src/main.c");
+        ck_assert_int_eq(r.status, 2);
+        ck_assert_ptr_nonnull(strstr(r.err, "--as-user does not apply"));
+        cli_result_free(&r);
         /* a policy option: never after the command's name */
         r = ws_run("ls", "--as-user", "40001:40001");
         ck_assert_int_eq(r.status, 2);

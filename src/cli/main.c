@@ -95,6 +95,20 @@ static int run(int argc, char **argv)
                         return rc;
                 /* What the parse found decides (a `--json` among the operands is one). */
                 cli_json_mode = common.json;
+                /* --as-user changes who acts: never silently ignored by a command that acts
+                 * on nothing (§6.6). */
+                static const char *const acting[] = {"read", "write", "edit",  "ls", "glob",
+                                                     "grep", "exec",  "serve", "mcp"};
+                bool acts = false;
+                for (size_t k = 0; k < sizeof(acting) / sizeof(acting[0]); k++)
+                        acts = acts || strcmp(name, acting[k]) == 0;
+                if (common.as_user && !acts) {
+                        free(args);
+                        return cli_usage(name,
+                                         "--as-user does not apply: %s reads and writes no "
+                                         "file as the agent",
+                                         name);
+                }
                 rc = subcommands[i].run(nargs, args, &common);
                 free(args);
                 return rc;
