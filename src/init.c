@@ -63,6 +63,7 @@ WARDER_API int warder_local_options_init(struct warder_local_options *opts, unsi
         /* Version 1 held a ruleset where version 2 holds mask_denied: warder_local_new()
          * refuses it, and so does this (size 0). */
         INIT(opts, version, WARDER_LOCAL_OPTIONS_VERSION, tmpl, 0,
+             offsetof(struct warder_local_options, act_as_agent),
              sizeof(struct warder_local_options));
 }
 

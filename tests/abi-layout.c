@@ -226,6 +226,11 @@ int main(void)
         MEMBER(warder_local_options, mask_denied);
         MEMBER(warder_local_options, mask_budget_ms);
         MEMBER(warder_local_options, mask_budget_entries);
+        MEMBER(warder_local_options, act_as_agent);
+        MEMBER(warder_local_options, agent_uid);
+        MEMBER(warder_local_options, agent_gid);
+        MEMBER(warder_local_options, agent_groups);
+        MEMBER(warder_local_options, agent_ngroups);
         STRUCT(warder_backend_ops);
         MEMBER(warder_backend_ops, version);
         MEMBER(warder_backend_ops, read);

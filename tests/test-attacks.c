@@ -6,7 +6,8 @@
  *     of `/etc`, and allows the workspace (see ruleset_yaml()), and
  *   - the local backend alone with symlinks refused (what the kernel confinement gives
  *     without any ruleset),
- * each with openat2 and with the forced O_NOFOLLOW fallback. Every attack has a control arm:
+ * each with openat2 and with the forced O_NOFOLLOW fallback, and — as root — each once more with
+ * the local backend acting as the agent (§6.6). Every attack has a control arm:
  * the same fixture, opened with plain open(2), leaks — so a broken fixture cannot pass for a
  * working defence.
  */
@@ -48,8 +49,13 @@
 static char W[256]; /* the workspace: the backend's root */
 static char O[256]; /* a directory outside it */
 
-/* Arms: bit 0 = fallback; bit 1 = the local backend alone (no guard). */
-#define ARMS 4
+/* Arms: bit 0 = fallback; bit 1 = the local backend alone (no guard); bit 2 = the local
+ * backend acting as the agent (§6.6), a uid that owns the workspace: root only, so that the
+ * battery runs once more with the option on and still passes. */
+#define ARMS       4
+#define AGENT_ARMS 8
+#define AGENT_ID   40001u
+static int arms = ARMS;
 static bool arm_guard(int i)
 {
         return !(i & 2);
@@ -109,6 +115,25 @@ static warder_backend *subject(int arm, const struct warder_local_options *o)
                 lo = *o;
         lo.force_fallback = arm & 1;
         lo.follow_symlinks = arm_guard(arm);
+        if (arm & 4) {
+                /* The workspace as it is now becomes the agent's (not a procfs mounted in it).
+                 * A racer may be renaming in it (test_race): a name that moves away is missed,
+                 * and left as it is (root's, 0644 or 0755: readable by the agent). */
+                char cmd[PATH_MAX + 128];
+                snprintf(cmd, sizeof(cmd),
+                         "find '%s' -ignore_readdir_race -xdev ! -fstype proc -exec chown -h "
+                         "%u:%u {} + 2>/dev/null",
+                         W, AGENT_ID, AGENT_ID);
+                if (system(cmd) != 0)
+                        fprintf(stderr, "attacks: some names moved while the workspace was "
+                                        "given to the agent\n");
+                struct stat wst;
+                ck_assert_int_eq(lstat(W, &wst), 0);
+                ck_assert_uint_eq(wst.st_uid, AGENT_ID);
+                lo.act_as_agent = true;
+                lo.agent_uid = AGENT_ID;
+                lo.agent_gid = AGENT_ID;
+        }
         warder_backend *local = NULL;
         struct warder_error e = WARDER_ERROR_INIT;
         int rc = warder_local_new(&local, W, &lo, &e);
@@ -914,11 +939,12 @@ START_TEST(test_race)
         atomic_store(&s.stop, true);
         pthread_join(t, NULL);
         fprintf(stderr,
-                "race (%s, %s): %lu swaps; plain open leaked %u/%d; subject: %u ok, %u refused, "
+                "race (%s, %s%s): %lu swaps; plain open leaked %u/%d; subject: %u ok, %u refused, "
                 "%u leaked; %u writes, secret %s; plain writes reached it: %s\n",
                 arm_guard(_i) ? "guard" : "local alone", (_i & 1) ? "fallback" : "openat2",
-                (unsigned long)atomic_load(&s.swaps), plain_leaks, RACE_READS, ok, refused, leaked,
-                written, secret_intact ? "intact" : "MODIFIED", plain_writes_in ? "yes" : "no");
+                (_i & 4) ? ", as the agent" : "", (unsigned long)atomic_load(&s.swaps), plain_leaks,
+                RACE_READS, ok, refused, leaked, written, secret_intact ? "intact" : "MODIFIED",
+                plain_writes_in ? "yes" : "no");
         ck_assert_uint_eq(leaked, 0);
         ck_assert(secret_intact);
         ck_assert_uint_gt(atomic_load(&s.swaps), 0);
@@ -1047,20 +1073,20 @@ static Suite *suite(void)
         TCase *tc = tcase_create("attacks");
         tcase_set_timeout(tc, 120);
         tcase_add_checked_fixture(tc, setup, teardown);
-        tcase_add_loop_test(tc, test_symlink_read, 0, ARMS);
-        tcase_add_loop_test(tc, test_symlink_write, 0, ARMS);
-        tcase_add_loop_test(tc, test_symlinked_parent, 0, ARMS);
-        tcase_add_loop_test(tc, test_dangling_write, 0, ARMS);
-        tcase_add_loop_test(tc, test_traversal_and_absolute, 0, ARMS);
-        tcase_add_loop_test(tc, test_magic_links, 0, ARMS);
-        tcase_add_loop_test(tc, test_procfs_inside, 0, ARMS);
-        tcase_add_loop_test(tc, test_fifo, 0, ARMS);
-        tcase_add_loop_test(tc, test_device, 0, ARMS);
-        tcase_add_loop_test(tc, test_cap, 0, ARMS);
-        tcase_add_loop_test(tc, test_newline_name, 0, ARMS);
-        tcase_add_loop_test(tc, test_slash_forms, 0, ARMS);
-        tcase_add_loop_test(tc, test_hardlink, 0, ARMS);
-        tcase_add_loop_test(tc, test_race, 0, ARMS);
+        tcase_add_loop_test(tc, test_symlink_read, 0, arms);
+        tcase_add_loop_test(tc, test_symlink_write, 0, arms);
+        tcase_add_loop_test(tc, test_symlinked_parent, 0, arms);
+        tcase_add_loop_test(tc, test_dangling_write, 0, arms);
+        tcase_add_loop_test(tc, test_traversal_and_absolute, 0, arms);
+        tcase_add_loop_test(tc, test_magic_links, 0, arms);
+        tcase_add_loop_test(tc, test_procfs_inside, 0, arms);
+        tcase_add_loop_test(tc, test_fifo, 0, arms);
+        tcase_add_loop_test(tc, test_device, 0, arms);
+        tcase_add_loop_test(tc, test_cap, 0, arms);
+        tcase_add_loop_test(tc, test_newline_name, 0, arms);
+        tcase_add_loop_test(tc, test_slash_forms, 0, arms);
+        tcase_add_loop_test(tc, test_hardlink, 0, arms);
+        tcase_add_loop_test(tc, test_race, 0, arms);
         tcase_add_loop_test(tc, test_grep_result_independent_of_hidden_contents, 0, 2);
         tcase_add_test(tc, test_grep_fallback_independent_of_hidden_contents);
         tcase_add_test(tc, test_case_insensitive_fs);
@@ -1072,5 +1098,9 @@ static Suite *suite(void)
 
 int main(void)
 {
+        if (geteuid() == 0)
+                arms = AGENT_ARMS;
+        else
+                fprintf(stderr, "attacks: not root, the arms acting as the agent are skipped\n");
         return warder_test_run(suite());
 }

@@ -936,6 +936,154 @@ START_TEST(shipped_rulesets_pass_their_tests)
 }
 END_TEST
 
+/* -0: names end with NUL, raw, so a newline or a trailing space survives a pipeline. */
+START_TEST(nul_delimited_names)
+{
+        ws_put("src/new\nline.txt", "needle\n");
+        ws_put("src/space .txt", "needle\n");
+        struct cli_result r = ws_run("ls", "-0", "src");
+        ck_assert_int_eq(r.status, 0);
+        const char want_ls[] = "main.c\0new\nline.txt\0space .txt\0";
+        ck_assert_uint_eq(r.out_len, sizeof(want_ls) - 1);
+        ck_assert_int_eq(memcmp(r.out, want_ls, sizeof(want_ls) - 1), 0);
+        cli_result_free(&r);
+        r = ws_run("glob", "--null", "src/*.txt");
+        ck_assert_int_eq(r.status, 0);
+        const char want_glob[] = "src/new\nline.txt\0src/space .txt\0";
+        ck_assert_uint_eq(r.out_len, sizeof(want_glob) - 1);
+        ck_assert_int_eq(memcmp(r.out, want_glob, sizeof(want_glob) - 1), 0);
+        cli_result_free(&r);
+        /* grep -l: each matching file once (two matches in one file) */
+        ws_put("src/two.txt", "needle\nneedle\n");
+        r = ws_run("grep", "-l", "-0", "needle", "src");
+        ck_assert_int_eq(r.status, 0);
+        const char want_grep[] = "src/new\nline.txt\0src/space .txt\0src/two.txt\0";
+        ck_assert_uint_eq(r.out_len, sizeof(want_grep) - 1);
+        ck_assert_int_eq(memcmp(r.out, want_grep, sizeof(want_grep) - 1), 0);
+        cli_result_free(&r);
+        r = ws_run("grep", "--files-with-matches", "needle", "src/two.txt");
+        ck_assert_str_eq(r.out, "src/two.txt\n");
+        cli_result_free(&r);
+        /* grep -l still never searches what the rules hide (§4.7) */
+        r = ws_run("grep", "-l", "API_KEY");
+        ck_assert_str_eq(r.out, "src/main.c\n");
+        cli_result_free(&r);
+        /* -0 without -l: lines may hold any byte, refused; -0 elsewhere: unknown */
+        r = ws_run("grep", "-0", "needle");
+        ck_assert_int_eq(r.status, 2);
+        ck_assert_ptr_nonnull(strstr(r.err, "-0 needs -l"));
+        cli_result_free(&r);
+        r = ws_run("read", "-0", "src/main.c");
+        ck_assert_int_eq(r.status, 2);
+        cli_result_free(&r);
+}
+END_TEST
+
+/* --as-user (§6.6): the kernel's permissions of that user back the rules (root only). */
+START_TEST(as_user)
+{
+        /* the values refused whoever runs it */
+        static const char *const bad[][2] = {
+            {"0", "refusing to act as root"},
+            {"root", "refusing to act as root"},
+            {"-1", "not a valid uid"},
+            {"+5", "not a valid uid"},
+            {"4294967295", "not a valid uid"},
+            {"99999999999", "not a valid uid"},
+            {"", "needs USER or UID"},
+            {"no-such-user-w19", "no such user"},
+            {"40001:0", "group 0"},
+            {"40001:40001:0", "supplementary group 0"},
+            {"40001:x", "numeric gid"},
+            {"40001:40001:1,,2", "numeric gids"},
+            {"40001:-1", "numeric gid"},
+        };
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                struct cli_result r = ws_run("--as-user", bad[i][0], "ls");
+                ck_assert_msg(r.status == 2, "%s: exit %d", bad[i][0], r.status);
+                ck_assert_msg(strstr(r.err, bad[i][1]), "%s: %s", bad[i][0], r.err);
+                cli_result_free(&r);
+        }
+        char long_name[400];
+        memset(long_name, 'a', sizeof(long_name) - 1);
+        long_name[sizeof(long_name) - 1] = '\0';
+        struct cli_result r = ws_run("--as-user", long_name, "ls");
+        ck_assert_int_eq(r.status, 2);
+        cli_result_free(&r);
+        /* never silently ignored by a command that opens nothing as the agent */
+        r = ws_run("--as-user", "40001:40001", "check", "read", "src/main.c");
+        ck_assert_int_eq(r.status, 2);
+        ck_assert_ptr_nonnull(strstr(r.err, "--as-user does not apply"));
+        cli_result_free(&r);
+        /* a policy option: never after the command's name */
+        r = ws_run("ls", "--as-user", "40001:40001");
+        ck_assert_int_eq(r.status, 2);
+        cli_result_free(&r);
+        if (geteuid() != 0) {
+                fprintf(stderr, "as_user: not root, the switching cases are skipped\n");
+                return;
+        }
+        ck_assert_int_eq(chmod(ws, 0755), 0);
+        char path[600];
+        snprintf(path, sizeof(path), "%s/src/theirs.txt", ws);
+        ws_put("src/theirs.txt", "THEIR-SECRET\n");
+        ck_assert_int_eq(chown(path, 40002, 40002), 0);
+        ck_assert_int_eq(chmod(path, 0600), 0);
+        /* control arm: the host reads it */
+        r = ws_run("read", "src/theirs.txt");
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_str_eq(r.out, "THEIR-SECRET\n");
+        cli_result_free(&r);
+        /* a name: its uid and primary group (nobody is in every Debian passwd) */
+        r = ws_run("--as-user", "nobody", "read", "src/main.c");
+        ck_assert_msg(r.status == 0, "%s", r.err);
+        ck_assert_str_eq(r.out, WS_MAIN_C);
+        cli_result_free(&r);
+        r = ws_run("--as-user", "nobody", "read", "src/theirs.txt");
+        ck_assert_int_eq(r.status, 4);
+        cli_result_free(&r);
+        /* as the agent: EACCES with the path, in text and JSON */
+        r = ws_run("--as-user", "40001:40001", "read", "src/theirs.txt");
+        ck_assert_int_eq(r.status, 4);
+        ck_assert_uint_eq(r.out_len, 0);
+        ck_assert_ptr_nonnull(strstr(r.err, "src/theirs.txt': Permission denied"));
+        cli_result_free(&r);
+        r = ws_run("--json", "--as-user", "40001:40001", "read", "src/theirs.txt");
+        ck_assert_int_eq(r.status, 4);
+        json_t *o = one_json(&r);
+        json_t *e = json_object_get(o, "error");
+        ck_assert_str_eq(json_string_value(json_object_get(e, "code")), "WARDER_EACCES");
+        ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(e, "message")), "theirs"));
+        json_decref(o);
+        cli_result_free(&r);
+        /* grep as the agent finds what it may read only */
+        r = ws_run("--as-user", "40001:40001", "grep", "-l", "SECRET|API_KEY", "src");
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_str_eq(r.out, "src/main.c\n");
+        cli_result_free(&r);
+        /* writes: the agent cannot write into src (root's 0755), can into its own dir */
+        r = cli_run_in(ws, "x\n",
+                       (const char *const[]){"warder", "--preset", "permissive", "--as-user",
+                                             "40001:40001", "write", "src/new.txt", NULL});
+        ck_assert_int_eq(r.status, 4);
+        ck_assert_ptr_nonnull(strstr(r.err, "Permission denied"));
+        cli_result_free(&r);
+        snprintf(path, sizeof(path), "%s/mine", ws);
+        ck_assert_int_eq(mkdir(path, 0755), 0);
+        ck_assert_int_eq(chown(path, 40001, 40001), 0);
+        r = cli_run_in(ws, "x\n",
+                       (const char *const[]){"warder", "--preset", "permissive", "--as-user",
+                                             "40001:40001", "write", "mine/new.txt", NULL});
+        ck_assert_int_eq(r.status, 0);
+        cli_result_free(&r);
+        struct stat st;
+        snprintf(path, sizeof(path), "%s/mine/new.txt", ws);
+        ck_assert_int_eq(stat(path, &st), 0);
+        ck_assert_uint_eq(st.st_uid, 40001);
+        ck_assert_uint_eq(st.st_gid, 40001);
+}
+END_TEST
+
 int main(void)
 {
         Suite *s = suite_create("cli");
@@ -967,6 +1115,8 @@ int main(void)
         tcase_add_test(ops, approve_token);
         tcase_add_test(ops, grep_options);
         tcase_add_test(ops, edit_texts_from_files);
+        tcase_add_test(ops, nul_delimited_names);
+        tcase_add_test(ops, as_user);
         suite_add_tcase(s, ops);
         return warder_test_run(s);
 }

@@ -5,7 +5,9 @@
  * backend (which forwards edit, glob and grep, and has an identity realpath), and a backend
  * with only read, write and ls over a memory backend (edit, glob and grep by fallback).
  * The local backend (§6.2) runs it in a fresh temporary directory, with openat2 and with the
- * O_NOFOLLOW fallback. Guard-wrapped variants join by adding a target.
+ * O_NOFOLLOW fallback, and — as root — once more acting as the agent (§6.6: a uid that owns
+ * the fixture, so the contract holds unchanged under the kernel's permission checks).
+ * Guard-wrapped variants join by adding a target.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -91,6 +93,29 @@ static int local_mkdir(struct contract_fixture *f, const char *path, void *ud)
         return mkdir(path, 0755) == 0 || errno == EEXIST ? 0 : WARDER_EIO;
 }
 
+/* Acting as the agent (§6.6): the root and every directory the suite makes belong to it. */
+#define AGENT_ID 40001u
+
+static int agent_setup(struct contract_fixture *f, void *ud)
+{
+        (void)ud;
+        const char *tmp = getenv("TMPDIR");
+        snprintf(f->root, sizeof(f->root), "%s/warder-contract-XXXXXX", tmp ? tmp : "/tmp");
+        if (!mkdtemp(f->root) || chown(f->root, AGENT_ID, AGENT_ID) != 0)
+                return WARDER_EIO;
+        struct warder_local_options opts = WARDER_LOCAL_OPTIONS_INIT;
+        opts.act_as_agent = true;
+        opts.agent_uid = AGENT_ID;
+        opts.agent_gid = AGENT_ID;
+        return warder_local_new(&f->b, f->root, &opts, NULL);
+}
+
+static int agent_mkdir(struct contract_fixture *f, const char *path, void *ud)
+{
+        int rc = local_mkdir(f, path, ud);
+        return rc ? rc : lchown(path, AGENT_ID, AGENT_ID) == 0 ? 0 : WARDER_EIO;
+}
+
 static const struct contract_target targets[] = {
     {"memory", memory_setup, NULL, (void *)"/work/space", NULL},
     {"memory-at-root", memory_setup, NULL, (void *)"/", memory_mkdir_hook},
@@ -98,11 +123,18 @@ static const struct contract_target targets[] = {
     {"fallbacks-over-memory", storage_only_setup, NULL, (void *)"/ws/deep/root", NULL},
     {"local", local_setup, local_teardown, NULL, local_mkdir},
     {"local-nofollow-walk", local_setup, local_teardown, (void *)"fallback", local_mkdir},
+    /* last: root only */
+    {"local-as-agent", agent_setup, local_teardown, NULL, agent_mkdir},
 };
 
 int main(void)
 {
+        size_t n = sizeof(targets) / sizeof(targets[0]);
+        if (geteuid() != 0) {
+                fprintf(stderr, "contract: not root, the local-as-agent target is skipped\n");
+                n--;
+        }
         Suite *s = suite_create("contract");
-        suite_add_tcase(s, contract_tcase(targets, sizeof(targets) / sizeof(targets[0])));
+        suite_add_tcase(s, contract_tcase(targets, n));
         return warder_test_run(s);
 }

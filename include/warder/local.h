@@ -49,13 +49,31 @@ struct warder_local_options {
         bool mask_denied;
         uint32_t mask_budget_ms;    /* walk budget (0: 2 s) */
         size_t mask_budget_entries; /* walk budget (0: 100,000) */
+
+        /* Version 3. Acting as the agent (§6.6): when `act_as_agent` is true, every file
+         * operation (read, write, edit, ls, glob, grep, realpath) runs with these file system
+         * credentials on the calling thread — fsuid `agent_uid`, fsgid `agent_gid` and exactly
+         * the `agent_ngroups` supplementary groups of `agent_groups` (copied; at most 256) —
+         * so the kernel's permission checks apply to the agent as well as the rules. The
+         * host's credentials are restored after each operation; a switch or restore that fails
+         * fails the operation (WARDER_EIO), never proceeds with the wrong credentials.
+         * warder_local_new() refuses (WARDER_EACCES) when this process cannot switch (it needs
+         * CAP_SETUID and CAP_SETGID, and no file system capability left once the fsuid is the
+         * agent's), and refuses uid 0 or gid 0 (WARDER_EINVAL): acting as root adds nothing.
+         * It changes nothing for execute: set drop_privileges, uid and gid for commands. */
+        bool act_as_agent;
+        uint32_t agent_uid;
+        uint32_t agent_gid;
+        const uint32_t *agent_groups;
+        size_t agent_ngroups;
 };
 
-#define WARDER_LOCAL_OPTIONS_VERSION 2
+#define WARDER_LOCAL_OPTIONS_VERSION 3
 #define WARDER_LOCAL_OPTIONS_INIT                                                                  \
         {                                                                                          \
                 WARDER_LOCAL_OPTIONS_VERSION, true, 0, 0, 0, 0, true, false, false, NULL, 0, 0,    \
-                    false, 0, 0, WARDER_LANDLOCK_OFF, NULL, NULL, false, 0, 0                      \
+                    false, 0, 0, WARDER_LANDLOCK_OFF, NULL, NULL, false, 0, 0, false, 0, 0, NULL,  \
+                    0                                                                              \
         }
 
 /* Initialises `opts` as WARDER_LOCAL_OPTIONS_INIT does (its defaults are not all zero), for a

@@ -75,7 +75,7 @@ CONSTANTS = {
     "WARDER_AUDIT_EVENT_VERSION": 1,
     "WARDER_RULESET_OPTIONS_VERSION": 2,
     "WARDER_GUARD_OPTIONS_VERSION": 2,
-    "WARDER_LOCAL_OPTIONS_VERSION": 2,
+    "WARDER_LOCAL_OPTIONS_VERSION": 3,
     "WARDER_GREP_REQUEST_VERSION": 3,
     "WARDER_EXEC_REQUEST_VERSION": 3,
     "WARDER_COMMAND_CONTEXT_VERSION": 2,
@@ -445,6 +445,11 @@ class warder_local_options(Structure):
         ("mask_denied", c_bool),
         ("mask_budget_ms", c_uint32),
         ("mask_budget_entries", c_size_t),
+        ("act_as_agent", c_bool),
+        ("agent_uid", c_uint32),
+        ("agent_gid", c_uint32),
+        ("agent_groups", POINTER(c_uint32)),
+        ("agent_ngroups", c_size_t),
     ]
 
 

@@ -11,7 +11,7 @@ import inspect
 import os
 import threading
 from ctypes import POINTER, Structure, addressof, byref, c_char_p, c_size_t, c_void_p, cast
-from ctypes import memmove, string_at
+from ctypes import c_uint32, memmove, string_at
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from . import _abi as A
@@ -399,7 +399,9 @@ class LocalBackend(Backend):
     ``max_read=1 << 20``, ``follow_symlinks=False``; ``exec=True`` gives the backend
     ``execute`` (§6.3) with ``exec_env``, ``exec_timeout_ms``, ``landlock="best_effort"``,
     ``landlock_read=[…]``, ``mask_denied=True`` (a guard then masks what its ruleset denies,
-    §6.5) and the rest."""
+    §6.5) and the rest. ``act_as_agent=True, agent_uid=…, agent_gid=…, agent_groups=[…]``
+    performs every file operation with the agent's file system credentials (§6.6; root only:
+    ``WarderError`` ``WARDER_EACCES`` otherwise, ``WARDER_EINVAL`` for uid or gid 0)."""
 
     def __new__(cls, root: PathLike, **options: Any):
         if cls is LocalBackend and options.get("exec"):
@@ -410,11 +412,20 @@ class LocalBackend(Backend):
         o = A.warder_local_options()
         lib.warder_local_options_init(byref(o), A.CONSTANTS["WARDER_LOCAL_OPTIONS_VERSION"])
         keep: List[Any] = []
-        names = {f[0] for f in A.warder_local_options._fields_} - {"version"}
+        names = {f[0] for f in A.warder_local_options._fields_} - {"version", "agent_ngroups"}
         for key, value in options.items():
             if key not in names:
                 raise TypeError(f"unknown local backend option {key!r}")
-            if key in _LIST_OPTIONS:
+            if key == "agent_groups":
+                # A sequence of gids (copied by the library): none unless given.
+                ids = [int(g) for g in value]
+                if any(g < 0 or g > 0xFFFFFFFF for g in ids):
+                    raise WarderError(EINVAL, "agent_groups: a gid is out of range")
+                arr = (c_uint32 * max(len(ids), 1))(*ids)
+                keep.append(arr)
+                o.agent_groups = cast(arr, POINTER(c_uint32)) if ids else None
+                o.agent_ngroups = len(ids)
+            elif key in _LIST_OPTIONS:
                 arr = _strv(value, key)
                 keep.append(arr)
                 setattr(o, key, arr)

@@ -35,6 +35,7 @@
 #include <pcre2.h>
 
 #include "backend-internal.h"
+#include "backends/creds.h"
 #include "local-internal.h"
 #include "util.h"
 #include "warder/glob.h"
@@ -64,6 +65,10 @@ struct local {
         char **exec_env;
         char **landlock_read;
         char **landlock_write;
+        /* Acting as the agent (§6.6): the credentials of every file operation, else NULL. */
+        struct warder__creds agent;
+        const struct warder__creds *as;
+        uint32_t *agent_groups;
 };
 
 static const struct warder_backend_ops local_ops;
@@ -2211,19 +2216,77 @@ static void local_destroy(warder_backend *b)
         strv_free(l->exec_env);
         strv_free(l->landlock_read);
         strv_free(l->landlock_write);
+        free(l->agent_groups);
         free(l);
+}
+
+/* ---- acting as the agent (§6.6) ---------------------------------------------------- */
+
+/* Each file operation runs between creds_enter and creds_leave on the calling thread: with
+ * the agent's file system credentials when the host asked for them, else unchanged. */
+#define AS_AGENT(b, err, call)                                                                     \
+        do {                                                                                       \
+                struct warder__creds_saved sv_;                                                    \
+                int rc_ = warder__creds_enter(&sv_, to_local(b)->as, (err));                       \
+                if (rc_)                                                                           \
+                        return rc_;                                                                \
+                rc_ = (call);                                                                      \
+                return warder__creds_leave(&sv_, rc_, (err));                                      \
+        } while (0)
+
+static int as_read(warder_backend *b, const char *path, uint64_t offset, uint64_t limit,
+                   unsigned flags, struct warder_bytes *out, struct warder_error *err)
+{
+        AS_AGENT(b, err, local_read(b, path, offset, limit, flags, out, err));
+}
+
+static int as_write(warder_backend *b, const char *path, const void *data, size_t len,
+                    unsigned flags, struct warder_error *err)
+{
+        AS_AGENT(b, err, local_write(b, path, data, len, flags, err));
+}
+
+static int as_edit(warder_backend *b, const char *path, const char *old_text, size_t old_len,
+                   const char *new_text, size_t new_len, unsigned flags, size_t *count,
+                   struct warder_error *err)
+{
+        AS_AGENT(b, err,
+                 local_edit(b, path, old_text, old_len, new_text, new_len, flags, count, err));
+}
+
+static int as_ls(warder_backend *b, const char *path, unsigned flags, struct warder_entries *out,
+                 struct warder_error *err)
+{
+        AS_AGENT(b, err, local_ls(b, path, flags, out, err));
+}
+
+static int as_glob(warder_backend *b, const char *pattern, const char *base, unsigned flags,
+                   struct warder_entries *out, struct warder_error *err)
+{
+        AS_AGENT(b, err, local_glob(b, pattern, base, flags, out, err));
+}
+
+static int as_grep(warder_backend *b, const struct warder_grep_request *req,
+                   struct warder_grep_result *out, struct warder_error *err)
+{
+        AS_AGENT(b, err, local_grep(b, req, out, err));
+}
+
+static int as_realpath(warder_backend *b, const char *path, char **out, struct warder_error *err)
+{
+        AS_AGENT(b, err, local_realpath(b, path, out, err));
 }
 
 static const struct warder_backend_ops local_ops = {
     .version = WARDER_BACKEND_OPS_VERSION,
-    .read = local_read,
-    .write = local_write,
-    .edit = local_edit,
-    .ls = local_ls,
-    .glob = local_glob,
-    .grep = local_grep,
+    .read = as_read,
+    .write = as_write,
+    .edit = as_edit,
+    .ls = as_ls,
+    .glob = as_glob,
+    .grep = as_grep,
     .execute = NULL,
-    .realpath = local_realpath,
+    .realpath = as_realpath,
     .destroy = local_destroy,
     .caps = WARDER_BACKEND_CAP_REAL_RESULTS | WARDER_BACKEND_CAP_STRICT_NOFOLLOW |
             WARDER_BACKEND_CAP_GREP_FILTER,
@@ -2231,14 +2294,14 @@ static const struct warder_backend_ops local_ops = {
 
 static const struct warder_backend_ops local_exec_ops = {
     .version = WARDER_BACKEND_OPS_VERSION,
-    .read = local_read,
-    .write = local_write,
-    .edit = local_edit,
-    .ls = local_ls,
-    .glob = local_glob,
-    .grep = local_grep,
+    .read = as_read,
+    .write = as_write,
+    .edit = as_edit,
+    .ls = as_ls,
+    .glob = as_glob,
+    .grep = as_grep,
     .execute = local_execute,
-    .realpath = local_realpath,
+    .realpath = as_realpath,
     .destroy = local_destroy,
     .caps = WARDER_BACKEND_CAP_REAL_RESULTS | WARDER_BACKEND_CAP_STRICT_NOFOLLOW |
             WARDER_BACKEND_CAP_GREP_FILTER,
@@ -2280,6 +2343,75 @@ int warder__local_open_dir(warder_backend *b, const char *path, int *fd_out,
         return rc;
 }
 
+/* The agent's credentials (§6.6): refused when they are not ids a process can hold, or are
+ * root's (acting as root would add no permission check). */
+static int check_agent(const struct warder_local_options *o, struct warder_error *err)
+{
+        if (!o->act_as_agent)
+                return 0;
+        if (o->agent_uid == 0 || o->agent_gid == 0)
+                return warder_error_set(err, WARDER_EINVAL,
+                                        "local: refusing to act as uid 0 or gid 0 (root's "
+                                        "credentials add no permission check)");
+        if (o->agent_uid == UINT32_MAX || o->agent_gid == UINT32_MAX)
+                return warder_error_set(err, WARDER_EINVAL,
+                                        "local: %u is not a valid user or group id", UINT32_MAX);
+        if (o->agent_ngroups > WARDER__CREDS_MAX_GROUPS || (o->agent_ngroups && !o->agent_groups))
+                return warder_error_set(err, WARDER_EINVAL,
+                                        "local: agent_groups: at most %d groups, and a count "
+                                        "needs an array",
+                                        WARDER__CREDS_MAX_GROUPS);
+        for (size_t i = 0; i < o->agent_ngroups; i++)
+                if (o->agent_groups[i] == 0 || o->agent_groups[i] == UINT32_MAX)
+                        return warder_error_set(err, WARDER_EINVAL,
+                                                "local: agent_groups: group %u refused",
+                                                o->agent_groups[i]);
+        return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+        uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+        return (x > y) - (x < y);
+}
+
+/* Copies the agent's credentials into `l` and checks, on this thread, that this process can
+ * take them and give them back: never a backend that would act as the host by surprise. */
+static int set_agent(struct local *l, const struct warder_local_options *o,
+                     struct warder_error *err)
+{
+        size_t n = o->agent_ngroups;
+        if (n) {
+                l->agent_groups = malloc(n * sizeof(*l->agent_groups));
+                if (!l->agent_groups)
+                        return fail_oom(err);
+                memcpy(l->agent_groups, o->agent_groups, n * sizeof(*l->agent_groups));
+                /* Sorted without duplicates, as the kernel keeps them (creds.h). */
+                qsort(l->agent_groups, n, sizeof(*l->agent_groups), cmp_u32);
+                size_t k = 0;
+                for (size_t i = 0; i < n; i++)
+                        if (!k || l->agent_groups[k - 1] != l->agent_groups[i])
+                                l->agent_groups[k++] = l->agent_groups[i];
+                n = k;
+        }
+        l->agent = (struct warder__creds){o->agent_uid, o->agent_gid, l->agent_groups, n};
+        l->opts.agent_groups = l->agent_groups;
+        l->opts.agent_ngroups = n;
+        struct warder_error probe = WARDER_ERROR_INIT;
+        int rc = warder__creds_probe(&l->agent, &probe);
+        if (rc) {
+                rc = warder_error_set(err, WARDER_EACCES,
+                                      "local: this process cannot act as the agent (it needs "
+                                      "CAP_SETUID and CAP_SETGID, and no file system capability "
+                                      "once the fsuid is the agent's): %s",
+                                      probe.message);
+                warder_error_clear(&probe);
+                return rc;
+        }
+        l->as = &l->agent;
+        return 0;
+}
+
 WARDER_API int warder_local_new(warder_backend **out, const char *root,
                                 const struct warder_local_options *opts, struct warder_error *err)
 {
@@ -2287,11 +2419,21 @@ WARDER_API int warder_local_new(warder_backend **out, const char *root,
         struct warder_local_options defaults = WARDER_LOCAL_OPTIONS_INIT;
         if (!out || !root)
                 return warder_error_set(err, WARDER_EINVAL, "local: out and root are required");
-        if (!opts)
-                opts = &defaults;
-        if (opts->version != WARDER_LOCAL_OPTIONS_VERSION)
-                return warder_error_set(err, WARDER_EINVAL, "local: unknown options version %u",
-                                        opts->version);
+        if (opts) {
+                /* Version 2 ends where version 3 starts: the rest keeps its defaults. */
+                if (opts->version == 2)
+                        memcpy(&defaults, opts,
+                               offsetof(struct warder_local_options, act_as_agent));
+                else if (opts->version == WARDER_LOCAL_OPTIONS_VERSION)
+                        defaults = *opts;
+                else
+                        return warder_error_set(err, WARDER_EINVAL,
+                                                "local: unknown options version %u", opts->version);
+        }
+        opts = &defaults;
+        int rc = check_agent(opts, err);
+        if (rc)
+                return rc;
         if (root[0] != '/')
                 return warder_error_set(err, WARDER_EINVAL,
                                         "local: the root must be absolute: '%s'", shown(root, tmp));
@@ -2300,7 +2442,7 @@ WARDER_API int warder_local_new(warder_backend **out, const char *root,
                 return fail_oom(err);
         l->root_fd = -1;
         struct warder__buf norm = WARDER__BUF_INIT;
-        int rc = warder__path_normalize_buf(&norm, NULL, NULL, NULL, root, strlen(root), err);
+        rc = warder__path_normalize_buf(&norm, NULL, NULL, NULL, root, strlen(root), err);
         if (rc)
                 goto fail;
         l->root_len = norm.len;
@@ -2343,6 +2485,11 @@ WARDER_API int warder_local_new(warder_backend **out, const char *root,
         l->opts.exec_env = (const char *const *)l->exec_env;
         l->opts.landlock_read = (const char *const *)l->landlock_read;
         l->opts.landlock_write = (const char *const *)l->landlock_write;
+        if (opts->act_as_agent) {
+                rc = set_agent(l, opts, err);
+                if (rc)
+                        goto fail;
+        }
 
         l->use_openat2 = false;
         if (!opts->force_fallback) {

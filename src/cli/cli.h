@@ -36,6 +36,7 @@ struct cli_common {
         bool json;                 /* --json */
         bool interactive;          /* --interactive */
         const char *approve_token; /* --approve-token TOKEN */
+        const char *as_user;       /* --as-user USER|UID[:GID[:GROUP,…]] */
         unsigned seen_;            /* the options given so far (a second one is a usage error) */
 };
 
@@ -88,6 +89,15 @@ void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(prin
 /* Writes bytes so that they are safe on a terminal: control bytes, DEL and backslash are
  * escaped (\n, \t, \\, \xHH); other bytes, UTF-8 included, pass through. */
 void cli_write_safe(FILE *f, const char *s, size_t len);
+
+/*
+ * --as-user (§6.6): parses `c->as_user` (USER or UID, then optionally `:GID`, then optionally
+ * `:GROUP,GROUP…` — numeric; a USER's gid is its primary group; no supplementary group unless
+ * given) into `lo`: the local backend's file operations act as that user, and its commands (when
+ * lo->exec) drop to that uid and gid. Nothing when --as-user was not given. The ids live in
+ * static storage (one per process). Returns 0, or CLI_USAGE after printing the reason.
+ */
+int cli_as_user(const struct cli_common *c, const char *cmd, struct warder_local_options *lo);
 
 /* A session (src/session) over the local backend rooted at --root, with --rules/--preset,
  * --audit, --interactive and --approve-token applied. */

@@ -126,6 +126,7 @@ static const struct {
     {"--json", offsetof(struct cli_common, json), true, false},
     {"--interactive", offsetof(struct cli_common, interactive), true, true},
     {"--approve-token", offsetof(struct cli_common, approve_token), false, true},
+    {"--as-user", offsetof(struct cli_common, as_user), false, true},
 };
 
 /*

@@ -11,7 +11,8 @@ static void exec_help(void)
 {
         printf(
             "Usage: warder [--rules FILE | --preset NAME] [--root DIR] [--home DIR] [--json]\n"
-            "              [--audit FILE] [--interactive | --approve-token T] exec\n"
+            "              [--audit FILE] [--interactive | --approve-token T]\n"
+            "              [--as-user USER|UID[:GID[:GROUPS]]] exec\n"
             "              [--timeout S] [--cwd DIR]\n"
             "              [--landlock required|best-effort|off] [--mask-denied]\n"
             "              [--env NAME=VALUE]... [--pass-env NAME]... -- COMMAND\n"
@@ -180,6 +181,9 @@ int cli_cmd_exec(int argc, char **argv, struct cli_common *c)
         lopts.exec = true;
         lopts.exec_timeout_ms = (uint32_t)(a.timeout * 1000);
         lopts.landlock = a.landlock;
+        rc = cli_as_user(c, "exec", &lopts);
+        if (rc)
+                goto out;
         rc = cli_session_open(&s, "exec", &lopts, a.mask, a.env);
         if (rc)
                 goto out;

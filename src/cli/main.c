@@ -52,6 +52,10 @@ static void usage(FILE *f)
                    "  --audit FILE     append one JSON line per decision to FILE\n"
                    "  --interactive    ask on the terminal when a rule says ask\n"
                    "  --approve-token T  approve the one request an earlier ask issued T for\n"
+                   "  --as-user USER|UID[:GID[:GROUP,...]]\n"
+                   "                   file operations (and commands) with that user's\n"
+                   "                   credentials, so the kernel's permissions apply too (root\n"
+                   "                   only; see docs/cli.md, semantics §6.6)\n"
                    "  -h, --help       show help (for a command: warder COMMAND --help)\n"
                    "  --version        show the version\n"
                    "\n"
@@ -91,6 +95,20 @@ static int run(int argc, char **argv)
                         return rc;
                 /* What the parse found decides (a `--json` among the operands is one). */
                 cli_json_mode = common.json;
+                /* --as-user changes who acts: never silently ignored by a command that acts
+                 * on nothing (§6.6). */
+                static const char *const acting[] = {"read", "write", "edit",  "ls", "glob",
+                                                     "grep", "exec",  "serve", "mcp"};
+                bool acts = false;
+                for (size_t k = 0; k < sizeof(acting) / sizeof(acting[0]); k++)
+                        acts = acts || strcmp(name, acting[k]) == 0;
+                if (common.as_user && !acts) {
+                        free(args);
+                        return cli_usage(name,
+                                         "--as-user does not apply: %s reads and writes no "
+                                         "file as the agent",
+                                         name);
+                }
                 rc = subcommands[i].run(nargs, args, &common);
                 free(args);
                 return rc;

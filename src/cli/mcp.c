@@ -15,7 +15,8 @@ static void mcp_help(void)
                "                  [--audit FILE] [--no-execute] [--timeout S]\n"
                "                  [--landlock required|best-effort|off] [--mask-denied]\n"
                "                  [--elicitation-timeout S] [--max-line BYTES]\n"
-               "                  [--max-pending N] [DIR...]\n"
+               "                  [--max-pending N] [--as-user USER|UID[:GID[:GROUPS]]]\n"
+               "                  [DIR...]\n"
                "\n"
                "Serve the Model Context Protocol on stdin/stdout: a drop-in for the reference\n"
                "filesystem server (@modelcontextprotocol/server-filesystem) whose every tool\n"
@@ -187,6 +188,8 @@ int cli_cmd_mcp(int argc, char **argv, struct cli_common *c)
         int rc = parse(argc, argv, &o);
         if (rc)
                 return rc < 0 ? CLI_OK : rc;
+        if ((rc = cli_as_user(c, "mcp", &o.lo)))
+                return rc;
         if (c->interactive || c->approve_token || c->json)
                 return cli_usage("mcp", "--interactive, --approve-token and --json do not apply: "
                                         "asks go to the client's user through elicitation");

@@ -17,6 +17,8 @@ struct op_args {
         const char *old_text, *new_text, *glob;
         const char *old_file, *new_file; /* edit: texts from files ("-": stdin) */
         bool all, ignore_case;
+        bool nul;        /* -0: names end with NUL, raw (ls, glob, grep -l) */
+        bool files_only; /* grep -l: the paths of the matching files, once each */
 };
 
 static void op_help(const char *name)
@@ -32,12 +34,19 @@ static void op_help(const char *name)
              "Replace the old text in PATH by the new one; the old text must occur exactly\n"
              "once unless --all is given. --old-file and --new-file read a text from FILE\n"
              "(`-`: stdin, for one of them), byte for byte, for texts of any size."},
-            {"ls", "[--] [PATH]", "List the entries of directory PATH (default: the root)."},
-            {"glob", "[--] PATTERN [PATH]",
-             "List the paths under PATH (default: the root) that match PATTERN."},
-            {"grep", "[--glob PATTERN] [-i | --ignore-case] [--max-matches N] [--] REGEX [PATH]",
+            {"ls", "[-0 | --null] [--] [PATH]",
+             "List the entries of directory PATH (default: the root). -0 ends each name\n"
+             "with a NUL byte instead of a newline, raw, without the / and @ marks."},
+            {"glob", "[-0 | --null] [--] PATTERN [PATH]",
+             "List the paths under PATH (default: the root) that match PATTERN; -0 ends\n"
+             "each with a NUL byte instead of a newline, raw."},
+            {"grep",
+             "[--glob PATTERN] [-i | --ignore-case] [--max-matches N]\n"
+             "              [-l | --files-with-matches [-0 | --null]] [--] REGEX [PATH]",
              "Print `path:line:text` for lines matching the PCRE2 REGEX under PATH;\n"
-             "--ignore-case folds ASCII letters, --max-matches stops after N matches."},
+             "--ignore-case folds ASCII letters, --max-matches stops after N matches.\n"
+             "-l prints the path of each matching file once; -0 (with -l) ends each path\n"
+             "with a NUL byte instead of a newline, raw."},
         };
         for (size_t i = 0; i < sizeof(helps) / sizeof(helps[0]); i++) {
                 if (strcmp(helps[i].name, name) != 0)
@@ -45,6 +54,7 @@ static void op_help(const char *name)
                 printf(
                     "Usage: warder [--rules FILE | --preset NAME] [--root DIR] [--home DIR]\n"
                     "              [--json] [--audit FILE] [--interactive | --approve-token T]\n"
+                    "              [--as-user USER|UID[:GID[:GROUPS]]]\n"
                     "              %s %s\n"
                     "\n"
                     "%s\n"
@@ -105,6 +115,13 @@ static int parse(int argc, char **argv, struct op_args *a)
                         else if (a->op == WARDER_OP_GREP && !eq &&
                                  (IS("--ignore-case") || strcmp(arg, "-i") == 0))
                                 a->ignore_case = true;
+                        else if ((a->op == WARDER_OP_LS || a->op == WARDER_OP_GLOB ||
+                                  a->op == WARDER_OP_GREP) &&
+                                 !eq && (IS("--null") || strcmp(arg, "-0") == 0))
+                                a->nul = true;
+                        else if (a->op == WARDER_OP_GREP && !eq &&
+                                 (IS("--files-with-matches") || strcmp(arg, "-l") == 0))
+                                a->files_only = true;
                         else if (a->op == WARDER_OP_GREP && IS("--max-matches"))
                                 number = &a->max_matches;
                         else if (a->op == WARDER_OP_READ && IS("--offset"))
@@ -159,6 +176,9 @@ static int parse(int argc, char **argv, struct op_args *a)
                                                            : "PATH");
         if (a->npos > max)
                 return cli_usage(a->name, "too many arguments");
+        if (a->op == WARDER_OP_GREP && a->nul && !a->files_only)
+                return cli_usage(a->name, "-0 needs -l: a NUL ends a path, and lines may hold "
+                                          "any byte");
         if (a->op == WARDER_OP_EDIT) {
                 if (!!a->old_text + !!a->old_file != 1)
                         return cli_usage(a->name, "give the old text once: --old or --old-file");
@@ -322,6 +342,10 @@ static int run(struct cli_session *s, const struct op_args *a)
                         const struct warder_entry *e = &res.entries.items[i];
                         const char *shown =
                             a->op == WARDER_OP_LS ? e->name : shown_path(s, e->path);
+                        if (a->nul) {
+                                fwrite(shown, 1, strlen(shown) + 1, stdout); /* with its NUL */
+                                continue;
+                        }
                         put_name(s, shown, strlen(shown));
                         if (a->op == WARDER_OP_LS && e->type == WARDER_ENTRY_DIR)
                                 fputc('/', stdout);
@@ -338,6 +362,18 @@ static int run(struct cli_session *s, const struct op_args *a)
                 for (size_t i = 0; i < res.grep.count; i++) {
                         const struct warder_grep_match *m = &res.grep.items[i];
                         const char *shown = shown_path(s, m->path);
+                        if (a->files_only) {
+                                /* Matches come file by file: a path is new when it changes. */
+                                if (i && strcmp(m->path, res.grep.items[i - 1].path) == 0)
+                                        continue;
+                                if (a->nul) {
+                                        fwrite(shown, 1, strlen(shown) + 1, stdout);
+                                } else {
+                                        put_name(s, shown, strlen(shown));
+                                        fputc('\n', stdout);
+                                }
+                                continue;
+                        }
                         put_name(s, shown, strlen(shown));
                         fprintf(stdout, ":%llu:", (unsigned long long)m->line);
                         put_name(s, m->text, m->text_len);
@@ -368,8 +404,11 @@ int cli_cmd_op(int argc, char **argv, struct cli_common *c)
         int rc = parse(argc, argv, &a);
         if (rc)
                 return rc < 0 ? CLI_OK : rc;
+        struct warder_local_options lopts = WARDER_LOCAL_OPTIONS_INIT;
+        if ((rc = cli_as_user(c, a.name, &lopts)))
+                return rc;
         struct cli_session s = {.c = c};
-        rc = cli_session_open(&s, a.name, NULL, false, NULL);
+        rc = cli_session_open(&s, a.name, &lopts, false, NULL);
         if (!rc)
                 rc = run(&s, &a);
         cli_session_close(&s);

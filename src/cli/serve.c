@@ -15,6 +15,7 @@ static void serve_help(void)
                "                    [--audit FILE] [--no-execute] [--timeout S]\n"
                "                    [--landlock required|best-effort|off] [--mask-denied]\n"
                "                    [--approval-ttl S] [--max-line BYTES] [--max-pending N]\n"
+               "                    [--as-user USER|UID[:GID[:GROUPS]]]\n"
                "\n"
                "Hold one guarded session (the ruleset, the guard and the local backend confined\n"
                "to --root) and answer JSON-RPC 2.0 requests, one per line, on stdin; answers go\n"
@@ -107,6 +108,9 @@ int cli_cmd_serve(int argc, char **argv, struct cli_common *c)
                                 return cli_usage("serve", "--max-pending needs 1 to 4096");
                 }
         }
+        int urc = cli_as_user(c, "serve", &lo);
+        if (urc)
+                return urc;
         if (c->interactive)
                 return cli_usage("serve", "--interactive does not apply: asks are answered with "
                                           "approval tokens");

@@ -128,6 +128,36 @@ class Local(Workspace):
         self.assertStatus("WARDER_EINVAL", warder.LocalBackend, "relative/root")
         self.assertStatus("WARDER_EINVAL", warder.LocalBackend, self.root + "\0x")
 
+    def test_as_agent(self):
+        """§6.6: the agent's credentials from Python; refusals whoever runs it, the kernel's
+        answer as root (a 0600 file of another uid, with the host's read as control arm)."""
+        self.assertStatus("WARDER_EINVAL", self.local, act_as_agent=True, agent_uid=0, agent_gid=1)
+        self.assertStatus("WARDER_EINVAL", self.local, act_as_agent=True, agent_uid=40001,
+                          agent_gid=40001, agent_groups=[0])
+        with self.assertRaises(warder.WarderError):
+            self.local(act_as_agent=True, agent_uid=40001, agent_gid=40001, agent_groups=[-1])
+        with self.assertRaises(TypeError):
+            self.local(agent_ngroups=3)
+        if os.geteuid() != 0:
+            self.assertStatus("WARDER_EACCES", self.local, act_as_agent=True, agent_uid=40001,
+                              agent_gid=40001)
+            return
+        os.chmod(self.tmp, 0o755)
+        os.chmod(self.root, 0o755)
+        secret = self.p("src/theirs.txt")
+        with open(secret, "wb") as f:
+            f.write(b"THEIRS")
+        os.chown(secret, 40002, 40002)
+        os.chmod(secret, 0o640)
+        self.assertEqual(self.local().read(secret), b"THEIRS")
+        agent = self.local(act_as_agent=True, agent_uid=40001, agent_gid=40001)
+        e = self.assertStatus("WARDER_EACCES", agent.read, secret)
+        self.assertIn("theirs.txt", str(e))
+        with_group = self.local(act_as_agent=True, agent_uid=40001, agent_gid=40001,
+                                agent_groups=[40002, 100])
+        self.assertEqual(with_group.read(secret), b"THEIRS")
+        self.assertEqual(agent.read(self.p("src/main.c")), b"int main(void) { return 0; }\n")
+
     def test_execute(self):
         b = self.local(exec=True, exec_env=["PATH=/usr/bin:/bin", "GREETING=hi"])
         self.assertIsInstance(b, warder.ExecutingBackend)

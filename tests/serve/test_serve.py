@@ -303,6 +303,31 @@ class Errors(Base):
         self.assertEqual(e["data"]["code"], "WARDER_EPARSE")
         self.alive(s)
 
+    def test_as_user(self):
+        """--as-user (§6.6): a 0600 file of another uid is WARDER_EACCES with the path as the
+        agent, and read by the host without it (control arm); root only."""
+        p = subprocess.run([WARDER, "serve", "--as-user", "0"], input=b"", capture_output=True)
+        self.assertEqual(p.returncode, 2)
+        if os.geteuid() != 0:
+            p = subprocess.run([WARDER, "serve", "--as-user", "40001:40001"], input=b"",
+                               capture_output=True)
+            self.assertEqual(p.returncode, 4)
+            self.assertIn(b"cannot act as the agent", p.stderr)
+            return
+        os.chmod(self.tmp, 0o755)
+        os.chmod(self.root, 0o755)
+        self.put("theirs.txt", b"THEIRS")
+        os.chown(os.path.join(self.root, "theirs.txt"), 40002, 40002)
+        os.chmod(os.path.join(self.root, "theirs.txt"), 0o600)
+        host = self.serve()
+        self.assertEqual(result(host.call("read", {"path": "theirs.txt"}))["content"], "THEIRS")
+        s = self.serve("--as-user", "40001:40001")
+        e = error(s.call("read", {"path": "theirs.txt"}))
+        self.assertEqual((e["code"], e["data"]["code"]), (-32016, "WARDER_EACCES"))
+        self.assertIn("theirs.txt", e["message"] + json.dumps(e["data"]))
+        self.assertEqual(result(s.call("read", {"path": "src/main.c"}))["content"], MAIN_C)
+        self.alive(s)
+
     def test_busy(self):
         rules = self.rules_file(ASK_RULES)
         s = self.serve("--rules", rules, "--max-pending", "1")
