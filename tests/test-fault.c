@@ -989,6 +989,9 @@ static int decide(warder_ruleset *rs, const struct dcase *c, struct warder_decis
         }
         ck_assert_msg(!rc || (err.code == rc && err.message[0]), "%s: error detail %d for %d",
                       c->target, err.code, rc);
+        /* a path decision that succeeded was made: it names its rule or the default */
+        ck_assert_msg(rc || c->op == WARDER_OP_EXECUTE || d->rule_id || d->by_default,
+                      "%s: a decision that names neither a rule nor the default", c->target);
         warder_error_clear(&err);
         return rc;
 }

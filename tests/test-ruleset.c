@@ -518,6 +518,43 @@ END_TEST
 
 /* ---- decisions ------------------------------------------------------------------------ */
 
+/* Two forms of one target: the real form is decided on its own whenever its bytes differ
+ * (a literal that is a prefix of the real form included), and a rule found on one form is
+ * named even when the other form's default answers the same. */
+START_TEST(test_forms_decided_apart)
+{
+        warder_ruleset *rs = load_ok("warder: 1\n"
+                                     "default: deny\n"
+                                     "read:\n"
+                                     "  rules:\n"
+                                     "    - deny: '**/*.env'\n"
+                                     "      id: no-env\n"
+                                     "    - allow: 'pub/**'\n");
+        struct warder_decision d = WARDER_DECISION_INIT;
+        /* literal /r/pub/a, real /r/pub/a.env: the real form's deny wins */
+        ck_assert_int_eq(
+            warder_ruleset_check(&d, rs, WARDER_OP_READ, "pub/a", 5, "pub/a.env", 9, NULL), 0);
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        ck_assert_str_eq(d.rule_id, "no-env");
+        ck_assert_int_eq(d.form, WARDER_FORM_REAL);
+        warder_decision_clear(&d);
+        /* control: the literal alone is allowed */
+        ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_READ, "pub/a", 5, NULL, 0, NULL),
+                         0);
+        ck_assert_int_eq(d.action, WARDER_ALLOW);
+        warder_decision_clear(&d);
+        /* literal denied by default, real denied by a rule: the rule is named */
+        ck_assert_int_eq(
+            warder_ruleset_check(&d, rs, WARDER_OP_READ, "x/link", 6, "x/b.env", 7, NULL), 0);
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        ck_assert(!d.by_default);
+        ck_assert_str_eq(d.rule_id, "no-env");
+        ck_assert_int_eq(d.form, WARDER_FORM_REAL);
+        warder_decision_clear(&d);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 START_TEST(test_decision_fields)
 {
         warder_ruleset *rs = load_ok("warder: 1\n"
@@ -1527,6 +1564,7 @@ static Suite *suite(void)
         suite_add_tcase(s, tc);
         tc = tcase_create("decisions");
         tcase_add_test(tc, test_decision_fields);
+        tcase_add_test(tc, test_forms_decided_apart);
         tcase_add_test(tc, test_precedence);
         tcase_add_test(tc, test_defaults);
         tcase_add_test(tc, test_two_forms);
