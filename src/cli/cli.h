@@ -146,6 +146,10 @@ bool cli_is_help(const char *arg);
 /* Parses a non-negative integer option value; returns false on garbage or overflow. */
 bool cli_parse_u64(const char *s, unsigned long long *out);
 
+/* Parses a duration in seconds (a positive decimal, at most `max`) into milliseconds, rounded;
+ * false on garbage, 0, a negative value, more than `max`, or less than half a millisecond. */
+bool cli_parse_seconds_ms(const char *v, double max, uint32_t *out);
+
 /* Subcommands: argv[0] is the subcommand's name. Return the process exit code. */
 int cli_cmd_match(int argc, char **argv, struct cli_common *c);
 int cli_cmd_normalize(int argc, char **argv, struct cli_common *c);
