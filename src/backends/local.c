@@ -2168,37 +2168,6 @@ static int local_execute(warder_backend *b, const struct warder_exec_request *re
 #endif
 }
 
-static void strv_free(char **v)
-{
-        if (!v)
-                return;
-        for (char **p = v; *p; p++)
-                free(*p);
-        free(v);
-}
-
-static int strv_dup(const char *const *src, char ***out)
-{
-        *out = NULL;
-        if (!src)
-                return 0;
-        size_t n = 0;
-        while (src[n])
-                n++;
-        char **v = calloc(n + 1, sizeof(*v));
-        if (!v)
-                return WARDER_ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-                v[i] = strdup(src[i]);
-                if (!v[i]) {
-                        strv_free(v);
-                        return WARDER_ENOMEM;
-                }
-        }
-        *out = v;
-        return 0;
-}
-
 static void local_destroy(warder_backend *b)
 {
         struct local *l = to_local(b);
@@ -2208,9 +2177,9 @@ static void local_destroy(warder_backend *b)
                 close(l->root_fd);
         free(l->root);
         free(l->host_root);
-        strv_free(l->exec_env);
-        strv_free(l->landlock_read);
-        strv_free(l->landlock_write);
+        warder__strv_free(l->exec_env);
+        warder__strv_free(l->landlock_read);
+        warder__strv_free(l->landlock_write);
         free(l);
 }
 
@@ -2334,9 +2303,9 @@ WARDER_API int warder_local_new(warder_backend **out, const char *root,
                 free(host);
         }
         l->opts = *opts;
-        if (strv_dup(opts->exec_env, &l->exec_env) ||
-            strv_dup(opts->landlock_read, &l->landlock_read) ||
-            strv_dup(opts->landlock_write, &l->landlock_write)) {
+        if (warder__strv_dup(opts->exec_env, &l->exec_env) ||
+            warder__strv_dup(opts->landlock_read, &l->landlock_read) ||
+            warder__strv_dup(opts->landlock_write, &l->landlock_write)) {
                 rc = fail_oom(err);
                 goto fail;
         }

@@ -10,7 +10,6 @@
 #include "json/json.h"
 #include "session/approval.h"
 #include "session/session.h"
-#include "warder/sys/backend.h" /* warder_error_set() */
 
 const char warder_session_unresolved_note[] =
     "the real form could not be resolved (a symlink that leaves the root, or a loop), so the "
