@@ -118,3 +118,23 @@ int warder__strv_dup(const char *const *src, char ***out)
         *out = v;
         return 0;
 }
+
+int warder__grow(void *arrp, size_t *cap, size_t need, size_t size, size_t first)
+{
+        if (need <= *cap)
+                return 0;
+        size_t c = *cap ? *cap : (first ? first : 1);
+        while (c < need) {
+                if (c > SIZE_MAX / 2)
+                        return WARDER_ENOMEM;
+                c *= 2;
+        }
+        if (c > SIZE_MAX / size)
+                return WARDER_ENOMEM;
+        void *p = realloc(*(void **)arrp, c * size);
+        if (!p)
+                return WARDER_ENOMEM;
+        *(void **)arrp = p;
+        *cap = c;
+        return 0;
+}

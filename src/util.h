@@ -10,6 +10,15 @@
 
 #define WARDER__ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* The operations' names, indexed by enum warder_op (decision.c; warder_op_name() checks the
+ * index). */
+extern const char *const warder__op_names[];
+
+/* Makes room in the array `*(T **)arrp` of *cap elements of `size` bytes for `need` of them:
+ * doubles the capacity (from `first` when it is 0) until they fit. WARDER_ENOMEM, with the
+ * array untouched, when out of memory or when the size would overflow. */
+int warder__grow(void *arrp, size_t *cap, size_t need, size_t size, size_t first);
+
 /* A deep copy of the NULL-terminated string array `src` into *out (NULL for a NULL `src`);
  * WARDER_ENOMEM, with *out NULL, when out of memory. */
 int warder__strv_dup(const char *const *src, char ***out);

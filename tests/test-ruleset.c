@@ -12,7 +12,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "command/command.h"
 #include "ruleset/ruleset-internal.h"
 #include "sha256.h"
 #include "support.h"

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "command.h"
 #include "expand.h"
 #include "ruleset/ruleset-internal.h"
 #include "shell.h"

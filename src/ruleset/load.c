@@ -28,7 +28,6 @@ static const char *const rule_keys[] = {"pattern", "action", "reason", "id",
 static const char *const tests_keys[] = {"root", "home", "cases"};
 static const char *const case_keys[] = {"op", "target", "expect", "real"};
 static const char *const action_names[] = {"allow", "ask", "deny"};
-static const char *const op_names[] = {"read", "write", "edit", "ls", "glob", "grep", "execute"};
 static const char *const prec_names[] = {"first-match", "strictest"};
 
 size_t warder__levenshtein(const char *a, const char *b)
@@ -266,8 +265,8 @@ static bool reserved_id(const char *id)
                 if (*p < '0' || *p > '9')
                         return false;
         for (size_t i = 0; i < WARDER_OP_COUNT; i++)
-                if (strlen(op_names[i]) == (size_t)(colon - id) &&
-                    memcmp(id, op_names[i], (size_t)(colon - id)) == 0)
+                if (strlen(warder__op_names[i]) == (size_t)(colon - id) &&
+                    memcmp(id, warder__op_names[i], (size_t)(colon - id)) == 0)
                         return true;
         return false;
 }
@@ -409,9 +408,10 @@ static int parse_rule(struct loader *L, struct raw *raw, enum warder_op op, size
                 do
                         *--d = (char)('0' + v % 10);
                 while ((v /= 10) != 0);
-                size_t on = strlen(op_names[op]), dn = (size_t)(digits + sizeof(digits) - d);
+                size_t on = strlen(warder__op_names[op]),
+                       dn = (size_t)(digits + sizeof(digits) - d);
                 if ((r->id = warder__arena_alloc(L->arena, on + 1 + dn + 1))) {
-                        memcpy(r->id, op_names[op], on);
+                        memcpy(r->id, warder__op_names[op], on);
                         r->id[on] = ':';
                         memcpy(r->id + on + 1, d, dn);
                         r->id[on + 1 + dn] = '\0';
@@ -428,12 +428,12 @@ static int parse_op(struct loader *L, struct raw *raw, enum warder_op op,
                     const struct warder__ynode *m, struct seen_id **ids)
 {
         const char *file = raw->file;
-        int rc = want_kind(L, file, m, WARDER__Y_MAP, op_names[op]);
+        int rc = want_kind(L, file, m, WARDER__Y_MAP, warder__op_names[op]);
         if (rc)
                 return rc;
         size_t which[2];
         char where[64];
-        snprintf(where, sizeof(where), "'%s'", op_names[op]);
+        snprintf(where, sizeof(where), "'%s'", warder__op_names[op]);
         if (m->n / 2 > 2) {
                 /* check_keys reports the unknown or duplicate key */
                 size_t big[8];
@@ -524,7 +524,8 @@ static int parse_tests(struct loader *L, struct raw *raw, const struct warder__y
                                 switch (cw[k]) {
                                 case 0:
                                         rc = want_name(
-                                            L, file, cv, "operation", op_names, WARDER_OP_COUNT,
+                                            L, file, cv, "operation", warder__op_names,
+                                            WARDER_OP_COUNT,
                                             "read, write, edit, ls, glob, grep or execute", &idx);
                                         tc->op = (enum warder_op)idx;
                                         break;

@@ -340,6 +340,16 @@ int warder__xindex_build(struct warder__opset *set);
 void warder__xindex_free(struct warder__xindex *x);
 long warder__xindex_match(const struct warder__opset *set, const char *text, size_t len,
                           bool whole_line);
+/*
+ * For command inspection (§5.1–§5.3; command/command.c): the strictest action
+ * among the `execute` rules whose pattern matches `text` (one form of a simple command, or
+ * the whole line when `whole_line` is true, in which case allow rules are not consulted).
+ * Returns true and fills *d (strings borrowed from the ruleset) when some rule matched;
+ * false and leaves *d alone otherwise. Engine errors fail closed (§2.10).
+ */
+bool warder__ruleset_match_execute(const warder_ruleset *rs, const char *text, size_t len,
+                                   bool whole_line, struct warder_decision *d);
+
 /* The same decision as warder__ruleset_match_execute() by a loop over every rule in order of
  * strictness (reference for tests; ruleset.c). */
 bool warder__ruleset_match_execute_linear(const warder_ruleset *rs, const char *text, size_t len,

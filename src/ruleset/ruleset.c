@@ -8,12 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "command/command.h"
 #include "load.h"
 #include "sha256.h"
 #include "warder/path.h"
 #include "warder/tooling.h"
-#include "warder/sys/backend.h"
 
 static const size_t DEFAULT_MAX_FILE = 1u << 20;
 static const size_t DEFAULT_MAX_PATTERN_BYTES = (size_t)16 << 20;
