@@ -2157,15 +2157,8 @@ out:
 static int local_execute(warder_backend *b, const struct warder_exec_request *req,
                          struct warder_exec_result *out, struct warder_error *err)
 {
-#if WARDER__LOCAL_EXEC_AVAILABLE
         struct local *l = to_local(b);
         return warder__local_exec(b, l->root_fd, l->root, &l->opts, req, out, err);
-#else
-        (void)b;
-        (void)req;
-        (void)out;
-        return warder_error_set(err, WARDER_ENOTSUP, "execute is not available in this build");
-#endif
 }
 
 static void local_destroy(warder_backend *b)
