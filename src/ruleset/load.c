@@ -23,8 +23,11 @@ static const char *const top_keys[] = {"warder", "default", "precedence", "fold_
                                        "tests",  "read",    "write",      "edit",      "ls",
                                        "glob",   "grep",    "execute"};
 static const char *const op_keys[] = {"default", "rules"};
-static const char *const rule_keys[] = {"pattern", "action", "reason", "id",
-                                        "allow",   "deny",   "ask"};
+/* A rule's keys, in the order of rule_keys: the long form, then the short forms. */
+enum rule_key { RK_PATTERN, RK_ACTION, RK_REASON, RK_ID, RK_ALLOW, RK_DENY, RK_ASK, RK_COUNT };
+static const char *const rule_keys[RK_COUNT] = {
+    [RK_PATTERN] = "pattern", [RK_ACTION] = "action", [RK_REASON] = "reason", [RK_ID] = "id",
+    [RK_ALLOW] = "allow",     [RK_DENY] = "deny",     [RK_ASK] = "ask"};
 static const char *const tests_keys[] = {"root", "home", "cases"};
 static const char *const case_keys[] = {"op", "target", "expect", "real"};
 static const char *const action_names[] = {"allow", "ask", "deny"};
@@ -278,30 +281,33 @@ static int parse_rule(struct loader *L, struct raw *raw, enum warder_op op, size
         int rc = want_kind(L, file, m, WARDER__Y_MAP, "rule");
         if (rc)
                 return rc;
-        size_t which[16];
-        if (m->n / 2 > 7)
+        size_t which[RK_COUNT];
+        if (m->n / 2 > RK_COUNT)
                 return errf(L, file, m, WARDER_EPARSE, "a rule has at most 4 keys");
-        if ((rc = check_keys(L, file, m, "a rule", rule_keys, 7, which)))
+        if ((rc = check_keys(L, file, m, "a rule", rule_keys, RK_COUNT, which)))
                 return rc;
         const struct warder__ynode *pattern = NULL, *action = NULL, *reason = NULL, *id = NULL,
                                    *shortv = NULL, *shortk = NULL;
         enum warder_action act = WARDER_ASK;
         for (size_t i = 0; i < m->n / 2; i++) {
                 const struct warder__ynode *v = m->items[2 * i + 1];
-                switch (which[i]) {
-                case 0:
+                switch ((enum rule_key)which[i]) {
+                case RK_PATTERN:
                         pattern = v;
                         break;
-                case 1:
+                case RK_ACTION:
                         action = v;
                         break;
-                case 2:
+                case RK_REASON:
                         reason = v;
                         break;
-                case 3:
+                case RK_ID:
                         id = v;
                         break;
-                default:
+                case RK_ALLOW:
+                case RK_DENY:
+                case RK_ASK:
+                case RK_COUNT:
                         if (shortv)
                                 return errf(L, file, m->items[2 * i], WARDER_EPARSE,
                                             "a rule has exactly one of 'allow', 'deny' or 'ask' "
@@ -309,9 +315,9 @@ static int parse_rule(struct loader *L, struct raw *raw, enum warder_op op, size
                                             shortk->value, m->items[2 * i]->value);
                         shortv = v;
                         shortk = m->items[2 * i];
-                        act = (enum warder_action)(which[i] == 4   ? WARDER_ALLOW
-                                                   : which[i] == 5 ? WARDER_DENY
-                                                                   : WARDER_ASK);
+                        act = which[i] == RK_ALLOW  ? WARDER_ALLOW
+                              : which[i] == RK_DENY ? WARDER_DENY
+                                                    : WARDER_ASK;
                         break;
                 }
         }
