@@ -657,8 +657,8 @@ static int decide_normalised(struct insp *I, enum warder_op op, const char *segm
                 }
         }
         struct warder_decision d = WARDER_DECISION_INIT;
-        rc = warder_ruleset_check(&d, I->rs, op, I->path.data, strlen(I->path.data), real,
-                                  (real ? strlen(real) : 0), NULL);
+        rc = warder__ruleset_check_path(&d, I->rs, op, I->path.data, strlen(I->path.data), real,
+                                        (real ? strlen(real) : 0), NULL);
         if (rc == WARDER_ENOMEM) {
                 warder_free(real);
                 return rc;
