@@ -124,15 +124,11 @@ json_t *cli_json_ok(const char *name, const char *target);
  * *out is set (free() it) when it differs from the literal form. Returns 1 when the target
  * lies under the root but its real form cannot be resolved (a symlink leaving the root, a
  * loop, a directory that cannot be searched), with *why (free() it) saying what failed: the
- * decision must then be at least ask (cli_unresolved_real). A target outside the root, or
+ * decision must then be at least ask (warder_session_unresolved()). A target outside the root, or
  * under a root that does not exist (nothing of it exists: real == literal), is checked on
  * its literal form. */
 int cli_resolve_real(const char *root, const char *home, const char *target, char **out,
                      char **why);
-
-/* Raises an allow to ask for a target whose real form could not be resolved; the note says
- * why (`why`, as cli_resolve_real() gave it). */
-void cli_unresolved_real(struct warder_decision *d, const char *why);
 
 /* Prints a decision for people: the action, the target, and why (rule, source, reason). */
 void cli_print_decision(FILE *f, const char *target, const struct warder_decision *d);

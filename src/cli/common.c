@@ -441,20 +441,6 @@ void cli_write_safe(FILE *f, const char *s, size_t len)
         }
 }
 
-void cli_unresolved_real(struct warder_decision *d, const char *why)
-{
-        static char note[512];
-        if (d->action == WARDER_ALLOW) {
-                d->action = WARDER_ASK;
-                d->by_default = false; /* what decided is the note, not the default */
-                snprintf(note, sizeof(note),
-                         "the real form could not be resolved (%s), so the literal form alone "
-                         "cannot allow it",
-                         why ? why : "unknown error");
-                d->note = note;
-        }
-}
-
 int cli_action_exit(enum warder_action action)
 {
         switch (action) {
