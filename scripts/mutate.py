@@ -44,7 +44,7 @@ SECURITY_CORE = [
     "src/guard.c",
     "src/guard/*.c",
     "src/path.c",
-    "src/decide.c",
+    "src/check.c",
     "src/ruleset/ruleset.c",
     "src/ruleset/index.c",
     "src/command/command.c",

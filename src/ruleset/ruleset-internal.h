@@ -341,7 +341,7 @@ int warder__xindex_build(struct warder__opset *set);
 void warder__xindex_free(struct warder__xindex *x);
 long warder__xindex_match(const struct warder__opset *set, const char *text, size_t len,
                           bool whole_line);
-/* ---- Decisions (ruleset.c; the per-operation switch above them is src/decide.c) --------- */
+/* ---- Decisions (ruleset.c; the per-operation switch above them is src/check.c) --------- */
 
 /* warder_ruleset_check() for a path operation (§3.3): never WARDER_OP_EXECUTE (EINVAL). */
 int warder__ruleset_check_path(struct warder_decision *out, const warder_ruleset *rs,
