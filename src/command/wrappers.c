@@ -69,64 +69,72 @@ static size_t skip_opts(const struct xword *x, size_t j, size_t n, const struct 
         return j;
 }
 
+static const char *const env_l[] = {"--ignore-environment", "--null", NULL};
+static const char *const env_a[] = {"--unset", NULL};
+static const char *const nice_a[] = {"--adjustment", NULL};
+static const char *const to_l[] = {"--preserve-status", "--foreground", "--verbose", NULL};
+static const char *const to_a[] = {"--signal", "--kill-after", NULL};
+static const char *const sb_a[] = {"--input", "--output", "--error", NULL};
+static const char *const sudo_l[] = {
+    "--askpass",         "--background", "--preserve-env", "--set-home",        "--login",
+    "--non-interactive", "--shell",      "--stdin",        "--reset-timestamp", NULL};
+static const char *const sudo_a[] = {
+    "--user", "--group",      "--prompt",       "--close-from",      "--role", "--type",
+    "--host", "--other-user", "--preserve-env", "--command-timeout", NULL};
+
+/* What a wrapper takes before the wrapped command, besides its options. */
+enum {
+        WR_DASHES = 1u << 0,   /* lone `-` words (env: each means -i) */
+        WR_DESCRIBE = 1u << 1, /* -v or -V first: it only describes the command, runs nothing */
+        WR_OPERAND = 1u << 2,  /* one operand after the options (timeout's DURATION) */
+};
+
+/* The transparent wrappers (§5.3): a wrapped command is inspected as if it stood alone. */
+static const struct wrapper {
+        const char *name;
+        struct opts o;
+        unsigned takes; /* WR_* */
+} wrappers[] = {
+    {"env", {.flags = "i0", .args = "u", .lflags = env_l, .largs = env_a}, WR_DASHES},
+    {"command", {.flags = "p"}, WR_DESCRIBE},
+    {"builtin", {0}, 0},
+    {"nohup", {0}, 0},
+    {"exec", {.args = "a"}, 0},
+    {"nice", {.args = "n", .largs = nice_a, .digits = true}, 0},
+    {"timeout", {.flags = "v", .args = "sk", .lflags = to_l, .largs = to_a}, WR_OPERAND},
+    {"time", {.flags = "p"}, 0},
+    {"stdbuf", {.args = "ioe", .largs = sb_a}, 0},
+    {"xargs", {0}, 0},
+    {"sudo", {.flags = "AbEHnPSisk", .args = "ugCprtUTch", .lflags = sudo_l, .largs = sudo_a}, 0},
+    {"doas", {.args = "u"}, 0},
+};
+
 enum warder__wrap warder__unwrap(const struct xword *x, size_t i, size_t n, size_t *next,
                                  bool *unknown)
 {
         if (!x[i].s)
                 return W_NO;
         const char *name = base_name(x[i].s);
+        const struct wrapper *w = NULL;
+        for (size_t k = 0; k < sizeof(wrappers) / sizeof(wrappers[0]) && !w; k++)
+                if (streq(name, wrappers[k].name))
+                        w = &wrappers[k];
+        if (!w)
+                return W_NO;
         size_t j = i + 1;
-        static const char *const env_l[] = {"--ignore-environment", "--null", NULL};
-        static const char *const env_a[] = {"--unset", NULL};
-        static const char *const nice_a[] = {"--adjustment", NULL};
-        static const char *const to_l[] = {"--preserve-status", "--foreground", "--verbose", NULL};
-        static const char *const to_a[] = {"--signal", "--kill-after", NULL};
-        static const char *const sb_a[] = {"--input", "--output", "--error", NULL};
-        static const char *const sudo_l[] = {
-            "--askpass",         "--background", "--preserve-env", "--set-home",        "--login",
-            "--non-interactive", "--shell",      "--stdin",        "--reset-timestamp", NULL};
-        static const char *const sudo_a[] = {
-            "--user", "--group",      "--prompt",       "--close-from",      "--role", "--type",
-            "--host", "--other-user", "--preserve-env", "--command-timeout", NULL};
-        struct opts o = {0};
-        if (streq(name, "env")) {
-                o = (struct opts){.flags = "i0", .args = "u", .lflags = env_l, .largs = env_a};
-                /* a lone `-` means -i */
+        if (w->takes & WR_DASHES)
                 while (j < n && x[j].s && streq(x[j].s, "-"))
                         j++;
-        } else if (streq(name, "command")) {
-                if (j < n && x[j].s && (streq(x[j].s, "-v") || streq(x[j].s, "-V")))
-                        return W_STOP; /* only describes the command; runs nothing */
-                o.flags = "p";
-        } else if (streq(name, "builtin") || streq(name, "nohup")) {
-                /* no options */
-        } else if (streq(name, "exec")) {
-                o.args = "a";
-        } else if (streq(name, "nice")) {
-                o = (struct opts){.args = "n", .largs = nice_a, .digits = true};
-        } else if (streq(name, "timeout")) {
-                o = (struct opts){.flags = "v", .args = "sk", .lflags = to_l, .largs = to_a};
-        } else if (streq(name, "time")) {
-                o.flags = "p";
-        } else if (streq(name, "stdbuf")) {
-                o = (struct opts){.args = "ioe", .largs = sb_a};
-        } else if (streq(name, "xargs")) {
-                /* no options */
-        } else if (streq(name, "sudo")) {
-                o = (struct opts){
-                    .flags = "AbEHnPSisk", .args = "ugCprtUTch", .lflags = sudo_l, .largs = sudo_a};
-        } else if (streq(name, "doas")) {
-                o.args = "u";
-        } else {
-                return W_NO;
-        }
-        j = skip_opts(x, j, n, &o, unknown);
+        if ((w->takes & WR_DESCRIBE) && j < n && x[j].s &&
+            (streq(x[j].s, "-v") || streq(x[j].s, "-V")))
+                return W_STOP;
+        j = skip_opts(x, j, n, &w->o, unknown);
         if (*unknown)
                 return W_STOP;
-        if (streq(name, "timeout")) {
+        if (w->takes & WR_OPERAND) {
                 if (j >= n)
                         return W_STOP;
-                j++; /* DURATION */
+                j++;
         }
         if (j >= n)
                 return W_STOP;
