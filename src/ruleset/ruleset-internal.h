@@ -364,7 +364,7 @@ int warder__ruleset_run_tests(size_t *passed, size_t *failed, const warder_rules
                               struct warder_error *err);
 
 /*
- * For command inspection (§5.1–§5.3; command/command.c): the strictest action
+ * For command inspection (§5.1–§5.3; command/decide.c): the strictest action
  * among the `execute` rules whose pattern matches `text` (one form of a simple command, or
  * the whole line when `whole_line` is true, in which case allow rules are not consulted).
  * Returns true and fills *d (strings borrowed from the ruleset) when some rule matched;
