@@ -15,8 +15,9 @@ Reads every file under src/ and include/warder/, follows their `#include "..."` 
      is a directory of src/; the files directly in src/ are the core): a module's functions
      are declared by that module;
   4. a door (src/serve, src/mcp, src/hook) reaches another door; the server library
-     (src/json, src/session, src/rpc) reaches a door or the CLI; the library (everything
-     else but src/cli) reaches the server library, a door or the CLI.
+     (src/json, src/session, src/rpc) reaches a door or the CLI, or src/json reaches the
+     session or JSON-RPC, or these two reach each other; the library (everything else but
+     src/cli) reaches the server library, a door or the CLI.
 Exit status 0 when nothing is violated, 1 otherwise.
 """
 import os
@@ -124,6 +125,10 @@ for f in ALL:
         elif under(f, *SERVER):
             if under(p, *DOORS, "src/cli"):
                 problem("server library file %s reaches a door: %s" % (rel(f), " -> ".join(chain)))
+            # inside it, the JSON encoder is the bottom; the session and JSON-RPC are apart
+            own = next(d for d in SERVER if under(f, d))
+            if under(p, *SERVER) and not under(p, own) and not under(p, "src/json"):
+                problem("%s reaches %s above or beside it: %s" % (rel(f), rel(p), " -> ".join(chain)))
         elif not under(f, "src/cli"):
             if under(p, *SERVER, *DOORS, "src/cli"):
                 problem("library file %s reaches the server library or a door: %s" %

@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "json/json.h"
+#include "session/session-json.h"
 #include "session/session.h"
 #include "warder/warder.h"
 

@@ -101,7 +101,7 @@ int cli_report_failure(const struct cli_session *s, const char *name, const char
                                       : code == CLI_ASK ? "ask"
                                                         : "error",
                                       "error", warder_json_error(rc, msg));
-                if (o && warder_json_put_failure(o, rc, err, res)) {
+                if (o && warder_session_json_failure(o, rc, err, res)) {
                         json_decref(o);
                         o = NULL;
                 }
