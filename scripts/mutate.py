@@ -47,7 +47,6 @@ SECURITY_CORE = [
     "src/check.c",
     "src/ruleset/ruleset.c",
     "src/ruleset/index.c",
-    "src/command/command.c",
     "src/command/decide.c",
     "src/command/expand.c",
     "src/command/wrappers.c",
