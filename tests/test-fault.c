@@ -984,10 +984,7 @@ static int decide(warder_ruleset *rs, const struct dcase *c, struct warder_decis
                 if (c->real)
                         snprintf(real, sizeof(real), "%s/%s", ws, c->real);
                 rc = warder_ruleset_check(d, rs, c->op, lit, strlen(lit), c->real ? real : NULL,
-                                          (c->real ? real
-                                           : NULL  ? strlen(c->real ? real : NULL)
-                                                   : 0),
-                                          &err);
+                                          c->real ? strlen(real) : 0, &err);
         }
         ck_assert_msg(!rc || (err.code == rc && err.message[0]), "%s: error detail %d for %d",
                       c->target, err.code, rc);
@@ -1020,10 +1017,7 @@ static void *dthread_run(void *p)
                         snprintf(real, sizeof(real), "%s/%s", ws, t->c->real);
                 t->rc = warder_ruleset_check(&d, t->rs, t->c->op, lit, strlen(lit),
                                              t->c->real ? real : NULL,
-                                             (t->c->real ? real
-                                              : NULL     ? strlen(t->c->real ? real : NULL)
-                                                         : 0),
-                                             &err);
+                                             t->c->real ? strlen(real) : 0, &err);
         }
         t->action = d.action;
         t->err_code = err.code;
