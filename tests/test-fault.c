@@ -32,6 +32,7 @@
 #include "mock-backend.h"
 #include "support.h"
 #include "util.h"
+#include "warder/tooling.h"
 #include "warder/warder.h"
 
 #define SECRET "hunter2"
@@ -1136,11 +1137,11 @@ START_TEST(walk_guard_setup)
                         if (what == 0)
                                 rc = warder_guard_new(&g, mem, fx.rs, &o, &err);
                         else if (what == 1)
-                                rc = warder_guard_check(fx.guard, WARDER_OP_READ, "sub/../.env", 11,
-                                                        &d, &err);
+                                rc = warder_guard_check(&d, fx.guard, WARDER_OP_READ, "sub/../.env",
+                                                        11, &err);
                         else
-                                rc = warder_guard_check(fx.guard, WARDER_OP_EXECUTE,
-                                                        "cd sub && cat ../.env", 21, &d, &err);
+                                rc = warder_guard_check(&d, fx.guard, WARDER_OP_EXECUTE,
+                                                        "cd sub && cat ../.env", 21, &err);
                         bool reached = n == 0 || warder__fault_fired();
                         warder__fault_off();
                         if (rc) {
@@ -1150,9 +1151,9 @@ START_TEST(walk_guard_setup)
                                 ck_assert_ptr_null(g);
                                 warder_backend_free(mem);
                         } else if (what == 0) {
-                                struct warder_bytes b = {0};
+                                struct warder_bytes b = WARDER_BYTES_INIT;
                                 ck_assert_int_eq(
-                                    warder_backend_read(g, ".env", 4, 0, 0, 0, &b, NULL),
+                                    warder_backend_read(&b, g, ".env", 4, 0, 0, 0, NULL),
                                     WARDER_EDENIED);
                                 warder_backend_free(g);
                         } else {
