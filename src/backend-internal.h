@@ -26,4 +26,10 @@ int warder__edit_apply(const char *data, size_t len, const char *old_text, size_
  * read only from a table of the version that introduced it or later. */
 bool warder__ops_has(const struct warder_backend_ops *ops, unsigned since);
 
+/* What backend `b` promises (WARDER_BACKEND_CAP_*; 0 for anything not a backend), and whether
+ * it has a grep of its own (without one, the dispatcher's fallback greps, and that fallback
+ * honours may_search). A caller asks the dispatcher rather than reading `b->ops`. */
+unsigned warder__backend_caps(const warder_backend *b);
+bool warder__backend_has_grep(const warder_backend *b);
+
 #endif

@@ -320,17 +320,6 @@ static int broken(struct warder_error *err, const char *what, const char *why)
 }
 
 /* Moves a detailed error into the caller's (which may be NULL). */
-static void error_move(struct warder_error *err, struct warder_error *from)
-{
-        if (err) {
-                warder_error_clear(err);
-                *err = *from;
-                *from = (struct warder_error)WARDER_ERROR_INIT;
-        } else {
-                warder_error_clear(from);
-        }
-}
-
 /* An output container: present and of the version this library writes. */
 static int check_out(const void *out, unsigned version, unsigned want, const char *what,
                      struct warder_error *err)
@@ -627,7 +616,7 @@ static int walk_dir(struct walk *w, unsigned depth, struct warder_error *err)
                 return 0;
         }
         if (rc)
-                error_move(err, &probe);
+                warder__error_move(err, &probe);
         else
                 rc = walk_list(w, &list, depth, err);
         warder_entries_free(&list);
@@ -744,7 +733,7 @@ static int grep_file(struct grep_ctx *g, warder_backend *b, const char *path, un
                         warder_error_clear(&probe);
                         return 0;
                 }
-                error_move(err, &probe);
+                warder__error_move(err, &probe);
                 return rc;
         }
         if (data.truncated)
@@ -865,7 +854,7 @@ static int grep_fallback(warder_backend *b, const struct warder_grep_request *re
                         else if (rc > 0)
                                 rc = 0;
                 } else if (rc) {
-                        error_move(err, &probe);
+                        warder__error_move(err, &probe);
                 } else {
                         rc = walk_list(&w, &list, 0, err);
                 }
@@ -1158,6 +1147,16 @@ WARDER_API bool warder_backend_can_execute(const warder_backend *b)
 WARDER_API bool warder_backend_can_realpath(const warder_backend *b)
 {
         return backend_ok(b) && SLOT(b, realpath);
+}
+
+unsigned warder__backend_caps(const warder_backend *b)
+{
+        return backend_ok(b) ? b->ops->caps : 0;
+}
+
+bool warder__backend_has_grep(const warder_backend *b)
+{
+        return backend_ok(b) && SLOT(b, grep);
 }
 
 WARDER_API void warder_backend_free(warder_backend *b)

@@ -52,8 +52,8 @@ WARDER_API int warder_decision_copy(struct warder_decision *dst, const struct wa
 }
 
 static const char *const action_names[] = {"allow", "ask", "deny"};
-static const char *const op_names[WARDER_OP_COUNT] = {"read", "write", "edit",   "ls",
-                                                      "glob", "grep",  "execute"};
+const char *const warder__op_names[WARDER_OP_COUNT] = {"read", "write", "edit",   "ls",
+                                                       "glob", "grep",  "execute"};
 static const char *const form_names[] = {"default", "literal", "real", "both"};
 
 WARDER_API const char *warder_action_name(enum warder_action action)
@@ -63,7 +63,7 @@ WARDER_API const char *warder_action_name(enum warder_action action)
 
 WARDER_API const char *warder_op_name(enum warder_op op)
 {
-        return (unsigned)op < WARDER_OP_COUNT ? op_names[op] : "?";
+        return (unsigned)op < WARDER_OP_COUNT ? warder__op_names[op] : "?";
 }
 
 WARDER_API const char *warder_form_name(enum warder_form form)
@@ -85,7 +85,7 @@ WARDER_API int warder_action_parse(const char *name, enum warder_action *out)
 WARDER_API int warder_op_parse(const char *name, enum warder_op *out)
 {
         for (size_t i = 0; name && i < WARDER_OP_COUNT; i++) {
-                if (strcmp(name, op_names[i]) == 0) {
+                if (strcmp(name, warder__op_names[i]) == 0) {
                         *out = (enum warder_op)i;
                         return 0;
                 }

@@ -132,6 +132,17 @@ WARDER_API void warder_error_clear(struct warder_error *err)
         *err = (struct warder_error)WARDER_ERROR_INIT;
 }
 
+void warder__error_move(struct warder_error *err, struct warder_error *from)
+{
+        if (err) {
+                warder_error_clear(err);
+                *err = *from;
+                *from = (struct warder_error)WARDER_ERROR_INIT;
+        } else {
+                warder_error_clear(from);
+        }
+}
+
 WARDER_API void *warder_malloc(size_t size)
 {
         return malloc(size ? size : 1);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend-internal.h"
 #include "util.h"
 #include "warder/guard.h"
 #include "warder/sys/backend.h"
@@ -33,6 +34,7 @@ struct guard {
         void *audit_ud;
         char **env;          /* NULL-terminated copy, or NULL */
         bool inner_realpath; /* the inner backend has realpath (its ops never change) */
+        unsigned inner_caps; /* what the inner backend promises (WARDER_BACKEND_CAP_*) */
 };
 
 /* What one request works with: its own ruleset reference, and the root and home in force. */
@@ -81,18 +83,6 @@ static void request_end(struct request *r)
 }
 
 /* ---- errors ------------------------------------------------------------------------------ */
-
-/* Moves a temporary error into the caller's (which may be NULL). */
-static void error_move(struct warder_error *dst, struct warder_error *src)
-{
-        if (dst) {
-                warder_error_clear(dst);
-                *dst = *src;
-                *src = (struct warder_error)WARDER_ERROR_INIT;
-        } else {
-                warder_error_clear(src);
-        }
-}
 
 /* "read denied by rule read:0 '**\/.env' (Protect sensitive files) at rules/x.yaml:12:7" */
 static int refuse(struct warder_error *err, int code, const struct warder_decision *d,
@@ -296,7 +286,7 @@ static int decide_path(struct request *r, enum warder_op op, const char *target,
                         return 0;
                 }
                 warder_decision_clear(d);
-                error_move(err, &rerr);
+                warder__error_move(err, &rerr);
                 return real_rc;
         }
         return 0;
@@ -380,7 +370,7 @@ static int read_literal_first(struct request *r, const char *path, uint64_t offs
                                          flags | WARDER_NOFOLLOW, &attempt);
                 if (rc != WARDER_ESYMLINK) {
                         if (rc)
-                                error_move(err, &attempt);
+                                warder__error_move(err, &attempt);
                         *done = true;
                 }
                 warder_error_clear(&attempt);
@@ -399,8 +389,7 @@ static int guard_read(warder_backend *b, const char *path, uint64_t offset, uint
         char *real = NULL;
         bool done = false;
         int rc = 0;
-        if (path && r.g->inner_realpath &&
-            (r.g->inner->ops->caps & WARDER_BACKEND_CAP_STRICT_NOFOLLOW))
+        if (path && r.g->inner_realpath && (r.g->inner_caps & WARDER_BACKEND_CAP_STRICT_NOFOLLOW))
                 rc = read_literal_first(&r, path, offset, limit, flags, out, err, &done);
         if (!done) {
                 rc = admit_path(&r, WARDER_OP_READ, path, flags, &lit, &real, err);
@@ -612,7 +601,7 @@ static int filter_entries(struct request *r, enum warder_op op, const char *base
 {
         struct warder__buf lit = WARDER__BUF_INIT, alt = WARDER__BUF_INIT;
         bool can_real = r->g->inner_realpath;
-        bool true_types = r->g->inner->ops->caps & WARDER_BACKEND_CAP_REAL_RESULTS;
+        bool true_types = r->g->inner_caps & WARDER_BACKEND_CAP_REAL_RESULTS;
         const char *real_base = base_real ? base_real : base_lit;
         int rc = 0;
         size_t kept = 0;
@@ -738,9 +727,8 @@ static bool grep_gate(void *ud, const char *path, size_t len)
 /* Whether the inner backend's grep honours may_search (and counts what it skips). */
 static bool inner_grep_filters(const struct guard *g)
 {
-        const struct warder_backend_ops *ops = g->inner->ops;
-        return !ops->grep || (ops->caps & WARDER_BACKEND_CAP_GREP_FILTER) ||
-               warder_guard_is(g->inner);
+        return !warder__backend_has_grep(g->inner) ||
+               (g->inner_caps & WARDER_BACKEND_CAP_GREP_FILTER) || warder_guard_is(g->inner);
 }
 
 /*
@@ -814,8 +802,7 @@ static int guard_grep(warder_backend *b, const struct warder_grep_request *req,
          * real results reports every file by its real form: no realpath per file. */
         struct grep_gate gg = {
             .r = &r,
-            .resolve =
-                r.g->inner_realpath && !(r.g->inner->ops->caps & WARDER_BACKEND_CAP_REAL_RESULTS),
+            .resolve = r.g->inner_realpath && !(r.g->inner_caps & WARDER_BACKEND_CAP_REAL_RESULTS),
             .lit = WARDER__BUF_INIT,
             .alt = WARDER__BUF_INIT,
             .outer = req->may_search,
@@ -1028,13 +1015,6 @@ static int guard_realpath(warder_backend *b, const char *path, char **out, struc
         return 0;
 }
 
-static void free_env(char **env)
-{
-        for (size_t i = 0; env && env[i]; i++)
-                free(env[i]);
-        free(env);
-}
-
 static void guard_destroy(warder_backend *b)
 {
         struct guard *g = guard_of(b);
@@ -1043,7 +1023,7 @@ static void guard_destroy(warder_backend *b)
         pthread_mutex_destroy(&g->lock);
         free(g->root);
         free(g->home);
-        free_env(g->env);
+        warder__strv_free(g->env);
         free(g);
 }
 
@@ -1093,27 +1073,6 @@ static int copy_dir(char **out, const char *what, const char *dir, struct warder
         return 0;
 }
 
-static int copy_env(char ***out, const char *const *env)
-{
-        *out = NULL;
-        if (!env)
-                return 0;
-        size_t n = 0;
-        while (env[n])
-                n++;
-        char **v = calloc(n + 1, sizeof(*v));
-        if (!v)
-                return WARDER_ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-                if (!(v[i] = strdup(env[i]))) {
-                        free_env(v);
-                        return WARDER_ENOMEM;
-                }
-        }
-        *out = v;
-        return 0;
-}
-
 WARDER_API int warder_guard_new(warder_backend **out, warder_backend *inner, warder_ruleset *rules,
                                 const struct warder_guard_options *opts, struct warder_error *err)
 {
@@ -1135,7 +1094,7 @@ WARDER_API int warder_guard_new(warder_backend **out, warder_backend *inner, war
         int rc = copy_dir(&g->root, "root", opts->root, err);
         if (!rc)
                 rc = copy_dir(&g->home, "home", opts->home, err);
-        if (!rc && copy_env(&g->env, opts->env))
+        if (!rc && warder__strv_dup(opts->env, &g->env))
                 rc = warder_error_set(err, WARDER_ENOMEM, "out of memory");
         if (!rc && pthread_mutex_init(&g->lock, NULL) != 0)
                 rc = warder_error_set(err, WARDER_ENOMEM, "guard: cannot create a mutex");
@@ -1149,12 +1108,13 @@ WARDER_API int warder_guard_new(warder_backend **out, warder_backend *inner, war
         if (rc) {
                 free(g->root);
                 free(g->home);
-                free_env(g->env);
+                warder__strv_free(g->env);
                 free(g);
                 return rc;
         }
         g->inner = inner;
         g->inner_realpath = warder_backend_can_realpath(inner);
+        g->inner_caps = warder__backend_caps(inner);
         g->rules = warder_ruleset_ref(rules);
         g->approve = opts->approve;
         g->approve_ex = opts->version >= 2 ? opts->approve_ex : NULL;

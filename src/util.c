@@ -90,3 +90,51 @@ void warder__buf_free(struct warder__buf *b)
         free(b->data);
         *b = (struct warder__buf)WARDER__BUF_INIT;
 }
+
+void warder__strv_free(char **v)
+{
+        for (size_t i = 0; v && v[i]; i++)
+                free(v[i]);
+        free(v);
+}
+
+int warder__strv_dup(const char *const *src, char ***out)
+{
+        *out = NULL;
+        if (!src)
+                return 0;
+        size_t n = 0;
+        while (src[n])
+                n++;
+        char **v = calloc(n + 1, sizeof(*v));
+        if (!v)
+                return WARDER_ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                if (!(v[i] = strdup(src[i]))) {
+                        warder__strv_free(v);
+                        return WARDER_ENOMEM;
+                }
+        }
+        *out = v;
+        return 0;
+}
+
+int warder__grow(void *arrp, size_t *cap, size_t need, size_t size, size_t first)
+{
+        if (need <= *cap)
+                return 0;
+        size_t c = *cap ? *cap : (first ? first : 1);
+        while (c < need) {
+                if (c > SIZE_MAX / 2)
+                        return WARDER_ENOMEM;
+                c *= 2;
+        }
+        if (c > SIZE_MAX / size)
+                return WARDER_ENOMEM;
+        void *p = realloc(*(void **)arrp, c * size);
+        if (!p)
+                return WARDER_ENOMEM;
+        *(void **)arrp = p;
+        *cap = c;
+        return 0;
+}

@@ -7,9 +7,23 @@
 #include <stddef.h>
 
 #include "warder/error.h"
-#include "warder/sys/backend.h" /* warder_error_set() */
 
 #define WARDER__ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The operations' names, indexed by enum warder_op (decision.c; warder_op_name() checks the
+ * index). */
+extern const char *const warder__op_names[];
+
+/* Makes room in the array `*(T **)arrp` of *cap elements of `size` bytes for `need` of them:
+ * doubles the capacity (from `first` when it is 0) until they fit. WARDER_ENOMEM, with the
+ * array untouched, when out of memory or when the size would overflow. */
+int warder__grow(void *arrp, size_t *cap, size_t need, size_t size, size_t first);
+
+/* A deep copy of the NULL-terminated string array `src` into *out (NULL for a NULL `src`);
+ * WARDER_ENOMEM, with *out NULL, when out of memory. */
+int warder__strv_dup(const char *const *src, char ***out);
+/* Frees such a copy (NULL is accepted). */
+void warder__strv_free(char **v);
 
 /* A growable byte buffer, always NUL-terminated once anything was appended. */
 struct warder__buf {
@@ -46,6 +60,9 @@ int warder__error_set_at(struct warder_error *err, int code, const char *file, u
     __attribute__((format(printf, 6, 7)));
 int warder__error_vset(struct warder_error *err, int code, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
+/* Moves the temporary error `from` into the caller's `err` (which may be NULL: `from` is
+ * then cleared); `from` is left as WARDER_ERROR_INIT. */
+void warder__error_move(struct warder_error *err, struct warder_error *from);
 
 /*
  * Normalises into `out` (cleared first) as warder_path_normalize() does (§3.1).

@@ -1282,21 +1282,9 @@ static char *slurp(const char *root, const char *rel)
 {
         char path[4096];
         snprintf(path, sizeof(path), "%s/%s", root, rel);
-        FILE *f = fopen(path, "rb");
-        ck_assert_msg(f != NULL, "cannot open %s", path);
-        char chunk[4096];
-        size_t n;
-        char *acc = NULL;
-        size_t len = 0;
-        while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-                acc = realloc(acc, len + n + 1);
-                ck_assert_ptr_nonnull(acc);
-                memcpy(acc + len, chunk, n);
-                len += n;
-                acc[len] = '\0';
-        }
-        fclose(f);
-        return acc;
+        char *text = warder_test_slurp(path, &(size_t){0});
+        ck_assert_msg(text != NULL, "cannot open %s", path);
+        return text;
 }
 
 START_TEST(docs_example_is_the_built_file)

@@ -8,7 +8,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "command/command.h"
 #include "command/shell.h"
 #include "ruleset/ruleset-internal.h"
 #include "shell-diff.h"

@@ -52,26 +52,10 @@ static char *run_shell(const char *cmd)
         return out;
 }
 
-static char *slurp(const char *path)
-{
-        FILE *f = fopen(path, "r");
-        if (!f)
-                return NULL;
-        fseek(f, 0, SEEK_END);
-        long n = ftell(f);
-        fseek(f, 0, SEEK_SET);
-        char *s = malloc((size_t)n + 1);
-        ck_assert_ptr_nonnull(s);
-        ck_assert_int_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-        s[n] = '\0';
-        fclose(f);
-        return s;
-}
-
 /* Checks every transcript block of one file; returns how many commands ran. */
 static int check_file(const char *path)
 {
-        char *text = slurp(path);
+        char *text = warder_test_slurp(path, &(size_t){0});
         ck_assert_ptr_nonnull(text);
         int ran = 0;
         char *p = text;
@@ -119,7 +103,7 @@ static int check_file(const char *path)
 /* Blocks marked `<!-- example: PATH -->` must equal the file PATH (built and run as a test). */
 static int check_examples(const char *root, const char *path)
 {
-        char *text = slurp(path);
+        char *text = warder_test_slurp(path, &(size_t){0});
         ck_assert_ptr_nonnull(text);
         int n = 0;
         const char *marker = "<!-- example: ";
@@ -136,7 +120,7 @@ static int check_examples(const char *root, const char *path)
                 ck_assert_ptr_nonnull(end);
                 char file[2048];
                 snprintf(file, sizeof(file), "%s/%s", root, name);
-                char *want = slurp(file);
+                char *want = warder_test_slurp(file, &(size_t){0});
                 ck_assert_msg(want != NULL, "%s: example %s is missing", path, name);
                 ck_assert_msg(strlen(want) == (size_t)(end - code) &&
                                   memcmp(want, code, (size_t)(end - code)) == 0,

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "command/command.h"
 #include "ruleset/ruleset-internal.h"
 #include "support.h"
 #include "warder/ruleset.h"

@@ -18,20 +18,6 @@ static const char *source_root(void)
         return s;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-        FILE *f = fopen(path, "rb");
-        ck_assert_msg(f != NULL, "cannot open %s", path);
-        struct warder__buf b = WARDER__BUF_INIT;
-        char chunk[4096];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-                warder__buf_append(&b, chunk, n);
-        fclose(f);
-        *len = b.len;
-        return warder__buf_steal(&b);
-}
-
 START_TEST(test_embedded_equals_shipped)
 {
         const char *const *names = warder_preset_names();
@@ -40,7 +26,8 @@ START_TEST(test_embedded_equals_shipped)
                 char path[1024];
                 snprintf(path, sizeof(path), "%s/rules/%s.yaml", source_root(), names[count]);
                 size_t flen, elen = 0;
-                char *file = slurp(path, &flen);
+                char *file = warder_test_slurp(path, &flen);
+                ck_assert_msg(file != NULL, "cannot open %s", path);
                 const char *emb = warder_preset_source(names[count], &elen);
                 ck_assert_ptr_nonnull(emb);
                 ck_assert_uint_eq(flen, elen);

@@ -12,7 +12,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "command/command.h"
 #include "ruleset/ruleset-internal.h"
 #include "sha256.h"
 #include "support.h"
@@ -79,6 +78,18 @@ static const struct bad_case bad_cases[] = {
     {"warder: \"1\"\n", WARDER_EPARSE, 1, 9, "integer format version"},
     {"- warder: 1\n", WARDER_EPARSE, 1, 1, "mapping"},
     {"warder: 1\ndefualt: deny\n", WARDER_EPARSE, 2, 1, "did you mean 'default'?"},
+    /* too many keys: every mapping names the first duplicate (or unknown) key where it stands */
+    {"warder: 1\nread:\n  rules:\n    - pattern: a\n      action: deny\n      reason: r\n"
+     "      id: x\n      allow: b\n      deny: c\n      ask: d\n      pattern: e\n",
+     WARDER_EPARSE, 11, 7, "duplicate key 'pattern' in a rule (first at line 4)"},
+    {"warder: 1\nread:\n  default: deny\n  rules: []\n  default: allow\n  rules: []\n"
+     "  default: ask\n  rules: []\n  default: deny\n  rules: []\n  default: deny\n",
+     WARDER_EPARSE, 5, 3, "duplicate key 'default' in 'read' (first at line 3)"},
+    {"warder: 1\ntests:\n  root: /r\n  home: /h\n  cases: []\n  root: /x\n", WARDER_EPARSE, 6, 3,
+     "duplicate key 'root' in 'tests' (first at line 3)"},
+    {"warder: 1\ntests:\n  cases:\n    - op: read\n      target: /a\n      expect: allow\n"
+     "      real: /b\n      op: write\n",
+     WARDER_EPARSE, 8, 7, "duplicate key 'op' in a test case (first at line 4)"},
     {"warder: 1\nbanana: deny\n", WARDER_EPARSE, 2, 1, "unknown key 'banana'"},
     {"warder: 1\ndefault: deny\ndefault: allow\n", WARDER_EPARSE, 3, 1, "duplicate key"},
     {"warder: 1\ndefault: 1\n", WARDER_EPARSE, 2, 10, "must be a string, not an integer"},

@@ -80,6 +80,14 @@ WARDER_API void warder_error_init(struct warder_error *err);
 /* Releases what the error owns and resets it to WARDER_ERROR_INIT. NULL is accepted. */
 WARDER_API void warder_error_clear(struct warder_error *err);
 
+/* Fills `err` (may be NULL) with `code` and a printf-style message; returns `code`. For
+ * backends' methods and the host's callbacks, which report errors the way the library does. */
+WARDER_API int warder_error_set(struct warder_error *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The same without a format, for bindings that cannot call a variadic function: `message`
+ * (NULL: the status's warder_strerror() text) is copied as it is, cut to fit. */
+WARDER_API int warder_error_set_message(struct warder_error *err, int code, const char *message);
+
 /*
  * The library's allocator. warder_free() frees memory the library returned to the caller
  * (paths, strings). warder_malloc() allocates memory the caller hands to the library for it

@@ -7,19 +7,13 @@
  * `execute` operation (exec.c, landlock.c: §6.3).
  *
  * local.c owns the backend object. It installs an `execute` slot only when the host set
- * `opts.exec`; that slot calls warder__local_exec() once WARDER__LOCAL_EXEC_AVAILABLE is 1
- * (until then it answers WARDER_ENOTSUP). The exec code sets the macro to 1 when it defines
- * the function.
+ * `opts.exec`; that slot calls warder__local_exec() (exec.c).
  */
 
 #include <stdbool.h>
 
 #include "warder/local.h"
 #include "warder/sys/backend.h"
-
-#ifndef WARDER__LOCAL_EXEC_AVAILABLE
-#define WARDER__LOCAL_EXEC_AVAILABLE 1
-#endif
 
 /*
  * Runs `req` (§6.3). `root_fd` is an O_PATH|O_DIRECTORY descriptor of the root, owned by

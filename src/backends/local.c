@@ -2162,46 +2162,8 @@ out:
 static int local_execute(warder_backend *b, const struct warder_exec_request *req,
                          struct warder_exec_result *out, struct warder_error *err)
 {
-#if WARDER__LOCAL_EXEC_AVAILABLE
         struct local *l = to_local(b);
         return warder__local_exec(b, l->root_fd, l->root, &l->opts, req, out, err);
-#else
-        (void)b;
-        (void)req;
-        (void)out;
-        return warder_error_set(err, WARDER_ENOTSUP, "execute is not available in this build");
-#endif
-}
-
-static void strv_free(char **v)
-{
-        if (!v)
-                return;
-        for (char **p = v; *p; p++)
-                free(*p);
-        free(v);
-}
-
-static int strv_dup(const char *const *src, char ***out)
-{
-        *out = NULL;
-        if (!src)
-                return 0;
-        size_t n = 0;
-        while (src[n])
-                n++;
-        char **v = calloc(n + 1, sizeof(*v));
-        if (!v)
-                return WARDER_ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-                v[i] = strdup(src[i]);
-                if (!v[i]) {
-                        strv_free(v);
-                        return WARDER_ENOMEM;
-                }
-        }
-        *out = v;
-        return 0;
 }
 
 static void local_destroy(warder_backend *b)
@@ -2213,9 +2175,9 @@ static void local_destroy(warder_backend *b)
                 close(l->root_fd);
         free(l->root);
         free(l->host_root);
-        strv_free(l->exec_env);
-        strv_free(l->landlock_read);
-        strv_free(l->landlock_write);
+        warder__strv_free(l->exec_env);
+        warder__strv_free(l->landlock_read);
+        warder__strv_free(l->landlock_write);
         free(l->agent_groups);
         free(l);
 }
@@ -2476,9 +2438,9 @@ WARDER_API int warder_local_new(warder_backend **out, const char *root,
                 free(host);
         }
         l->opts = *opts;
-        if (strv_dup(opts->exec_env, &l->exec_env) ||
-            strv_dup(opts->landlock_read, &l->landlock_read) ||
-            strv_dup(opts->landlock_write, &l->landlock_write)) {
+        if (warder__strv_dup(opts->exec_env, &l->exec_env) ||
+            warder__strv_dup(opts->landlock_read, &l->landlock_read) ||
+            warder__strv_dup(opts->landlock_write, &l->landlock_write)) {
                 rc = fail_oom(err);
                 goto fail;
         }

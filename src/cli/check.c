@@ -179,7 +179,7 @@ int cli_cmd_check(int argc, char **argv, struct cli_common *c)
         if (!(rc = cli_load_ruleset(c, root, home, &rs)) &&
             !(rc = decide("check", rs, root, home, &a, &d, &literal_only))) {
                 if (unresolved)
-                        cli_unresolved_real(&d, why);
+                        warder_session_unresolved(&d, why);
                 if (c->json) {
                         json_t *v = json_pack("{s:o,s:o}", "target", warder_json_str(a.target),
                                               "decision", warder_json_decision(&d));
@@ -329,7 +329,7 @@ int cli_cmd_explain(int argc, char **argv, struct cli_common *c)
                 ex->decision = d;
         }
         if (unresolved)
-                cli_unresolved_real(&ex->decision, why);
+                warder_session_unresolved(&ex->decision, why);
         if (c->json) {
                 json_t *v = warder_json_explanation(a.target, ex);
                 if (v && a.op == WARDER_OP_EXECUTE)

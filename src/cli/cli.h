@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "json/json.h"
+#include "session/session-json.h"
 #include "session/session.h"
 #include "warder/warder.h"
 
@@ -134,15 +135,11 @@ json_t *cli_json_ok(const char *name, const char *target);
  * *out is set (free() it) when it differs from the literal form. Returns 1 when the target
  * lies under the root but its real form cannot be resolved (a symlink leaving the root, a
  * loop, a directory that cannot be searched), with *why (free() it) saying what failed: the
- * decision must then be at least ask (cli_unresolved_real). A target outside the root, or
+ * decision must then be at least ask (warder_session_unresolved()). A target outside the root, or
  * under a root that does not exist (nothing of it exists: real == literal), is checked on
  * its literal form. */
 int cli_resolve_real(const char *root, const char *home, const char *target, char **out,
                      char **why);
-
-/* Raises an allow to ask for a target whose real form could not be resolved; the note says
- * why (`why`, as cli_resolve_real() gave it). */
-void cli_unresolved_real(struct warder_decision *d, const char *why);
 
 /* Prints a decision for people: the action, the target, and why (rule, source, reason). */
 void cli_print_decision(FILE *f, const char *target, const struct warder_decision *d);
@@ -155,6 +152,10 @@ bool cli_is_help(const char *arg);
 
 /* Parses a non-negative integer option value; returns false on garbage or overflow. */
 bool cli_parse_u64(const char *s, unsigned long long *out);
+
+/* Parses a duration in seconds (a positive decimal, at most `max`) into milliseconds, rounded;
+ * false on garbage, 0, a negative value, more than `max`, or less than half a millisecond. */
+bool cli_parse_seconds_ms(const char *v, double max, uint32_t *out);
 
 /* Subcommands: argv[0] is the subcommand's name. Return the process exit code. */
 int cli_cmd_match(int argc, char **argv, struct cli_common *c);

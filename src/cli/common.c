@@ -111,6 +111,17 @@ bool cli_parse_u64(const char *s, unsigned long long *out)
         return true;
 }
 
+bool cli_parse_seconds_ms(const char *v, double max, uint32_t *out)
+{
+        char *end = NULL;
+        errno = 0;
+        double d = strtod(v, &end);
+        if (errno || !end || *end || !(d > 0) || d > max)
+                return false;
+        *out = (uint32_t)(d * 1000 + 0.5);
+        return *out > 0;
+}
+
 static const struct {
         const char *name;
         size_t offset; /* of a `const char *` in struct cli_common, or of a bool when flag */
@@ -428,20 +439,6 @@ void cli_write_safe(FILE *f, const char *s, size_t len)
                         else
                                 fputc(ch, f);
                 }
-        }
-}
-
-void cli_unresolved_real(struct warder_decision *d, const char *why)
-{
-        static char note[512];
-        if (d->action == WARDER_ALLOW) {
-                d->action = WARDER_ASK;
-                d->by_default = false; /* what decided is the note, not the default */
-                snprintf(note, sizeof(note),
-                         "the real form could not be resolved (%s), so the literal form alone "
-                         "cannot allow it",
-                         why ? why : "unknown error");
-                d->note = note;
         }
 }
 

@@ -44,17 +44,6 @@ static void mcp_help(void)
                "Exit status: 0 at end of input, 2 usage or ruleset error, 4 other errors.\n");
 }
 
-static bool seconds_ms(const char *v, double max, uint32_t *out)
-{
-        char *end = NULL;
-        errno = 0;
-        double d = strtod(v, &end);
-        if (errno || !end || *end || !(d > 0) || d > max)
-                return false;
-        *out = (uint32_t)(d * 1000 + 0.5);
-        return *out > 0;
-}
-
 struct mcp_opts {
         struct warder_local_options lo;
         bool mask;
@@ -113,10 +102,10 @@ static int parse(int argc, char **argv, struct mcp_opts *o)
                         return cli_usage("mcp", "option '%s' needs a value", arg);
                 const char *v = argv[++i];
                 if (strcmp(arg, "--timeout") == 0) {
-                        if (!seconds_ms(v, 86400, &o->lo.exec_timeout_ms))
+                        if (!cli_parse_seconds_ms(v, 86400, &o->lo.exec_timeout_ms))
                                 return cli_usage("mcp", "--timeout needs seconds (0 < S <= 86400)");
                 } else if (strcmp(arg, "--elicitation-timeout") == 0) {
-                        if (!seconds_ms(v, 86400, &o->elicitation_ms))
+                        if (!cli_parse_seconds_ms(v, 86400, &o->elicitation_ms))
                                 return cli_usage("mcp", "--elicitation-timeout needs seconds "
                                                         "(0 < S <= 86400)");
                 } else if (strcmp(arg, "--landlock") == 0) {

@@ -317,7 +317,7 @@ static int run(struct cli_session *s, const struct op_args *a)
         }
         if (s->c->json) {
                 json_t *o = cli_json_ok(a->name, target);
-                if (o && warder_json_put_result(o, a->op, &res)) {
+                if (o && warder_session_json_result(o, a->op, &res)) {
                         json_decref(o);
                         o = NULL;
                 }

@@ -36,17 +36,6 @@ static void serve_help(void)
                "Exit status: 0 at end of input, 2 usage or ruleset error, 4 other errors.\n");
 }
 
-static bool seconds_ms(const char *v, double max, uint32_t *out)
-{
-        char *end = NULL;
-        errno = 0;
-        double d = strtod(v, &end);
-        if (errno || !end || *end || !(d > 0) || d > max)
-                return false;
-        *out = (uint32_t)(d * 1000 + 0.5);
-        return *out > 0;
-}
-
 int cli_cmd_serve(int argc, char **argv, struct cli_common *c)
 {
         struct warder_local_options lo = WARDER_LOCAL_OPTIONS_INIT;
@@ -80,11 +69,11 @@ int cli_cmd_serve(int argc, char **argv, struct cli_common *c)
                         return cli_usage("serve", "option '%s' needs a value", arg);
                 const char *v = argv[++i];
                 if (strcmp(arg, "--timeout") == 0) {
-                        if (!seconds_ms(v, 86400, &lo.exec_timeout_ms))
+                        if (!cli_parse_seconds_ms(v, 86400, &lo.exec_timeout_ms))
                                 return cli_usage("serve",
                                                  "--timeout needs seconds (0 < S <= 86400)");
                 } else if (strcmp(arg, "--approval-ttl") == 0) {
-                        if (!seconds_ms(v, 86400, &ttl))
+                        if (!cli_parse_seconds_ms(v, 86400, &ttl))
                                 return cli_usage("serve",
                                                  "--approval-ttl needs seconds (0 < S <= 86400)");
                 } else if (strcmp(arg, "--landlock") == 0) {

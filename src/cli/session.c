@@ -101,7 +101,7 @@ int cli_report_failure(const struct cli_session *s, const char *name, const char
                                       : code == CLI_ASK ? "ask"
                                                         : "error",
                                       "error", warder_json_error(rc, msg));
-                if (o && warder_json_put_failure(o, rc, err, res)) {
+                if (o && warder_session_json_failure(o, rc, err, res)) {
                         json_decref(o);
                         o = NULL;
                 }
@@ -136,21 +136,15 @@ int cli_resolve_real(const char *root, const char *home, const char *target, cha
         *why = NULL;
         if (warder_path_normalize(&literal, NULL, root, home, NULL, target, strlen(target), NULL))
                 return 0; /* the decision reports the bad target itself */
-        size_t n = strlen(root);
-        bool inside = strcmp(root, "/") == 0 ||
-                      (strncmp(literal, root, n) == 0 && (literal[n] == '/' || !literal[n]));
         int rc = warder_local_new(&local, root, &lopts, &err);
         /* §3.2: when not even the root exists, nothing of the target does: real == literal */
         bool no_root = rc == WARDER_ENOENT || rc == WARDER_ENOTDIR;
-        if (rc == 0)
-                rc = warder_backend_realpath(&real, local, literal, strlen(literal), &err);
-        int status = 0;
-        if (rc == 0 && strcmp(real, literal) != 0) {
+        const char *cannot = rc == 0 || no_root ? NULL
+                             : err.message[0]   ? err.message
+                                                : warder_strerror(rc);
+        int status = warder_session_real_form(local, cannot, root, literal, &real, why);
+        if (real && strcmp(real, literal) != 0)
                 *out = strdup(real);
-        } else if (rc != 0 && inside && !no_root) {
-                status = 1;
-                *why = strdup(err.message[0] ? err.message : warder_strerror(rc));
-        }
         warder_error_clear(&err);
         warder_free(real);
         warder_free(literal);

@@ -48,23 +48,7 @@ static char *arena_dup(struct warder__sh_parse *p, const char *s, size_t n)
         return out;
 }
 
-/* Grows an array `*v` of `*cap` elements of size `sz` to hold `need`. */
-static int grow(void **v, size_t *cap, size_t need, size_t sz)
-{
-        if (need <= *cap)
-                return 0;
-        size_t c = *cap ? *cap * 2 : 8;
-        while (c < need)
-                c *= 2;
-        void *n = realloc(*v, c * sz);
-        if (!n)
-                return WARDER_ENOMEM;
-        *v = n;
-        *cap = c;
-        return 0;
-}
-
-#define GROW(arr, cap, need) grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+#define GROW(arr, cap, need) warder__grow(&(arr), &(cap), (need), sizeof(*(arr)), 8)
 
 void warder__sh_parse_free(struct warder__sh_parse *p)
 {

@@ -64,18 +64,6 @@ int warder_json_put_exec(json_t *obj, const struct warder_exec_result *r);
 /* A failure: {"code":"WARDER_EDENIED","message":…} ("code" is warder_status_name()). */
 json_t *warder_json_error(int status, const char *message);
 
-struct warder_session_result;
-
-/* The result of a session operation, by operation: read "content","bytes","truncated";
- * write "bytes"; edit "replacements"; ls/glob "entries","hidden"; grep "matches",
- * "hidden_files","truncated"; execute as warder_json_put_exec(). */
-int warder_json_put_result(json_t *obj, enum warder_op op, const struct warder_session_result *r);
-/* What a failed operation carries besides its code and message: "decision" (or null), and on
- * WARDER_EASK "approval": {"token","expires_in_ms"} when a token was issued, and
- * "token_refused" when the token that came with the request did not approve it. */
-int warder_json_put_failure(json_t *obj, int status, const struct warder_error *err,
-                            const struct warder_session_result *r);
-
 /* One audit line's object: {"time","op","target","literal","real","action","final_action",
  * "approval_asked","approved","filtered","decision"}. */
 json_t *warder_json_audit(const struct warder_audit_event *ev, const struct timespec *when);

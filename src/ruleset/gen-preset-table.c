@@ -17,12 +17,6 @@
 const struct warder__preset warder__presets[] = {{NULL, NULL, 0}};
 const size_t warder__npresets = 0;
 
-/* error.c clears decisions of EDENIED errors, which a loader never sets. */
-WARDER_API void warder_decision_clear(struct warder_decision *d)
-{
-        (void)d;
-}
-
 static void literal(FILE *f, const char *s)
 {
         if (!s) {

@@ -52,27 +52,13 @@ static inline uint32_t key_hash(const void *p, size_t n)
         return (uint32_t)h;
 }
 
-/* Makes room for one more element in the array *v of *cap elements (n in use). */
-static int grow(void *v, size_t *cap, size_t n, size_t size, size_t first)
-{
-        if (n < *cap)
-                return 0;
-        size_t c = *cap ? *cap * 2 : first;
-        void *p = realloc(*(void **)v, c * size);
-        if (!p)
-                return WARDER_ENOMEM;
-        *(void **)v = p;
-        *cap = c;
-        return 0;
-}
-
 static int plist_add(struct warder__plist *l, uint32_t rule, uint32_t alt, uint8_t action)
 {
         /* one rule's matcher alternatives may choose the same key: one posting is enough */
         if (alt == WARDER__CONFIRM && l->n && l->p[l->n - 1].rule == rule &&
             l->p[l->n - 1].alt == WARDER__CONFIRM)
                 return 0;
-        if (grow(&l->p, &l->cap, l->n, sizeof(*l->p), 2))
+        if (warder__grow(&l->p, &l->cap, l->n + 1, sizeof(*l->p), 2))
                 return WARDER_ENOMEM;
         l->p[l->n++] = (struct warder__posting){rule, alt, action};
         return 0;
@@ -262,7 +248,7 @@ static bool is_sub(uint8_t kind)
 static int push_cand(struct chooser *ch, enum warder__key_kind kind, const char *text, size_t len,
                      bool weak, uint32_t pcomps)
 {
-        if (grow(&ch->c, &ch->capc, ch->nc, sizeof(*ch->c), 256))
+        if (warder__grow(&ch->c, &ch->capc, ch->nc + 1, sizeof(*ch->c), 256))
                 return WARDER_ENOMEM;
         (void)pcomps;
         ch->c[ch->nc++] =
@@ -274,7 +260,7 @@ static int push_cand(struct chooser *ch, enum warder__key_kind kind, const char 
 
 static int push_unit(struct chooser *ch, uint32_t rule, uint32_t alt)
 {
-        if (grow(&ch->u, &ch->capu, ch->nu, sizeof(*ch->u), 256))
+        if (warder__grow(&ch->u, &ch->capu, ch->nu + 1, sizeof(*ch->u), 256))
                 return WARDER_ENOMEM;
         ch->u[ch->nu++] =
             (struct unit){rule, alt, (uint32_t)ch->nc, 0, {"", 0, WARDER__K_COUNT, false, 0}};

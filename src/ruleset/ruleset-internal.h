@@ -10,6 +10,7 @@
 #include "util.h"
 #include "warder/glob.h"
 #include "warder/ruleset.h"
+#include "warder/tooling.h"
 
 /* ---- Arenas (arena.c) --------------------------------------------------------------------- */
 
@@ -343,6 +344,38 @@ int warder__xindex_build(struct warder__opset *set);
 void warder__xindex_free(struct warder__xindex *x);
 long warder__xindex_match(const struct warder__opset *set, const char *text, size_t len,
                           bool whole_line);
+/* ---- Decisions (ruleset.c; the per-operation switch above them is src/check.c) --------- */
+
+/* warder_ruleset_check() for a path operation (§3.3): never WARDER_OP_EXECUTE (EINVAL). */
+int warder__ruleset_check_path(struct warder_decision *out, const warder_ruleset *rs,
+                               enum warder_op op, const char *literal, size_t literal_len,
+                               const char *real, size_t real_len, struct warder_error *err);
+
+/* How warder__ruleset_explain() and warder__ruleset_run_tests() decide: the caller passes
+ * warder_ruleset_check(), which knows commands (the ruleset does not). */
+typedef int (*warder__check_fn)(struct warder_decision *out, const warder_ruleset *rs,
+                                enum warder_op op, const char *literal, size_t literal_len,
+                                const char *real, size_t real_len, struct warder_error *err);
+
+/* warder_ruleset_explain() and warder_ruleset_run_tests(), deciding with `check`. */
+int warder__ruleset_explain(struct warder_explanation **out, const warder_ruleset *rs,
+                            enum warder_op op, const char *literal, size_t literal_len,
+                            const char *real, size_t real_len, warder__check_fn check,
+                            struct warder_error *err);
+int warder__ruleset_run_tests(size_t *passed, size_t *failed, const warder_ruleset *rs,
+                              warder_test_fn fn, void *ud, warder__check_fn check,
+                              struct warder_error *err);
+
+/*
+ * For command inspection (§5.1–§5.3; command/decide.c): the strictest action
+ * among the `execute` rules whose pattern matches `text` (one form of a simple command, or
+ * the whole line when `whole_line` is true, in which case allow rules are not consulted).
+ * Returns true and fills *d (strings borrowed from the ruleset) when some rule matched;
+ * false and leaves *d alone otherwise. Engine errors fail closed (§2.10).
+ */
+bool warder__ruleset_match_execute(const warder_ruleset *rs, const char *text, size_t len,
+                                   bool whole_line, struct warder_decision *d);
+
 /* The same decision as warder__ruleset_match_execute() by a loop over every rule in order of
  * strictness (reference for tests; ruleset.c). */
 bool warder__ruleset_match_execute_linear(const warder_ruleset *rs, const char *text, size_t len,

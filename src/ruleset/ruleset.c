@@ -8,12 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "command/command.h"
 #include "load.h"
 #include "sha256.h"
 #include "warder/path.h"
 #include "warder/tooling.h"
-#include "warder/sys/backend.h"
 
 static const size_t DEFAULT_MAX_FILE = 1u << 20;
 static const size_t DEFAULT_MAX_PATTERN_BYTES = (size_t)16 << 20;
@@ -858,19 +856,13 @@ static int check_path(const warder_ruleset *rs, enum warder_op op, const char *l
         return 0;
 }
 
-WARDER_API int warder_ruleset_check(struct warder_decision *out, const warder_ruleset *rs,
-                                    enum warder_op op, const char *literal, size_t literal_len,
-                                    const char *real, size_t real_len, struct warder_error *err)
+int warder__ruleset_check_path(struct warder_decision *out, const warder_ruleset *rs,
+                               enum warder_op op, const char *literal, size_t literal_len,
+                               const char *real, size_t real_len, struct warder_error *err)
 {
         if (!rs || !literal || !out || out->version != WARDER_DECISION_VERSION ||
-            (unsigned)op >= WARDER_OP_COUNT)
+            (unsigned)op >= WARDER_OP_COUNT || op == WARDER_OP_EXECUTE)
                 return warder_error_set(err, WARDER_EINVAL, "invalid argument");
-        if (op == WARDER_OP_EXECUTE) {
-                if (real)
-                        return warder_error_set(err, WARDER_EINVAL,
-                                                "'execute' has no real form (pass NULL)");
-                return warder_ruleset_check_command(out, rs, literal, literal_len, NULL, err);
-        }
         return check_path(rs, op, literal, literal_len, real, real_len, out, forms_get(), err);
 }
 
@@ -901,9 +893,10 @@ static int add_match(struct warder_explanation *ex, const warder_ruleset *rs, en
         return 0;
 }
 
-WARDER_API int warder_ruleset_explain(struct warder_explanation **out, const warder_ruleset *rs,
-                                      enum warder_op op, const char *literal, size_t literal_len,
-                                      const char *real, size_t real_len, struct warder_error *err)
+int warder__ruleset_explain(struct warder_explanation **out, const warder_ruleset *rs,
+                            enum warder_op op, const char *literal, size_t literal_len,
+                            const char *real, size_t real_len, warder__check_fn check,
+                            struct warder_error *err)
 {
         if (!rs || !literal || !out || (unsigned)op >= WARDER_OP_COUNT)
                 return warder_error_set(err, WARDER_EINVAL, "invalid argument");
@@ -914,7 +907,7 @@ WARDER_API int warder_ruleset_explain(struct warder_explanation **out, const war
         ex->op = op;
         ex->decision = (struct warder_decision)WARDER_DECISION_INIT;
         struct warder_decision d = WARDER_DECISION_INIT;
-        int rc = warder_ruleset_check(&d, rs, op, literal, literal_len, real, real_len, err);
+        int rc = check(&d, rs, op, literal, literal_len, real, real_len, err);
         if (!rc)
                 rc = warder_decision_copy(&ex->decision, &d);
         warder_decision_clear(&d);
@@ -976,8 +969,9 @@ static bool differs(const char *want, const char *have)
         return want && (!have || strcmp(want, have) != 0);
 }
 
-WARDER_API int warder_ruleset_run_tests(size_t *passed, size_t *failed, const warder_ruleset *rs,
-                                        warder_test_fn fn, void *ud, struct warder_error *err)
+int warder__ruleset_run_tests(size_t *passed, size_t *failed, const warder_ruleset *rs,
+                              warder_test_fn fn, void *ud, warder__check_fn check,
+                              struct warder_error *err)
 {
         if (!rs)
                 return warder_error_set(err, WARDER_EINVAL, "invalid argument");
@@ -1009,8 +1003,8 @@ WARDER_API int warder_ruleset_run_tests(size_t *passed, size_t *failed, const wa
                 const struct warder__test_case *c = &use->cases[i];
                 struct warder_decision d = WARDER_DECISION_INIT;
                 struct warder_error e = WARDER_ERROR_INIT;
-                int st = warder_ruleset_check(&d, use, c->op, c->target, strlen(c->target), c->real,
-                                              (c->real ? strlen(c->real) : 0), &e);
+                int st = check(&d, use, c->op, c->target, strlen(c->target), c->real,
+                               (c->real ? strlen(c->real) : 0), &e);
                 struct warder_test_result r = {WARDER_TEST_RESULT_VERSION,
                                                i,
                                                c->op,

@@ -8,6 +8,7 @@
 #include "json/json.h"
 #include "rpc/rpc.h"
 #include "serve/serve.h"
+#include "session/session-json.h"
 
 struct serve {
         struct warder_session *session;
@@ -171,7 +172,7 @@ static void fail(struct warder_rpc_call *call, int status, const struct warder_e
         bool bad = !data;
         if (data) {
                 warder_json_set(data, "code", json_string(warder_status_name(status)), &bad);
-                if (warder_json_put_failure(data, status, err, res))
+                if (warder_session_json_failure(data, status, err, res))
                         bad = true;
                 if (err && err->file[0]) {
                         warder_json_set(data, "file", warder_json_str(err->file), &bad);
@@ -336,7 +337,7 @@ static void run_op(struct warder_rpc_call *call, struct serve *sv, enum warder_o
                 fail(call, rc, &err, &res);
         } else {
                 json_t *out = json_object();
-                if (out && warder_json_put_result(out, op, &res)) {
+                if (out && warder_session_json_result(out, op, &res)) {
                         json_decref(out);
                         out = NULL;
                 }

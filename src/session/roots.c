@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "session/roots.h"
-#include "warder/sys/backend.h" /* warder_error_set() */
 
 struct warder_session_set {
         size_t count;

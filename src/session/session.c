@@ -10,11 +10,10 @@
 #include "json/json.h"
 #include "session/approval.h"
 #include "session/session.h"
-#include "warder/sys/backend.h" /* warder_error_set() */
 
-const char warder_session_unresolved_note[] =
-    "the real form could not be resolved (a symlink that leaves the root, or a loop), so the "
-    "literal form alone cannot allow it";
+/* The note of an unresolved real form when its cause cannot be kept (out of memory). */
+static const char unresolved_note[] =
+    "the real form could not be resolved, so the literal form alone cannot allow it";
 
 struct warder_session {
         char *root, *home;
@@ -404,34 +403,59 @@ int warder_session_reload(struct warder_session *s, const struct warder_session_
 
 /* ---- check and explain -------------------------------------------------------------------- */
 
-void warder_session_unresolved(struct warder_decision *d)
+void warder_session_unresolved(struct warder_decision *d, const char *why)
 {
-        if (d->action == WARDER_ALLOW) {
-                d->action = WARDER_ASK;
-                d->by_default = false; /* what decided is the note, not the default */
-                d->note = warder_session_unresolved_note;
+        if (d->action != WARDER_ALLOW)
+                return;
+        d->action = WARDER_ASK;
+        d->by_default = false; /* what decided is the note, not the default */
+        d->note = unresolved_note;
+        char note[512];
+        snprintf(note, sizeof(note),
+                 "the real form could not be resolved (%s), so the literal form alone cannot "
+                 "allow it",
+                 why ? why : "unknown error");
+        /* the decision owns its note: a deep copy of it with the note in place */
+        struct warder_decision with = *d, copy = WARDER_DECISION_INIT;
+        with.note = note;
+        if (warder_decision_copy(&copy, &with) == 0) {
+                warder_decision_clear(d);
+                *d = copy;
         }
 }
 
-/* The literal form, and the real form (or NULL) unless `real` was given; *unresolved is set
- * for a target under the root whose real form cannot be resolved. */
-static int forms(struct warder_session *s, const char *target, size_t len, const char *real,
-                 char **lit, char **rf, bool *unresolved, struct warder_error *err)
+int warder_session_real_form(warder_backend *b, const char *no_backend, const char *root,
+                             const char *literal, char **real, char **why)
 {
-        *lit = *rf = NULL;
+        *real = *why = NULL;
+        if (!b && !no_backend)
+                return 0; /* §3.2: no root, so nothing of the target exists: real == literal */
+        struct warder_error err = WARDER_ERROR_INIT;
+        int rc =
+            b ? warder_backend_realpath(real, b, literal, strlen(literal), &err) : WARDER_EBACKEND;
+        if (rc == 0)
+                return 0;
+        *real = NULL;
+        size_t n = strlen(root);
+        bool inside = strcmp(root, "/") == 0 ||
+                      (strncmp(literal, root, n) == 0 && (literal[n] == '/' || !literal[n]));
+        if (inside)
+                *why = strdup(!b ? no_backend : err.message[0] ? err.message : warder_strerror(rc));
+        warder_error_clear(&err);
+        return inside ? 1 : 0;
+}
+
+/* The literal form, and the real form (or NULL) unless `real` was given; *unresolved is set
+ * (with *why) for a target under the root whose real form cannot be resolved. */
+static int forms(struct warder_session *s, const char *target, size_t len, const char *real,
+                 char **lit, char **rf, bool *unresolved, char **why, struct warder_error *err)
+{
+        *lit = *rf = *why = NULL;
         *unresolved = false;
-        size_t lit_len = 0;
-        int rc = warder_path_normalize(lit, &lit_len, s->root, s->home, NULL, target, len, err);
+        int rc = warder_path_normalize(lit, NULL, s->root, s->home, NULL, target, len, err);
         if (rc || real)
                 return rc;
-        char *r = NULL;
-        if (warder_backend_realpath(&r, s->guard, *lit, lit_len, NULL) == 0) {
-                *rf = r;
-                return 0;
-        }
-        size_t n = strlen(s->root);
-        *unresolved = strcmp(s->root, "/") == 0 ||
-                      (strncmp(*lit, s->root, n) == 0 && ((*lit)[n] == '/' || !(*lit)[n]));
+        *unresolved = warder_session_real_form(s->guard, NULL, s->root, *lit, rf, why) == 1;
         return 0;
 }
 
@@ -464,9 +488,9 @@ int warder_session_check(struct warder_session *s, enum warder_op op, const char
                                                 "a real form does not apply to execute");
                 return check_command(s, target, len, out, err);
         }
-        char *lit = NULL, *rf = NULL;
+        char *lit = NULL, *rf = NULL, *why = NULL;
         bool unresolved = false;
-        int rc = forms(s, target, len, real, &lit, &rf, &unresolved, err);
+        int rc = forms(s, target, len, real, &lit, &rf, &unresolved, &why, err);
         warder_ruleset *rs = rc ? NULL : warder_session_ruleset(s);
         if (!rc)
                 rc = warder_ruleset_check(out, rs, op, lit, strlen(lit), real ? real : rf,
@@ -475,10 +499,11 @@ int warder_session_check(struct warder_session *s, enum warder_op op, const char
                                                : 0,
                                           err);
         if (!rc && unresolved)
-                warder_session_unresolved(out);
+                warder_session_unresolved(out, why);
         warder_ruleset_free(rs);
         warder_free(lit);
         warder_free(rf);
+        free(why);
         return rc;
 }
 
@@ -512,9 +537,9 @@ int warder_session_explain(struct warder_session *s, enum warder_op op, const ch
                 }
                 free(line);
         } else {
-                char *lit = NULL, *rf = NULL;
+                char *lit = NULL, *rf = NULL, *why = NULL;
                 bool unresolved = false;
-                rc = forms(s, target, len, real, &lit, &rf, &unresolved, err);
+                rc = forms(s, target, len, real, &lit, &rf, &unresolved, &why, err);
                 if (!rc)
                         rc = warder_ruleset_explain(&ex, rs, op, lit, strlen(lit), real ? real : rf,
                                                     real ? strlen(real)
@@ -522,9 +547,10 @@ int warder_session_explain(struct warder_session *s, enum warder_op op, const ch
                                                          : 0,
                                                     err);
                 if (!rc && unresolved)
-                        warder_session_unresolved(&ex->decision);
+                        warder_session_unresolved(&ex->decision, why);
                 warder_free(lit);
                 warder_free(rf);
+                free(why);
         }
         warder_ruleset_free(rs);
         if (rc) {

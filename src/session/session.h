@@ -174,10 +174,22 @@ void warder_session_result_free(struct warder_session_result *res);
 int warder_session_approval_binding(struct warder_session *s, const char *token, char **binding,
                                     size_t *len);
 
-/* The note that raises an unresolvable real form to ask (§3.2). */
-extern const char warder_session_unresolved_note[];
-/* Raises an allow to ask for a target under the root whose real form could not be resolved
- * (with the note above); other actions stay. */
-void warder_session_unresolved(struct warder_decision *d);
+/*
+ * The real form of `literal` (absolute, normalised) as backend `b` resolves it (§3.2), for
+ * check and explain: the session's and `warder check`'s one implementation. Returns 0 with
+ * *real set (warder_free() it), or NULL when `b` and `no_backend` are NULL (the root does not
+ * exist, so nothing of the target does: real == literal) or when a target outside `root`
+ * cannot be resolved (it is decided on its literal form). With `b` NULL and `no_backend` set
+ * (why no backend could be opened on the root), nothing under the root can be resolved. Returns 1
+ * when `literal` lies under `root` but cannot be resolved (a symlink leaving the root, a loop, a
+ * directory that cannot be searched), with *why (free() it; NULL when out of memory) naming the
+ * actual cause: the decision must then be at least ask (warder_session_unresolved()).
+ */
+int warder_session_real_form(warder_backend *b, const char *no_backend, const char *root,
+                             const char *literal, char **real, char **why);
+/* Raises an allow to ask for such a target, with a note saying `why` (owned by `d`, which
+ * becomes a deep copy of itself: clear it with warder_decision_clear()); other actions
+ * stay. */
+void warder_session_unresolved(struct warder_decision *d, const char *why);
 
 #endif

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "command/command.h"
 #include "ruleset/ruleset-internal.h"
 #include "util.h"
 #include "warder/ruleset.h"

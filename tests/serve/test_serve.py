@@ -748,6 +748,36 @@ class Attacks(Base):
         p = subprocess.run(["grep", "-r", "API_KEY", "."], cwd=self.root, capture_output=True)
         self.assertIn(SECRET.encode(), p.stdout)
 
+    def test_unresolved_real_forms_name_their_cause(self):
+        """A target whose real form cannot be resolved is at least ask, with a note naming
+        the actual cause, the same as `warder check` (one implementation); once the root is
+        gone nothing of a target exists, so its real form is its literal form (§3.2)."""
+        outside = os.path.join(self.tmp, "outside.txt")
+        with open(outside, "w") as f:
+            f.write(SECRET)
+        os.symlink(outside, os.path.join(self.root, "escape"))
+        os.symlink("loop2", os.path.join(self.root, "loop1"))
+        os.symlink("loop1", os.path.join(self.root, "loop2"))
+        with open(os.path.join(self.root, "escape")) as f:
+            self.assertIn(SECRET, f.read())  # control: the link really leaves the root
+        s = self.serve()
+        for target, cause in (("escape", "resolves outside the root"),
+                              ("loop1/x", "too many levels of symbolic links")):
+            d = result(s.call("check", {"op": "read", "target": target}))["decision"]
+            self.assertEqual(d["action"], "ask", target)
+            self.assertIn(cause, d["note"], target)
+            _, c = self.cli("check", "read", target)
+            self.assertEqual(c["decision"], d, target)
+            e = result(s.call("explain", {"op": "read", "target": target}))["decision"]
+            self.assertEqual((e["action"], e["note"]), ("ask", d["note"]), target)
+        shutil.rmtree(self.root)
+        d = result(s.call("check", {"op": "read", "target": "gone.txt"}))["decision"]
+        self.assertEqual((d["action"], d["note"]), ("allow", None))
+        p = subprocess.run([WARDER, "--root", self.root, "--home", "/home/agent", "--json",
+                            "check", "read", os.path.join(self.root, "gone.txt")],
+                           capture_output=True, cwd=self.tmp)
+        self.assertEqual(json.loads(p.stdout)["decision"], d)
+
     def test_paths(self):
         s = self.serve()
         targets = [".env", "notes.txt", "src/../.env", "./src/../../ws/.env",

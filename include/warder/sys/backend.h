@@ -120,12 +120,7 @@ WARDER_API int warder_entries_add(struct warder_entries *out, const char *name, 
 WARDER_API int warder_grep_add(struct warder_grep_result *out, const char *path, size_t path_len,
                                uint64_t line, const char *text, size_t text_len);
 WARDER_API char *warder_strndup(const char *s, size_t len); /* NULL on ENOMEM */
-/* Fills `err` (may be NULL) with `code` and a printf-style message; returns `code`. */
-WARDER_API int warder_error_set(struct warder_error *err, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-/* The same without a format, for bindings that cannot call a variadic function: `message`
- * (NULL: the status's warder_strerror() text) is copied as it is, cut to fit. */
-WARDER_API int warder_error_set_message(struct warder_error *err, int code, const char *message);
+/* warder_error_set() and warder_error_set_message() fill a method's `err`: see error.h. */
 
 #ifdef __cplusplus
 }

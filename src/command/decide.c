@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "command.h"
 #include "expand.h"
 #include "ruleset/ruleset-internal.h"
 #include "shell.h"
 #include "util.h"
+#include "wrappers.h"
 #include "warder/sys/backend.h"
 
 #define MAX_SHELL_DEPTH  4      /* sh -c nesting (§5.3) */
@@ -60,16 +60,6 @@ struct insp {
         struct warder__expand_io xio; /* realpath and ls of the context, and the glob budget */
         int (*ls)(void *ud, const char *dir, char ***names, size_t *count); /* ctx->ls or NULL */
         struct warder__buf path, pat, tmp;
-};
-
-/* Expanded view of one word (§5.5). */
-struct xword {
-        const char *s; /* expanded text (borrowed or owned) */
-        size_t len;
-        unsigned char *g; /* per byte: 1 when unquoted; NULL when the word is no pattern */
-        bool glob;        /* a pattern for pathname expansion (has_glob) */
-        char *owned;
-        const char *undet; /* why it cannot be determined, or NULL */
 };
 
 /* ---- decisions ---------------------------------------------------------------------------- */
@@ -658,8 +648,8 @@ static int decide_normalised(struct insp *I, enum warder_op op, const char *segm
                 }
         }
         struct warder_decision d = WARDER_DECISION_INIT;
-        rc = warder_ruleset_check(&d, I->rs, op, I->path.data, strlen(I->path.data), real,
-                                  (real ? strlen(real) : 0), NULL);
+        rc = warder__ruleset_check_path(&d, I->rs, op, I->path.data, strlen(I->path.data), real,
+                                        (real ? strlen(real) : 0), NULL);
         if (rc == WARDER_ENOMEM) {
                 warder_free(real);
                 return rc;
@@ -900,17 +890,6 @@ static int decide_path(struct insp *I, const char *str, size_t len, const unsign
 
 /* ---- simple commands ---------------------------------------------------------------------- */
 
-static const char *base_name(const char *s)
-{
-        const char *slash = strrchr(s, '/');
-        return slash ? slash + 1 : s;
-}
-
-static bool streq(const char *a, const char *b)
-{
-        return strcmp(a, b) == 0;
-}
-
 static bool in_list(const char *s, const char *const *list)
 {
         for (; *list; list++)
@@ -939,221 +918,6 @@ static bool is_assignment(const struct warder__sh_parse *p, const struct warder_
                 k++;
         }
         return k < pc->len && t[k] == '=';
-}
-
-struct opts {
-        const char *flags;         /* short options without an argument */
-        const char *args;          /* short options with an argument */
-        const char *const *lflags; /* long options without an argument */
-        const char *const *largs;  /* long options with an argument (`--x=v` or `--x v`) */
-        bool digits;               /* `-N` numbers (nice) */
-};
-
-/* Skips the options of a wrapper from word `j`. Returns the index of the first operand;
- * *unknown is set when an option is not known. */
-static size_t skip_opts(const struct xword *x, size_t j, size_t n, const struct opts *o,
-                        bool *unknown)
-{
-        static const char *const none[] = {NULL};
-        const char *const *lflags = o->lflags ? o->lflags : none;
-        const char *const *largs = o->largs ? o->largs : none;
-        while (j < n) {
-                const char *w = x[j].s;
-                if (!w || w[0] != '-' || w[1] == '\0')
-                        return j;
-                if (streq(w, "--"))
-                        return j + 1;
-                if (w[1] == '-') {
-                        const char *eq = strchr(w, '=');
-                        size_t nlen = eq ? (size_t)(eq - w) : strlen(w);
-                        bool ok = false;
-                        for (const char *const *l = largs; *l && !ok; l++)
-                                if (strlen(*l) == nlen && strncmp(*l, w, nlen) == 0) {
-                                        ok = true;
-                                        j += eq ? 1 : 2;
-                                }
-                        for (const char *const *l = lflags; *l && !ok; l++)
-                                if (!eq && streq(*l, w)) {
-                                        ok = true;
-                                        j++;
-                                }
-                        if (!ok) {
-                                *unknown = true;
-                                return j;
-                        }
-                        continue;
-                }
-                if (o->digits && w[1] >= '0' && w[1] <= '9') {
-                        j++;
-                        continue;
-                }
-                size_t k = 1;
-                bool consumed_next = false;
-                for (; w[k]; k++) {
-                        if (o->args && strchr(o->args, w[k])) {
-                                if (w[k + 1] == '\0')
-                                        consumed_next = true;
-                                break;
-                        }
-                        if (!o->flags || !strchr(o->flags, w[k])) {
-                                *unknown = true;
-                                return j;
-                        }
-                }
-                j += consumed_next ? 2 : 1;
-        }
-        return j;
-}
-
-enum wrap { W_NO, W_YES, W_STOP };
-
-/* If word i names a transparent wrapper (§5.3), *next is where the wrapped command starts. */
-static enum wrap unwrap(const struct xword *x, size_t i, size_t n, size_t *next, bool *unknown)
-{
-        if (!x[i].s)
-                return W_NO;
-        const char *name = base_name(x[i].s);
-        size_t j = i + 1;
-        static const char *const env_l[] = {"--ignore-environment", "--null", NULL};
-        static const char *const env_a[] = {"--unset", NULL};
-        static const char *const nice_a[] = {"--adjustment", NULL};
-        static const char *const to_l[] = {"--preserve-status", "--foreground", "--verbose", NULL};
-        static const char *const to_a[] = {"--signal", "--kill-after", NULL};
-        static const char *const sb_a[] = {"--input", "--output", "--error", NULL};
-        static const char *const sudo_l[] = {
-            "--askpass",         "--background", "--preserve-env", "--set-home",        "--login",
-            "--non-interactive", "--shell",      "--stdin",        "--reset-timestamp", NULL};
-        static const char *const sudo_a[] = {
-            "--user", "--group",      "--prompt",       "--close-from",      "--role", "--type",
-            "--host", "--other-user", "--preserve-env", "--command-timeout", NULL};
-        struct opts o = {0};
-        if (streq(name, "env")) {
-                o = (struct opts){.flags = "i0", .args = "u", .lflags = env_l, .largs = env_a};
-                /* a lone `-` means -i */
-                while (j < n && x[j].s && streq(x[j].s, "-"))
-                        j++;
-        } else if (streq(name, "command")) {
-                if (j < n && x[j].s && (streq(x[j].s, "-v") || streq(x[j].s, "-V")))
-                        return W_STOP; /* only describes the command; runs nothing */
-                o.flags = "p";
-        } else if (streq(name, "builtin") || streq(name, "nohup")) {
-                /* no options */
-        } else if (streq(name, "exec")) {
-                o.args = "a";
-        } else if (streq(name, "nice")) {
-                o = (struct opts){.args = "n", .largs = nice_a, .digits = true};
-        } else if (streq(name, "timeout")) {
-                o = (struct opts){.flags = "v", .args = "sk", .lflags = to_l, .largs = to_a};
-        } else if (streq(name, "time")) {
-                o.flags = "p";
-        } else if (streq(name, "stdbuf")) {
-                o = (struct opts){.args = "ioe", .largs = sb_a};
-        } else if (streq(name, "xargs")) {
-                /* no options */
-        } else if (streq(name, "sudo")) {
-                o = (struct opts){
-                    .flags = "AbEHnPSisk", .args = "ugCprtUTch", .lflags = sudo_l, .largs = sudo_a};
-        } else if (streq(name, "doas")) {
-                o.args = "u";
-        } else {
-                return W_NO;
-        }
-        j = skip_opts(x, j, n, &o, unknown);
-        if (*unknown)
-                return W_STOP;
-        if (streq(name, "timeout")) {
-                if (j >= n)
-                        return W_STOP;
-                j++; /* DURATION */
-        }
-        if (j >= n)
-                return W_STOP;
-        *next = j;
-        return W_YES;
-}
-
-/* What inspection knows of a command by its name (§5.3–§5.5). */
-enum {
-        C_WRITE = 1u << 0,     /* its arguments are written (§5.4) */
-        C_TWO_WAY = 1u << 1,   /* mv ln install cp: sources read and written (§5.4) */
-        C_DATA = 1u << 2,      /* a data-only builtin (§5.4.2) */
-        C_SHELL = 1u << 3,     /* runs the script of -c, or its input (§5.3) */
-        C_DECL = 1u << 4,      /* declare and its kin: -i, NAME[…] (§5.5.2) */
-        C_NAMES = 1u << 5,     /* takes variable names, NAME[…] (§5.5.2) */
-        C_VOPT = 1u << 6,      /* -v NAME[…] (§5.5.2) */
-        C_LET = 1u << 7,       /* arithmetic arguments (§5.5.2) */
-        C_RECURSIVE = 1u << 8, /* acts on whole trees (§5.4.1) */
-};
-
-struct cmd_info {
-        const char *name;
-        unsigned flags;
-        const char *rflags; /* options that make it act on whole trees (§5.4.1) */
-};
-
-/* Sorted by name (strcmp order) for bsearch. */
-static const struct cmd_info commands[] = {
-    {":", C_DATA, NULL},
-    {"[", C_VOPT, NULL},
-    {"[[", C_VOPT, NULL},
-    {"ash", C_SHELL, NULL},
-    {"bash", C_SHELL, NULL},
-    {"chgrp", 0, "R"},
-    {"chmod", C_WRITE, "R"},
-    {"chown", C_WRITE, "R"},
-    {"cp", C_TWO_WAY, "rRa"},
-    {"dash", C_SHELL, NULL},
-    {"declare", C_DECL, NULL},
-    {"echo", C_DATA, NULL},
-    {"egrep", 0, "rR"},
-    {"export", C_DECL, NULL},
-    {"false", C_DATA, NULL},
-    {"fgrep", 0, "rR"},
-    {"getopts", C_NAMES, NULL},
-    {"grep", 0, "rR"},
-    {"install", C_WRITE | C_TWO_WAY, NULL},
-    {"ksh", C_SHELL, NULL},
-    {"let", C_LET, NULL},
-    {"ln", C_WRITE | C_TWO_WAY, NULL},
-    {"local", C_DECL, NULL},
-    {"mapfile", C_NAMES, NULL},
-    {"mkdir", C_WRITE, NULL},
-    {"mksh", C_SHELL, NULL},
-    {"mv", C_WRITE | C_TWO_WAY, NULL},
-    {"printf", C_DATA | C_VOPT, NULL},
-    {"read", C_NAMES, NULL},
-    {"readarray", C_NAMES, NULL},
-    {"readonly", C_DECL, NULL},
-    {"rm", C_WRITE, "rR"},
-    {"rmdir", C_WRITE, NULL},
-    {"rsync", C_RECURSIVE, NULL},
-    {"sh", C_SHELL, NULL},
-    {"tar", C_RECURSIVE, NULL},
-    {"tee", C_WRITE, NULL},
-    {"test", C_VOPT, NULL},
-    {"touch", C_WRITE, NULL},
-    {"true", C_DATA, NULL},
-    {"truncate", C_WRITE, NULL},
-    {"typeset", C_DECL, NULL},
-    {"unset", C_NAMES, NULL},
-    {"wait", C_NAMES, NULL},
-    {"zsh", C_SHELL, NULL},
-};
-
-static int cmd_cmp(const void *key, const void *elem)
-{
-        return strcmp(key, ((const struct cmd_info *)elem)->name);
-}
-
-/* The entry of `cmd`, or an empty one. */
-static const struct cmd_info *cmd_info(const char *cmd)
-{
-        static const struct cmd_info none = {"", 0, NULL};
-        const struct cmd_info *c =
-            cmd ? bsearch(cmd, commands, sizeof(commands) / sizeof(commands[0]),
-                          sizeof(commands[0]), cmd_cmp)
-                : NULL;
-        return c ? c : &none;
 }
 
 struct segctx {
@@ -1392,7 +1156,7 @@ static int decide_forms(struct insp *I, struct segctx *C, size_t *name_out, bool
                 if (i >= n)
                         break;
                 size_t next;
-                enum wrap r = unwrap(C->x, i, n, &next, &unknown);
+                enum warder__wrap r = warder__unwrap(C->x, i, n, &next, &unknown);
                 if (r == W_YES) {
                         wrapper[i] = true;
                         from_input |= streq(base_name(C->x[i].s), "xargs");
@@ -1598,7 +1362,7 @@ static int decide_segment(struct insp *I, const struct warder__sh_parse *p,
                 else
                         cmd = base_name(x[name].s);
         }
-        const struct cmd_info *info = cmd_info(cmd);
+        const struct cmd_info *info = warder__cmd_info(cmd);
         /* Arguments before the command name: assignments and wrapper options. */
         for (size_t k = 0; k < name && k < n && !rc; k++) {
                 if (k == 0 && !is_assignment(p, &w[k]))
