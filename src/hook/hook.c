@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "hook/hook.h"
 #include "hook/scope.h"
@@ -950,6 +951,106 @@ static void parse(struct event *ev, const char *event, size_t len)
         }
 }
 
+/* ---- the hook's own configuration (§9.5) -------------------------------------------------- */
+
+/* Appends `s` to `out` as a glob that matches only `s` itself. */
+static void escape_glob(struct text *out, const char *s)
+{
+        for (; *s; s++) {
+                if (strchr("\\*?[]{},!~ \t", *s))
+                        text_add(out, "\\", 1);
+                text_add(out, s, 1);
+        }
+}
+
+/* Adds a deny rule for the file `dir`/`name` (`dir` NULL: `name` is the whole path). */
+static bool protect(json_t *rules, const char *dir, const char *name, const char *id,
+                    const char *reason)
+{
+        struct text t = {0};
+        if (dir) {
+                escape_glob(&t, dir);
+                text_add(&t, "/", 1);
+        }
+        escape_glob(&t, name);
+        bool ok = !t.bad && t.s;
+        json_t *rule = ok ? json_object() : NULL;
+        json_t *pat = rule ? json_stringn(t.s, t.len) : NULL;
+        free(t.s);
+        if (!pat || json_object_set_new(rule, "deny", pat) ||
+            json_object_set_new(rule, "id", json_string(id)) ||
+            json_object_set_new(rule, "reason", json_string(reason)) ||
+            json_array_append_new(rules, rule)) {
+                json_decref(rule);
+                return false;
+        }
+        return true;
+}
+
+/* The ruleset a hook decides with: the one it was given, extended by rules that deny writing or
+ * editing the files that decide what the agent may do — the agents' settings files (where the
+ * hook itself is registered), the ruleset file and the warder executable that answers. An
+ * agent allowed to write them could take the hook out of its next session or widen its
+ * rules. NULL (and *bad set when it is not memory) when it cannot be built: the caller fails
+ * closed. */
+static char *protected_rules(const struct event *ev, char **self, bool *bad)
+{
+        const struct warder_hook_config *cfg = ev->cfg;
+        static const char *const files[] = {".claude/settings.json", ".claude/settings.local.json",
+                                            ".gemini/settings.json"};
+        static const char settings_reason[] =
+            "the agent's settings register this hook: the agent may not change them (§9.5)";
+        *bad = false;
+        char buf[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+        if (n > 0) {
+                buf[n] = '\0';
+                *self = strdup(buf);
+        }
+        json_t *doc = json_object(), *rules = json_array();
+        bool ok = doc && rules;
+        if (ok && cfg->source.kind == WARDER_SESSION_FILE)
+                ok = !json_object_set_new(doc, "extends", json_string(cfg->source.value));
+        else if (ok)
+                ok = !json_object_set_new(
+                    doc, "extends", json_string(cfg->source.value ? cfg->source.value : "default"));
+        ok = ok && !json_object_set_new(doc, "warder", json_integer(1));
+        for (size_t i = 0; ok && i < sizeof(files) / sizeof(files[0]); i++) {
+                ok = protect(rules, ev->root, files[i], "hook-settings", settings_reason);
+                if (ok && cfg->home)
+                        ok = protect(rules, cfg->home, files[i], "hook-settings", settings_reason);
+        }
+        if (ok && cfg->source.kind == WARDER_SESSION_FILE)
+                ok = protect(rules, NULL, cfg->source.value, "hook-ruleset",
+                             "the ruleset decides what the agent may do: the agent may not "
+                             "change it (§9.5)");
+        if (ok && *self)
+                ok = protect(rules, NULL, *self, "hook-executable",
+                             "warder answers this hook: the agent may not replace it (§9.5)");
+        for (const char *op = "write"; ok && op; op = strcmp(op, "write") == 0 ? "edit" : NULL) {
+                /* rule ids are unique in a ruleset: "<id>-<op>-<n>" */
+                json_t *copy = json_deep_copy(rules);
+                size_t i;
+                json_t *rule;
+                json_array_foreach(copy, i, rule)
+                {
+                        char id[64];
+                        snprintf(id, sizeof(id), "%s-%s-%zu",
+                                 json_string_value(json_object_get(rule, "id")), op, i + 1);
+                        ok = ok && !json_object_set_new(rule, "id", json_string(id));
+                }
+                json_t *block = copy ? json_pack("{s:o}", "rules", copy) : NULL;
+                ok = ok && block && !json_object_set_new(doc, op, block);
+        }
+        /* a name that is not UTF-8 cannot be written as JSON: not memory, a refusal */
+        if (!ok && doc && rules)
+                *bad = true;
+        char *text = ok ? json_dumps(doc, JSON_COMPACT) : NULL;
+        json_decref(rules);
+        json_decref(doc);
+        return text;
+}
+
 static void open_session(struct event *ev)
 {
         const struct warder_hook_config *cfg = ev->cfg;
@@ -970,7 +1071,32 @@ static void open_session(struct event *ev)
             .root = ev->root,
             .home = cfg->home,
         };
+        char *text = NULL, *self = NULL, name[PATH_MAX + 32];
+        if (cfg->source.kind != WARDER_SESSION_TEXT) {
+                bool bad = false;
+                if (!(text = protected_rules(ev, &self, &bad))) {
+                        free(self);
+                        if (bad)
+                                fail(ev, "the hook's own files cannot be protected: a path is "
+                                         "not UTF-8");
+                        else
+                                ev->nomem = true;
+                        return;
+                }
+                sc.source.kind = WARDER_SESSION_TEXT;
+                sc.source.value = text;
+                sc.source.len = strlen(text);
+                /* named after the ruleset it extends, so reasons keep naming it */
+                if (cfg->source.kind == WARDER_SESSION_FILE)
+                        snprintf(name, sizeof(name), "%s + §9.5", cfg->source.value);
+                else
+                        snprintf(name, sizeof(name), "preset:%s + §9.5",
+                                 cfg->source.value ? cfg->source.value : "default");
+                sc.source.name = name;
+        }
         rc = warder_session_new(&ev->s, &sc, &err);
+        free(text);
+        free(self);
         if (rc) {
                 if (err.file[0])
                         fail(ev, "the ruleset does not load: %s:%u:%u: %s", err.file, err.line,

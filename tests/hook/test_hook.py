@@ -532,6 +532,61 @@ class Options(Base):
             self.assertIn("rule read:0", reason_of(out, err))
 
 
+class OwnFiles(Base):
+    """§9.5: the agent may not change what decides it, whatever the ruleset allows."""
+
+    TOOLS = {"claude-code": ("Write", "Edit", "Bash"),
+             "gemini-cli": ("write_file", "replace", "run_shell_command")}
+
+    def test_settings_ruleset_and_executable(self):
+        rules = os.path.join(self.tmp, "allow.yaml")
+        with open(rules, "w") as f:
+            f.write("warder: 1\ndefault: allow\n")
+        os.makedirs(os.path.join(self.root, ".claude"), exist_ok=True)
+        settings = os.path.join(self.root, ".claude", "settings.json")
+        with open(settings, "w") as f:
+            f.write("{}\n")
+        os.symlink(settings, os.path.join(self.root, "cfg"))
+        # control arm: nothing but the hook stands in the way, the files are writable
+        for path in (settings, rules):
+            with open(path, "a"):
+                pass
+        self.assertEqual(self.check("write", ".claude/settings.json", "--rules", rules), "allow")
+        protected = [".claude/settings.json", settings, "cfg", ".claude/settings.local.json",
+                     ".gemini/settings.json", rules, os.path.realpath(WARDER),
+                     os.path.join(HOME, ".claude", "settings.json"),
+                     os.path.join(HOME, ".gemini", "settings.json")]
+        for agent, (write, edit, shell) in self.TOOLS.items():
+            for path in protected:
+                for tool, inp in ((write, {"file_path": path, "content": "{}"}),
+                                  (edit, {"file_path": path, "old_string": "{",
+                                          "new_string": "["})):
+                    got, out, err = self.decide(agent, self.event(agent, tool, inp),
+                                                "--rules", rules)
+                    self.assertEqual(got, "deny", (agent, tool, path))
+                    self.assertIn("§9.5", reason_of(out, err))
+            for cmd in ("echo '{}' > .claude/settings.json", "rm -r .claude",
+                        "mv .claude .old", "tee -a " + rules + " < /dev/null"):
+                got, _, _ = self.decide(agent, self.event(agent, shell, {"command": cmd}),
+                                        "--rules", rules)
+                self.assertEqual(got, "deny", (agent, cmd))
+            # the rest of the workspace stays the ruleset's to decide
+            got, _, _ = self.decide(agent, self.event(agent, write, {"file_path": "src/new.c",
+                                                                     "content": "x"}),
+                                    "--rules", rules)
+            self.assertEqual(got, "allow", agent)
+            got, _, _ = self.decide(agent, self.event(agent, write,
+                                                      {"file_path": ".claude/notes.md",
+                                                       "content": "x"}),
+                                    "--rules", rules)
+            self.assertEqual(got, "allow", agent)
+        # reading them is the ruleset's business (an agent may read its settings)
+        got, _, _ = self.decide("claude-code", self.event("claude-code", "Read",
+                                                          {"file_path": settings}),
+                                "--rules", rules)
+        self.assertEqual(got, "allow")
+
+
 class Install(Base):
     SETTINGS = {
         "model": "sonnet",
