@@ -140,12 +140,17 @@ struct warder_grep_request {
         void *may_search_ud;
         size_t pattern_len; /* version 3 */
         size_t glob_len;    /* version 3 */
+        /* Version 4. Threads that search (0: one per online CPU; 1: the calling thread only).
+         * The result is the same for every value: files in the walk's path order (bytewise
+         * name order, depth first), lines in file order. A version 3 request searches with
+         * the default. */
+        unsigned threads;
 };
 
-#define WARDER_GREP_REQUEST_VERSION 3
+#define WARDER_GREP_REQUEST_VERSION 4
 #define WARDER_GREP_REQUEST_INIT                                                                   \
         {                                                                                          \
-                WARDER_GREP_REQUEST_VERSION, NULL, NULL, 0, NULL, 0, 0, NULL, NULL, 0, 0           \
+                WARDER_GREP_REQUEST_VERSION, NULL, NULL, 0, NULL, 0, 0, NULL, NULL, 0, 0, 0        \
         }
 
 /* Initialises `req` as WARDER_GREP_REQUEST_INIT does, for a caller built against `version`

@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: MIT */
+/* The grep engine: see engine.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include "grep/engine.h"
+#include "util.h"
+
+#define MAX_LITERALS 16 /* literals of an alternation found without the regex */
+#define MAX_NEEDLES  8  /* bytes scanned for at once with SIMD */
+
+enum mode {
+        MODE_LINE,     /* every line through the regex */
+        MODE_LITERALS, /* a set of literals: no regex at all */
+        MODE_REQUIRED, /* memchr for a required byte, then the line */
+        MODE_MULTI,    /* the multi-line regex finds the next candidate line */
+};
+
+struct literal {
+        const unsigned char *s;
+        size_t len;
+        size_t rare_off; /* offset of the byte scanned for */
+};
+
+struct warder__grep_engine {
+        pcre2_code *code;
+        pcre2_code *code_ml; /* MODE_MULTI */
+        bool jit, jit_ml;
+        bool caseless;
+        enum mode mode;
+        int required;
+        char *copy; /* the pattern's bytes, which literals point into */
+        struct literal lits[MAX_LITERALS];
+        size_t nlits;
+        unsigned char needles[MAX_NEEDLES * 2];
+        size_t nneedles;
+        bool table[256]; /* the needles as a table */
+};
+
+struct warder__grep_scratch {
+        pcre2_match_data *md;
+        pcre2_match_context *mctx;
+        pcre2_jit_stack *jstack;
+};
+
+static unsigned char fold(unsigned char c)
+{
+        return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c;
+}
+
+static bool is_letter(unsigned char c)
+{
+        return fold(c) >= 'a' && fold(c) <= 'z';
+}
+
+/* How common a byte is in text (higher: more common), to scan for the rarest one. */
+static int byte_rank(unsigned char c)
+{
+        static const char freq[] = "etaoinshrdlcumwfgypbvkjxqz";
+        if (c >= 'a' && c <= 'z')
+                return 250 - 3 * (int)(strchr(freq, c) - freq);
+        if (c >= 'A' && c <= 'Z')
+                return 120 - 2 * (int)(strchr(freq, c + 32) - freq);
+        if (c == ' ' || c == '\t')
+                return 255;
+        if (c >= '0' && c <= '9')
+                return 130;
+        if (c < 0x20 || c >= 0x7f)
+                return 30;
+        return strchr("_.,;:()=-/\"'{}*<>#", c) ? 100 : 60;
+}
+
+static int cost(unsigned char c, bool caseless)
+{
+        if (caseless && is_letter(c))
+                return byte_rank(fold(c)) + byte_rank((unsigned char)(fold(c) - 32));
+        return byte_rank(c);
+}
+
+/* Splits a pattern made of plain literals joined by `|` into e->lits; false when it is not of
+ * that form (or holds too many, or an empty one). */
+static bool split_literals(struct warder__grep_engine *e, size_t len)
+{
+        const unsigned char *p = (const unsigned char *)e->copy, *end = p + len;
+        if (len == 0)
+                return false;
+        for (const unsigned char *q = p; q < end; q++)
+                if (strchr("\\^$.?*+()[]{}\n", *q) || *q == '\0' || *q == '#')
+                        return false; /* `#` and space are syntax under (?x), never set here */
+        e->nlits = 0;
+        while (p <= end) {
+                const unsigned char *bar = memchr(p, '|', (size_t)(end - p));
+                const unsigned char *stop = bar ? bar : end;
+                if (stop == p || e->nlits == MAX_LITERALS)
+                        return false;
+                e->lits[e->nlits++] = (struct literal){p, (size_t)(stop - p), 0};
+                if (!bar)
+                        break;
+                p = bar + 1;
+        }
+        /* The rarest byte of each literal, in both cases when letters fold. */
+        memset(e->table, 0, sizeof(e->table));
+        e->nneedles = 0;
+        for (size_t i = 0; i < e->nlits; i++) {
+                struct literal *l = &e->lits[i];
+                for (size_t k = 1; k < l->len; k++)
+                        if (cost(l->s[k], e->caseless) < cost(l->s[l->rare_off], e->caseless))
+                                l->rare_off = k;
+                unsigned char c = l->s[l->rare_off];
+                unsigned char both[2] = {c, c};
+                if (e->caseless && is_letter(c)) {
+                        both[0] = fold(c);
+                        both[1] = (unsigned char)(fold(c) - 32);
+                }
+                for (int k = 0; k < 2; k++)
+                        if (!e->table[both[k]]) {
+                                e->table[both[k]] = true;
+                                e->needles[e->nneedles++] = both[k];
+                        }
+        }
+        return true;
+}
+
+/* Whether a pattern may be searched across lines as MODE_MULTI does: it cannot see past a
+ * line end but through `$`, which multi-line mode keeps at line ends. */
+static bool multiline_safe(const char *pattern)
+{
+        static const char *const unsafe[] = {"\\z", "\\Z", "\\A", "\\G", "\\K", "(?", "(*"};
+        for (size_t i = 0; i < sizeof(unsafe) / sizeof(unsafe[0]); i++)
+                if (strstr(pattern, unsafe[i]))
+                        return false;
+        return true;
+}
+
+int warder__grep_engine_new(struct warder__grep_engine **out, const char *pattern, size_t len,
+                            unsigned flags, struct warder_error *err)
+{
+        *out = NULL;
+        struct warder__grep_engine *e = calloc(1, sizeof(*e));
+        if (!e || !(e->copy = malloc(len + 1))) {
+                free(e);
+                return warder_error_set(err, WARDER_ENOMEM, "out of memory");
+        }
+        memcpy(e->copy, pattern, len);
+        e->copy[len] = '\0';
+        e->caseless = flags & WARDER__GREP_CASELESS;
+        e->required = -1;
+        uint32_t opts = e->caseless ? PCRE2_CASELESS : 0;
+        int code;
+        PCRE2_SIZE off;
+        e->code = pcre2_compile((PCRE2_SPTR)pattern, len, opts, &code, &off, NULL);
+        if (!e->code) {
+                PCRE2_UCHAR msg[256];
+                if (pcre2_get_error_message(code, msg, sizeof(msg)) < 0)
+                        strcpy((char *)msg, "invalid pattern");
+                warder__grep_engine_free(e);
+                warder_error_set(err, WARDER_EPARSE, "grep: bad pattern at offset %zu: %s",
+                                 (size_t)off, (const char *)msg);
+                if (warder__err_ok(err))
+                        err->offset = (long)off;
+                return WARDER_EPARSE;
+        }
+        e->jit = pcre2_jit_compile(e->code, PCRE2_JIT_COMPLETE) == 0;
+        if (flags & WARDER__GREP_PLAIN) {
+                e->mode = MODE_LINE;
+        } else if (split_literals(e, len)) {
+                e->mode = MODE_LITERALS;
+        } else {
+                uint32_t type = 0, unit = 0;
+                if (!e->caseless && !strstr(e->copy, "(?") &&
+                    ((pcre2_pattern_info(e->code, PCRE2_INFO_LASTCODETYPE, &type) == 0 &&
+                      type == 1 &&
+                      pcre2_pattern_info(e->code, PCRE2_INFO_LASTCODEUNIT, &unit) == 0) ||
+                     (pcre2_pattern_info(e->code, PCRE2_INFO_FIRSTCODETYPE, &type) == 0 &&
+                      type == 1 &&
+                      pcre2_pattern_info(e->code, PCRE2_INFO_FIRSTCODEUNIT, &unit) == 0))) {
+                        e->mode = MODE_REQUIRED;
+                        e->required = (int)unit;
+                } else if (multiline_safe(e->copy) && memchr(pattern, '\0', len) == NULL) {
+                        e->code_ml = pcre2_compile((PCRE2_SPTR)pattern, len, opts | PCRE2_MULTILINE,
+                                                   &code, &off, NULL);
+                        if (e->code_ml) {
+                                e->mode = MODE_MULTI;
+                                e->jit_ml = pcre2_jit_compile(e->code_ml, PCRE2_JIT_COMPLETE) == 0;
+                        }
+                }
+        }
+        *out = e;
+        return 0;
+}
+
+void warder__grep_engine_free(struct warder__grep_engine *e)
+{
+        if (!e)
+                return;
+        pcre2_code_free(e->code);
+        pcre2_code_free(e->code_ml);
+        free(e->copy);
+        free(e);
+}
+
+struct warder__grep_scratch *warder__grep_scratch_new(const struct warder__grep_engine *e)
+{
+        struct warder__grep_scratch *s = calloc(1, sizeof(*s));
+        if (!s)
+                return NULL;
+        s->md = pcre2_match_data_create(1, NULL);
+        s->mctx = pcre2_match_context_create(NULL);
+        if (!s->md || !s->mctx) {
+                warder__grep_scratch_free(s);
+                return NULL;
+        }
+        pcre2_set_match_limit(s->mctx, WARDER__GREP_MATCH_LIMIT);
+        pcre2_set_depth_limit(s->mctx, WARDER__GREP_DEPTH_LIMIT);
+        if (e->jit || e->jit_ml) {
+                /* Without a stack of its own, JIT matching uses 32 KiB of the machine stack. */
+                s->jstack = pcre2_jit_stack_create(32 * 1024, 1024 * 1024, NULL);
+                if (s->jstack)
+                        pcre2_jit_stack_assign(s->mctx, NULL, s->jstack);
+        }
+        return s;
+}
+
+void warder__grep_scratch_free(struct warder__grep_scratch *s)
+{
+        if (!s)
+                return;
+        pcre2_match_data_free(s->md);
+        pcre2_match_context_free(s->mctx);
+        pcre2_jit_stack_free(s->jstack);
+        free(s);
+}
+
+bool warder__grep_is_binary(const char *buf, size_t n)
+{
+        return memchr(buf, '\0', n < WARDER__GREP_BINARY_PROBE ? n : WARDER__GREP_BINARY_PROBE) !=
+               NULL;
+}
+
+/* The first position at or after p holding one of the needles, or n. */
+static size_t find_needle(const struct warder__grep_engine *e, const unsigned char *b, size_t n,
+                          size_t p)
+{
+        if (e->nneedles == 1) {
+                const unsigned char *h = memchr(b + p, e->needles[0], n - p);
+                return h ? (size_t)(h - b) : n;
+        }
+#ifdef __SSE2__
+        if (e->nneedles <= MAX_NEEDLES) {
+                __m128i v[MAX_NEEDLES];
+                size_t k = e->nneedles;
+                for (size_t i = 0; i < k; i++)
+                        v[i] = _mm_set1_epi8((char)e->needles[i]);
+                for (; p + 16 <= n; p += 16) {
+                        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(b + p));
+                        __m128i m = _mm_cmpeq_epi8(x, v[0]);
+                        for (size_t i = 1; i < k; i++)
+                                m = _mm_or_si128(m, _mm_cmpeq_epi8(x, v[i]));
+                        int mask = _mm_movemask_epi8(m);
+                        if (mask)
+                                return p + (size_t)__builtin_ctz((unsigned)mask);
+                }
+        }
+#endif
+        for (; p < n; p++)
+                if (e->table[b[p]])
+                        return p;
+        return n;
+}
+
+static bool equal_at(const unsigned char *a, const unsigned char *lit, size_t len, bool caseless)
+{
+        if (!caseless)
+                return memcmp(a, lit, len) == 0;
+        for (size_t i = 0; i < len; i++)
+                if (fold(a[i]) != fold(lit[i]))
+                        return false;
+        return true;
+}
+
+/* The start of the leftmost literal found in a line at or after p, or NULL. No literal holds a
+ * newline, so the first hit found lies in the first line that holds any literal. */
+static const char *find_literal(const struct warder__grep_engine *e, const char *buf, size_t n,
+                                size_t p)
+{
+        const unsigned char *b = (const unsigned char *)buf;
+        for (size_t i = p; (i = find_needle(e, b, n, i)) < n; i++) {
+                unsigned char c = e->caseless ? fold(b[i]) : b[i];
+                for (size_t j = 0; j < e->nlits; j++) {
+                        const struct literal *l = &e->lits[j];
+                        unsigned char r = l->s[l->rare_off];
+                        if ((e->caseless ? fold(r) : r) != c || i < l->rare_off)
+                                continue;
+                        size_t start = i - l->rare_off;
+                        if (start >= p && start + l->len <= n &&
+                            equal_at(b + start, l->s, l->len, e->caseless))
+                                return buf + start;
+                }
+        }
+        return NULL;
+}
+
+/* The leftmost match of the multi-line pattern at or after p: no matching line is skipped
+ * (a match of a line is a match of the buffer at the same place); an engine error falls
+ * back to the line at p, which is then decided alone. */
+static const char *next_candidate(const struct warder__grep_engine *e,
+                                  struct warder__grep_scratch *s, const char *buf, size_t n,
+                                  size_t p)
+{
+        int r = e->jit_ml ? pcre2_jit_match(e->code_ml, (PCRE2_SPTR)buf, n, p, 0, s->md, s->mctx)
+                          : pcre2_match(e->code_ml, (PCRE2_SPTR)buf, n, p, 0, s->md, s->mctx);
+        if (r == PCRE2_ERROR_NOMATCH)
+                return NULL;
+        if (r < 0)
+                return buf + p;
+        PCRE2_SIZE at = pcre2_get_ovector_pointer(s->md)[0];
+        return at >= p && at <= n ? buf + at : buf + p;
+}
+
+/* 1: the line matches, 0: it does not, -1: the engine gave up (a limit). */
+static int line_matches(const struct warder__grep_engine *e, struct warder__grep_scratch *s,
+                        const char *line, size_t len)
+{
+        int r = e->jit ? pcre2_jit_match(e->code, (PCRE2_SPTR)line, len, 0, 0, s->md, s->mctx)
+                       : pcre2_match(e->code, (PCRE2_SPTR)line, len, 0, 0, s->md, s->mctx);
+        return r >= 0 ? 1 : r == PCRE2_ERROR_NOMATCH ? 0 : -1;
+}
+
+int warder__grep_search(const struct warder__grep_engine *e, struct warder__grep_scratch *s,
+                        const char *buf, size_t n, warder__grep_emit_fn emit, void *ud,
+                        bool *incomplete)
+{
+        size_t p = 0, counted = 0;
+        uint64_t lineno = 1;
+        while (p < n) {
+                const char *hit;
+                switch (e->mode) {
+                case MODE_LITERALS:
+                        hit = find_literal(e, buf, n, p);
+                        break;
+                case MODE_REQUIRED:
+                        hit = memchr(buf + p, e->required, n - p);
+                        break;
+                case MODE_MULTI:
+                        hit = next_candidate(e, s, buf, n, p);
+                        break;
+                case MODE_LINE:
+                default:
+                        hit = buf + p;
+                        break;
+                }
+                if (!hit)
+                        break;
+                const char *ls = memrchr(buf + p, '\n', (size_t)(hit - (buf + p)));
+                ls = ls ? ls + 1 : buf + p;
+                const char *le = memchr(hit, '\n', n - (size_t)(hit - buf));
+                if (!le)
+                        le = buf + n;
+                for (const char *q = buf + counted; (q = memchr(q, '\n', (size_t)(ls - q))); q++)
+                        lineno++;
+                counted = (size_t)(ls - buf);
+                int m = e->mode == MODE_LITERALS ? 1 : line_matches(e, s, ls, (size_t)(le - ls));
+                if (m < 0)
+                        *incomplete = true;
+                if (m > 0) {
+                        int rc = emit(ud, lineno, ls, (size_t)(le - ls));
+                        if (rc)
+                                return rc;
+                }
+                p = (size_t)(le - buf) + 1;
+        }
+        return 0;
+}
