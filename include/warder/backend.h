@@ -115,7 +115,9 @@ struct warder_grep_result {
  * Asked by grep before it opens a file in scope (§4.7): true to search it, false to skip it
  * unopened and count it in hidden_files. `path` is the file's absolute path in the backend's
  * namespace, NUL-terminated, as a match in that file would carry it (`path_len` bytes).
- * Called on the calling thread, during the grep.
+ * Called during the grep, before the file is opened. The library's backends call it on the
+ * calling thread (a multi-threaded local grep walks there and searches on workers); another
+ * backend may call it from its own threads, so a guard's predicate is thread-safe.
  */
 typedef bool (*warder_grep_filter_fn)(void *ud, const char *path, size_t path_len);
 
