@@ -13,7 +13,7 @@ struct op_args {
         enum warder_op op;
         const char *pos[2]; /* positional arguments */
         int npos;
-        unsigned long long offset, limit, max_matches;
+        unsigned long long offset, limit, max_matches, threads;
         const char *old_text, *new_text, *glob;
         const char *old_file, *new_file; /* edit: texts from files ("-": stdin) */
         bool all, ignore_case;
@@ -35,9 +35,14 @@ static void op_help(const char *name)
             {"ls", "[--] [PATH]", "List the entries of directory PATH (default: the root)."},
             {"glob", "[--] PATTERN [PATH]",
              "List the paths under PATH (default: the root) that match PATTERN."},
-            {"grep", "[--glob PATTERN] [-i | --ignore-case] [--max-matches N] [--] REGEX [PATH]",
-             "Print `path:line:text` for lines matching the PCRE2 REGEX under PATH;\n"
-             "--ignore-case folds ASCII letters, --max-matches stops after N matches."},
+            {"grep",
+             "[--glob PATTERN] [-i | --ignore-case] [--max-matches N] [--threads N]\n"
+             "              [--] REGEX [PATH]",
+             "Print `path:line:text` for lines matching the PCRE2 REGEX under PATH, files in\n"
+             "path order and lines in file order; --ignore-case folds ASCII letters,\n"
+             "--max-matches stops after N matches (default and most: 10,000; the output is\n"
+             "then marked truncated), --threads searches with N threads (default 0: one per\n"
+             "CPU; the output is the same for every N)."},
         };
         for (size_t i = 0; i < sizeof(helps) / sizeof(helps[0]); i++) {
                 if (strcmp(helps[i].name, name) != 0)
@@ -107,6 +112,8 @@ static int parse(int argc, char **argv, struct op_args *a)
                                 a->ignore_case = true;
                         else if (a->op == WARDER_OP_GREP && IS("--max-matches"))
                                 number = &a->max_matches;
+                        else if (a->op == WARDER_OP_GREP && IS("--threads"))
+                                number = &a->threads;
                         else if (a->op == WARDER_OP_READ && IS("--offset"))
                                 number = &a->offset;
                         else if (a->op == WARDER_OP_READ && IS("--limit"))
@@ -282,6 +289,7 @@ static int run(struct cli_session *s, const struct op_args *a)
                 req.include = a->glob;
                 req.flags = a->ignore_case ? WARDER_GREP_CASELESS : 0;
                 req.max_matches = (size_t)a->max_matches;
+                req.threads = a->threads > 1024 ? 1024 : (unsigned)a->threads;
                 break;
         case WARDER_OP_EXECUTE:
                 rc = CLI_ERROR;
