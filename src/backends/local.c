@@ -1003,6 +1003,12 @@ static int read_rel(const struct local *l, const char *rel, unsigned flags, uint
                                         "'%s' is larger than the cap of %llu bytes",
                                         shown(shown_path, tmp), (unsigned long long)cap);
         }
+        if ((uint64_t)got < want) {
+                /* a short read (a file that shrank, an unsized one): give back the rest */
+                char *fit = realloc(buf, (size_t)got + 1);
+                if (fit)
+                        buf = fit;
+        }
         buf[got] = '\0';
         *data = buf;
         *len = (size_t)got;
@@ -1032,16 +1038,14 @@ static int local_read(warder_backend *b, const char *path, uint64_t offset, uint
         rc = read_rel(l, rel, flags, offset, limit, cap_or(l->opts.max_read, LOCAL_DEFAULT_CAP),
                       norm.data, &data, &len, &more, err);
         if (!rc) {
+                /* The buffer is NUL-terminated and malloc'd, as warder_bytes_free() expects:
+                 * handed over, not copied. */
                 struct warder_bytes tmp = WARDER_BYTES_INIT;
-                rc = warder_bytes_set(&tmp, data, len);
-                if (rc)
-                        fail_oom(err);
-                else {
-                        tmp.truncated = more;
-                        *out = tmp;
-                }
+                tmp.data = data;
+                tmp.len = len;
+                tmp.truncated = more;
+                *out = tmp;
         }
-        free(data);
         warder__buf_free(&norm);
         return rc;
 }
