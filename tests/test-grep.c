@@ -8,7 +8,9 @@
  *   - the local grep gives byte-identical results with 1, 2 and 8 threads, in walk order,
  *     with and without the match cap, and under a guard (§4.7: a denied file is never
  *     searched, whatever the thread count; its secret is really there, as the control arm
- *     shows).
+ *     shows);
+ *   - in a fault-injection build, a fault at any point of a multi-threaded grep, in whichever
+ *     thread, fails the grep or marks it truncated: never a silently partial result.
  */
 #include <check.h>
 #include <fcntl.h>
@@ -21,6 +23,7 @@
 #include <unistd.h>
 
 #include "fs-fixture.h"
+#include "fault.h"
 #include "grep/engine.h"
 #include "mock-backend.h"
 #include "support.h"
@@ -456,6 +459,80 @@ START_TEST(guard_predicate_is_thread_safe)
 }
 END_TEST
 
+#ifdef WARDER__FAULT_INJECTION
+/* A multi-threaded grep (4 workers) under a fault at every point, in whichever thread it
+ * falls: the grep fails, or reports `truncated` (a line PCRE2 could not decide), or gives
+ * exactly the result of the clean run — never a result silently missing a file's matches. */
+static char *faulted_grep(warder_backend *b, const char *dir, int *rc, bool *truncated)
+{
+        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+        req.pattern = "needle";
+        req.pattern_len = 6;
+        req.path = dir;
+        req.path_len = strlen(dir);
+        req.threads = 4;
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
+        *rc = warder_backend_grep(&r, b, &req, NULL);
+        char *s = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&s, &len);
+        ck_assert_ptr_nonnull(f);
+        for (size_t i = 0; i < r.count; i++)
+                fprintf(f, "%s:%llu:%s\n", r.items[i].path, (unsigned long long)r.items[i].line,
+                        r.items[i].text);
+        fclose(f);
+        *truncated = r.truncated;
+        warder_grep_result_free(&r);
+        return s;
+}
+
+START_TEST(grep_threads_every_point)
+{
+        strcpy(root, "/tmp/warder-test-grep-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(root));
+        char dir[300];
+        snprintf(dir, sizeof(dir), "%s/many", root);
+        ck_assert_int_eq(mkdir(dir, 0755), 0);
+        for (int i = 0; i < 24; i++) {
+                char name[400];
+                snprintf(name, sizeof(name), "%s/f%02d.txt", dir, i);
+                FILE *f = fopen(name, "w");
+                ck_assert_ptr_nonnull(f);
+                fprintf(f, "a\nneedle %d\nb\n", i);
+                fclose(f);
+        }
+        warder_backend *b = NULL;
+        ck_assert_int_eq(warder_local_new(&b, root, NULL, NULL), 0);
+        int rc;
+        bool truncated;
+        warder__fault_count(WARDER__FAULT_ALL);
+        char *clean = faulted_grep(b, dir, &rc, &truncated);
+        unsigned long points = warder__fault_points();
+        warder__fault_off();
+        ck_assert_int_eq(rc, 0);
+        ck_assert(!truncated);
+        ck_assert_ptr_nonnull(strstr(clean, "f23.txt:2:needle 23\n"));
+        ck_assert_uint_gt(points, 24 * 3);
+        for (int sticky = 0; sticky < 2; sticky++) {
+                for (unsigned long n = 1; n <= points + 4; n++) {
+                        warder__fault_arm(n, sticky, WARDER__FAULT_ALL);
+                        char *got = faulted_grep(b, dir, &rc, &truncated);
+                        bool fired = warder__fault_fired();
+                        const char *where = fired ? warder__fault_where() : "-";
+                        warder__fault_off();
+                        ck_assert_msg(rc != 0 || truncated || strcmp(got, clean) == 0,
+                                      "fault %lu%s at %s: a grep silently partial", n,
+                                      sticky ? " (sticky)" : "", where);
+                        free(got);
+                }
+        }
+        free(clean);
+        warder_backend_free(b);
+        rm_rf(root);
+}
+END_TEST
+#endif
+
 int main(void)
 {
         Suite *s = suite_create("grep");
@@ -470,6 +547,9 @@ int main(void)
         tcase_add_test(tc, threads_give_identical_results);
         tcase_add_test(tc, threads_keep_denied_files_unsearched);
         tcase_add_test(tc, guard_predicate_is_thread_safe);
+#ifdef WARDER__FAULT_INJECTION
+        tcase_add_test(tc, grep_threads_every_point);
+#endif
         suite_add_tcase(s, tc);
         return warder_test_run(s);
 }

@@ -1843,9 +1843,14 @@ static int grep_job_run(struct grep_worker *w, struct grep_job *j)
         int fd = j->fd;
         j->fd = -1;
         struct stat st;
-        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (fstat(fd, &st) != 0) {
+                int e = errno;
                 close(fd);
-                return 0;
+                return walk_skips(e) ? 0 : fail_errno(&w->err, e, "cannot search", j->path);
+        }
+        if (!S_ISREG(st.st_mode)) {
+                close(fd);
+                return 0; /* replaced by something else since the walk saw it */
         }
         uint64_t want = (uint64_t)st.st_size;
         if (want > g->max_file) {
@@ -2009,10 +2014,11 @@ static bool grep_may_search(struct grep_ud *g, const char *path, size_t len)
         return false;
 }
 
-static bool grep_stopped(struct grep_ud *g)
+/* 0: go on searching; 1: the cap is reached (names only from here); -1: a job failed. */
+static int grep_stopped(struct grep_ud *g)
 {
         pthread_mutex_lock(&g->mu);
-        bool stop = g->stop;
+        int stop = g->failed ? -1 : g->stop ? 1 : 0;
         pthread_mutex_unlock(&g->mu);
         return stop;
 }
@@ -2033,8 +2039,9 @@ static int grep_visit(struct walk *w, int dfd, const char *name, unsigned char t
         int m = grep_filter(g, g->full.data, g->full.len, w->rel.data, w->rel.len, name, w->err);
         if (m <= 0 || !grep_may_search(g, g->full.data, g->full.len))
                 return m < 0 ? m : 0;
-        if (grep_stopped(g))
-                return g->failed ? 1 : 0; /* the cap is reached: names only from here */
+        int stop = grep_stopped(g);
+        if (stop)
+                return stop < 0 ? 1 : 0; /* a failure ends the walk; the cap, the search */
         int fd = openat(dfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
         if (fd < 0)
                 return walk_skips(errno) ? 0
@@ -2082,11 +2089,14 @@ static int grep_join(struct grep_ud *g, struct warder_grep_result *res, struct w
                 size_t take = j->res.count;
                 if (take > want - res->count)
                         take = want - res->count;
+                if (!take)
+                        continue;
                 memcpy(res->items + res->count, j->res.items, take * sizeof(*res->items));
                 res->count += take;
                 /* what moved is no longer the job's; the rest is freed with the job */
-                memmove(j->res.items, j->res.items + take,
-                        (j->res.count - take) * sizeof(*j->res.items));
+                if (j->res.count > take)
+                        memmove(j->res.items, j->res.items + take,
+                                (j->res.count - take) * sizeof(*j->res.items));
                 j->res.count -= take;
         }
         res->hidden_files = g->hidden;

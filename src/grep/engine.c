@@ -39,7 +39,7 @@ struct warder__grep_engine {
         char *copy; /* the pattern's bytes, which literals point into */
         struct literal lits[MAX_LITERALS];
         size_t nlits;
-        unsigned char needles[MAX_NEEDLES * 2];
+        unsigned char needles[MAX_LITERALS * 2]; /* both cases of a letter each */
         size_t nneedles;
         bool table[256]; /* the needles as a table */
 };
