@@ -136,6 +136,11 @@ static const char *const patterns[] = {
     "\\d",
     "foo bar",
     "a|b|c|d|e|f|g|h|i|j",
+    /* a first or last byte PCRE2 reports in one case while matching both (found by
+     * fuzz-grep) */
+    "FOO|foo",
+    "NEEDLE|needle [0-9]",
+    "x[0-9]*(Z|z)",
 };
 
 START_TEST(fast_paths_match_the_reference)
@@ -187,6 +192,16 @@ START_TEST(caseless_folds_ascii_only)
         h = search("NEEDLE", 0, text, sizeof(text) - 1);
         ck_assert_uint_eq(h.len, 0);
         free(h.s);
+        /* Under (*UTF), caseless `s` also matches U+017F (long s, bytes c5 bf): no ASCII
+         * prefilter may skip it. */
+        const char utf[] = "x\n\xc5\xbf\nS\n";
+        h = search("(*UTF)(?i)s", 0, utf, sizeof(utf) - 1);
+        struct hits ref = search("(*UTF)(?i)s", WARDER__GREP_PLAIN, utf, sizeof(utf) - 1);
+        ck_assert_uint_eq(ref.len, strlen("2:\xc5\xbf\n3:S\n"));
+        ck_assert_uint_eq(h.len, ref.len);
+        ck_assert_int_eq(memcmp(h.s, ref.s, h.len), 0);
+        free(h.s);
+        free(ref.s);
 }
 END_TEST
 

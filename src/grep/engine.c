@@ -19,7 +19,7 @@
 enum mode {
         MODE_LINE,     /* every line through the regex */
         MODE_LITERALS, /* a set of literals: no regex at all */
-        MODE_REQUIRED, /* memchr for a required byte, then the line */
+        MODE_REQUIRED, /* a scan for a required byte, then the line */
         MODE_MULTI,    /* the multi-line regex finds the next candidate line */
 };
 
@@ -35,7 +35,6 @@ struct warder__grep_engine {
         bool jit, jit_ml;
         bool caseless;
         enum mode mode;
-        int required;
         char *copy; /* the pattern's bytes, which literals point into */
         struct literal lits[MAX_LITERALS];
         size_t nlits;
@@ -151,7 +150,6 @@ int warder__grep_engine_new(struct warder__grep_engine **out, const char *patter
         memcpy(e->copy, pattern, len);
         e->copy[len] = '\0';
         e->caseless = flags & WARDER__GREP_CASELESS;
-        e->required = -1;
         uint32_t opts = e->caseless ? PCRE2_CASELESS : 0;
         int code;
         PCRE2_SIZE off;
@@ -173,16 +171,30 @@ int warder__grep_engine_new(struct warder__grep_engine **out, const char *patter
         } else if (split_literals(e, len)) {
                 e->mode = MODE_LITERALS;
         } else {
+                /* PCRE2 reports a required unit in one case even where it matches both
+                 * (`FOO|foo` requires F or f): a letter is searched in both cases. Under
+                 * (*UTF) a caseless letter may also match a non-ASCII character (`s` and
+                 * U+017F): no byte search then. */
                 uint32_t type = 0, unit = 0;
-                if (!e->caseless && !strstr(e->copy, "(?") &&
+                if (!strstr(e->copy, "(*") &&
                     ((pcre2_pattern_info(e->code, PCRE2_INFO_LASTCODETYPE, &type) == 0 &&
                       type == 1 &&
                       pcre2_pattern_info(e->code, PCRE2_INFO_LASTCODEUNIT, &unit) == 0) ||
                      (pcre2_pattern_info(e->code, PCRE2_INFO_FIRSTCODETYPE, &type) == 0 &&
                       type == 1 &&
-                      pcre2_pattern_info(e->code, PCRE2_INFO_FIRSTCODEUNIT, &unit) == 0))) {
+                      pcre2_pattern_info(e->code, PCRE2_INFO_FIRSTCODEUNIT, &unit) == 0)) &&
+                    unit < 256) {
+                        unsigned char c = (unsigned char)unit;
                         e->mode = MODE_REQUIRED;
-                        e->required = (int)unit;
+                        e->nneedles = 0;
+                        memset(e->table, 0, sizeof(e->table));
+                        e->needles[e->nneedles++] = c;
+                        e->table[c] = true;
+                        if (is_letter(c)) {
+                                unsigned char o = fold(c) == c ? (unsigned char)(c - 32) : fold(c);
+                                e->needles[e->nneedles++] = o;
+                                e->table[o] = true;
+                        }
                 } else if (multiline_safe(e->copy) && memchr(pattern, '\0', len) == NULL) {
                         e->code_ml = pcre2_compile((PCRE2_SPTR)pattern, len, opts | PCRE2_MULTILINE,
                                                    &code, &off, NULL);
@@ -345,9 +357,11 @@ int warder__grep_search(const struct warder__grep_engine *e, struct warder__grep
                 case MODE_LITERALS:
                         hit = find_literal(e, buf, n, p);
                         break;
-                case MODE_REQUIRED:
-                        hit = memchr(buf + p, e->required, n - p);
+                case MODE_REQUIRED: {
+                        size_t at = find_needle(e, (const unsigned char *)buf, n, p);
+                        hit = at < n ? buf + at : NULL;
                         break;
+                }
                 case MODE_MULTI:
                         hit = next_candidate(e, s, buf, n, p);
                         break;
