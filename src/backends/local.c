@@ -1905,6 +1905,24 @@ static void grep_job_done(struct grep_ud *g, struct grep_job *j, int rc, struct 
         pthread_cond_broadcast(&g->cv_space);
 }
 
+/* Takes the next job and searches it, or only closes it once the grep has stopped. Called,
+ * and returns, with the lock held. */
+static void grep_take(struct grep_ud *g, struct grep_worker *w)
+{
+        struct grep_job *j = g->jobs[g->next++];
+        bool skip = g->stop;
+        pthread_mutex_unlock(&g->mu);
+        int rc = 0;
+        if (skip) {
+                close(j->fd);
+                j->fd = -1;
+        } else {
+                rc = grep_job_run(w, j);
+        }
+        pthread_mutex_lock(&g->mu);
+        grep_job_done(g, j, rc, &w->err);
+}
+
 static void *grep_worker_main(void *arg)
 {
         struct grep_worker *w = arg;
@@ -1917,18 +1935,7 @@ static void *grep_worker_main(void *arg)
                         pthread_cond_wait(&g->cv_work, &g->mu);
                 if (g->next == g->njobs)
                         break;
-                struct grep_job *j = g->jobs[g->next++];
-                bool skip = g->stop;
-                pthread_mutex_unlock(&g->mu);
-                int rc = 0;
-                if (skip) {
-                        close(j->fd);
-                        j->fd = -1;
-                } else {
-                        rc = grep_job_run(w, j);
-                }
-                pthread_mutex_lock(&g->mu);
-                grep_job_done(g, j, rc, &w->err);
+                grep_take(g, w);
         }
         pthread_mutex_unlock(&g->mu);
         if (g->hooks.worker_leave)
@@ -1974,18 +1981,7 @@ static int grep_enqueue(struct grep_ud *g, struct grep_worker *self, int fd, con
                 return 0;
         }
         /* No workers: the walk searches the job itself, in the same order. */
-        g->next++;
-        bool skip = g->stop;
-        pthread_mutex_unlock(&g->mu);
-        int rc = 0;
-        if (skip) {
-                close(j->fd);
-                j->fd = -1;
-        } else {
-                rc = grep_job_run(self, j);
-        }
-        pthread_mutex_lock(&g->mu);
-        grep_job_done(g, j, rc, &self->err);
+        grep_take(g, self);
         pthread_mutex_unlock(&g->mu);
         return 0;
 }
