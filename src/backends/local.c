@@ -1528,7 +1528,9 @@ struct walk {
         int (*visit)(struct walk *w, int dfd, const char *name, unsigned char type);
         void *ud;
         struct warder_error *err;
-        int max_depth; /* deepest directory level entered (0: the start only), -1: any */
+        int max_depth;        /* deepest directory level entered (0: the start only), -1: any */
+        unsigned long dirs;   /* directories entered so far */
+        unsigned long dir_id; /* which of them holds the entry being visited (1: the first) */
 };
 
 /* A walk skips what it may not read and what vanished or changed under it; any other failure
@@ -1551,6 +1553,7 @@ static int walk_dir(struct walk *w, int dirfd_, int depth)
         int dfd = dirfd(d);
         int rc = 0;
         size_t base_len = w->rel.len;
+        unsigned long id = ++w->dirs;
         for (size_t i = 0; i < n && !rc; i++) {
                 if (++w->visits > LOCAL_MAX_VISITS) {
                         rc = warder_error_set(w->err, WARDER_ELIMIT, "the walk exceeded %d entries",
@@ -1572,6 +1575,7 @@ static int walk_dir(struct walk *w, int dirfd_, int depth)
                         rc = fail_oom(w->err);
                         break;
                 }
+                w->dir_id = id;
                 rc = w->visit(w, dfd, v[i].name, type);
                 if (!rc && type == DT_DIR && (w->max_depth < 0 || depth < w->max_depth)) {
                         if (depth >= LOCAL_MAX_DEPTH) {
@@ -1695,7 +1699,7 @@ static int local_glob(warder_backend *b, const char *pattern, const char *base, 
         struct warder__buf norm = WARDER__BUF_INIT;
         struct warder_entries res = WARDER_ENTRIES_INIT;
         struct glob_ud g = {NULL, false, NULL, 0, WARDER__BUF_INIT, &res};
-        struct walk w = {l, WARDER__BUF_INIT, 0, glob_visit, &g, err, -1};
+        struct walk w = {l, WARDER__BUF_INIT, 0, glob_visit, &g, err, -1, 0, 0};
         struct warder__buf start = WARDER__BUF_INIT;
         const char *rel;
         if (!pattern)
@@ -1773,11 +1777,22 @@ out:
  */
 
 #define GREP_MAX_THREADS 64
-#define GREP_MAX_QUEUED  64 /* files opened and waiting for a worker */
+#define GREP_MAX_QUEUED  128 /* files waiting for a worker; at most as many directories open */
+#define GREP_WAKE_BATCH  8   /* files queued per wake-up of an idle worker */
+
+/* A directory of the walk, kept open while jobs in it wait: a worker opens each file in its
+ * directory as the walk found it (openat, O_NOFOLLOW). References are counted under the
+ * lock; the walk holds one while it lists the directory. */
+struct grep_dir {
+        int fd;
+        size_t refs;
+};
 
 struct grep_job {
-        char *path; /* absolute */
-        int fd;     /* consumed by the worker */
+        char *path;           /* absolute */
+        const char *name;     /* its last component, opened in dir */
+        struct grep_dir *dir; /* NULL: fd is already open */
+        int fd;               /* consumed by the worker */
         bool done, truncated;
         struct warder_grep_result res;
 };
@@ -1808,9 +1823,12 @@ struct grep_ud {
         size_t prefix;     /* jobs done without a gap from the first */
         size_t prefix_sum; /* their matches */
         bool walk_done, stop;
-        int failed; /* the first failure of a job */
+        bool walk_waits; /* the walk waits for the queue to drain to half */
+        int failed;      /* the first failure of a job */
         char fail_msg[512];
-        unsigned threads; /* workers (0: the walk searches each job itself) */
+        unsigned threads;     /* workers (0: the walk searches each job itself) */
+        struct grep_dir *dir; /* the directory the walk is in */
+        unsigned long dir_id;
 };
 
 struct grep_worker {
@@ -1842,6 +1860,14 @@ static int grep_job_run(struct grep_worker *w, struct grep_job *j)
         struct grep_ud *g = w->g;
         int fd = j->fd;
         j->fd = -1;
+        if (j->dir) {
+                fd = openat(j->dir->fd, j->name,
+                            O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+                if (fd < 0)
+                        return walk_skips(errno)
+                                   ? 0
+                                   : fail_errno(&w->err, errno, "cannot search", j->path);
+        }
         struct stat st;
         if (fstat(fd, &st) != 0) {
                 int e = errno;
@@ -1887,11 +1913,22 @@ static int grep_job_run(struct grep_worker *w, struct grep_job *j)
         return rc < 0 ? rc : 0;
 }
 
+/* Drops a reference to a directory (under the lock). */
+static void grep_dir_release(struct grep_dir *d)
+{
+        if (d && --d->refs == 0) {
+                close(d->fd);
+                free(d);
+        }
+}
+
 /* Records a job's end (under the lock): a failure stops the grep, and so does a prefix of
  * done jobs that holds more matches than the cap. */
 static void grep_job_done(struct grep_ud *g, struct grep_job *j, int rc, struct warder_error *err)
 {
         j->done = true;
+        grep_dir_release(j->dir);
+        j->dir = NULL;
         if (rc < 0 && !g->failed) {
                 g->failed = rc;
                 snprintf(g->fail_msg, sizeof(g->fail_msg), "%s",
@@ -1902,7 +1939,8 @@ static void grep_job_done(struct grep_ud *g, struct grep_job *j, int rc, struct 
                 g->prefix_sum += g->jobs[g->prefix++]->res.count;
         if (g->max_matches && g->prefix_sum > g->max_matches)
                 g->stop = true;
-        pthread_cond_broadcast(&g->cv_space);
+        if (g->stop && g->walk_waits)
+                pthread_cond_signal(&g->cv_space);
 }
 
 /* Takes the next job and searches it, or only closes it once the grep has stopped. Called,
@@ -1911,10 +1949,14 @@ static void grep_take(struct grep_ud *g, struct grep_worker *w)
 {
         struct grep_job *j = g->jobs[g->next++];
         bool skip = g->stop;
+        /* The walk sleeps until half the queue is taken, not for each job. */
+        if (g->walk_waits && g->njobs - g->next <= GREP_MAX_QUEUED / 2)
+                pthread_cond_signal(&g->cv_space);
         pthread_mutex_unlock(&g->mu);
         int rc = 0;
         if (skip) {
-                close(j->fd);
+                if (j->fd >= 0)
+                        close(j->fd);
                 j->fd = -1;
         } else {
                 rc = grep_job_run(w, j);
@@ -1944,23 +1986,29 @@ static void *grep_worker_main(void *arg)
 }
 
 /* Queues the open file `fd` (consumed) as the next job, or searches it now without workers. */
-static int grep_enqueue(struct grep_ud *g, struct grep_worker *self, int fd, const char *path,
-                        struct warder_error *err)
+static int grep_enqueue(struct grep_ud *g, struct grep_worker *self, int fd, struct grep_dir *dir,
+                        const char *path, struct warder_error *err)
 {
         struct grep_job *j = calloc(1, sizeof(*j));
         char *p = strdup(path);
         if (!j || !p) {
                 free(j);
                 free(p);
-                close(fd);
+                if (fd >= 0)
+                        close(fd);
                 return fail_oom(err);
         }
         j->path = p;
+        j->name = strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
         j->fd = fd;
         j->res = (struct warder_grep_result)WARDER_GREP_RESULT_INIT;
         pthread_mutex_lock(&g->mu);
-        while (g->threads && g->njobs - g->next >= GREP_MAX_QUEUED && !g->stop)
-                pthread_cond_wait(&g->cv_space, &g->mu);
+        if (g->threads && g->njobs - g->next >= GREP_MAX_QUEUED) {
+                g->walk_waits = true;
+                while (g->njobs - g->next > GREP_MAX_QUEUED / 2 && !g->stop)
+                        pthread_cond_wait(&g->cv_space, &g->mu);
+                g->walk_waits = false;
+        }
         if (g->njobs == g->cap_jobs) {
                 size_t cap = g->cap_jobs ? g->cap_jobs * 2 : 256;
                 struct grep_job **nv = realloc(g->jobs, cap * sizeof(*nv));
@@ -1968,15 +2016,23 @@ static int grep_enqueue(struct grep_ud *g, struct grep_worker *self, int fd, con
                         pthread_mutex_unlock(&g->mu);
                         free(j->path);
                         free(j);
-                        close(fd);
+                        if (fd >= 0)
+                                close(fd);
                         return fail_oom(err);
                 }
                 g->jobs = nv;
                 g->cap_jobs = cap;
         }
         g->jobs[g->njobs++] = j;
+        if (dir) {
+                j->dir = dir;
+                dir->refs++;
+        }
         if (g->threads) {
-                pthread_cond_signal(&g->cv_work);
+                /* Idle workers are woken by batches: one wake-up per file costs more than
+                 * searching a small one. The end of the walk wakes them all. */
+                if ((g->njobs - g->next) % GREP_WAKE_BATCH == 0)
+                        pthread_cond_signal(&g->cv_work);
                 pthread_mutex_unlock(&g->mu);
                 return 0;
         }
@@ -2038,11 +2094,24 @@ static int grep_visit(struct walk *w, int dfd, const char *name, unsigned char t
         int stop = grep_stopped(g);
         if (stop)
                 return stop < 0 ? 1 : 0; /* a failure ends the walk; the cap, the search */
-        int fd = openat(dfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
-        if (fd < 0)
-                return walk_skips(errno) ? 0
-                                         : fail_errno(w->err, errno, "cannot search", g->full.data);
-        return grep_enqueue(g, gw->self, fd, g->full.data, w->err);
+        if (!g->dir || g->dir_id != w->dir_id) {
+                /* A new directory: a descriptor of its own, which the jobs in it share. */
+                struct grep_dir *d = malloc(sizeof(*d));
+                int fd = d ? fcntl(dfd, F_DUPFD_CLOEXEC, 0) : -1;
+                int e = errno;
+                if (fd < 0) {
+                        free(d);
+                        return d ? fail_errno(w->err, e, "cannot search", w->rel.data)
+                                 : fail_oom(w->err);
+                }
+                *d = (struct grep_dir){fd, 1};
+                pthread_mutex_lock(&g->mu);
+                grep_dir_release(g->dir);
+                pthread_mutex_unlock(&g->mu);
+                g->dir = d;
+                g->dir_id = w->dir_id;
+        }
+        return grep_enqueue(g, gw->self, -1, g->dir, g->full.data, w->err);
 }
 
 /* The number of workers for a request: `threads`, 0 for the online CPUs, at most
@@ -2105,6 +2174,7 @@ static void grep_jobs_free(struct grep_ud *g)
                 struct grep_job *j = g->jobs[i];
                 if (j->fd >= 0)
                         close(j->fd);
+                grep_dir_release(j->dir); /* a job never taken (no lock: the workers ended) */
                 warder_grep_result_free(&j->res);
                 free(j->path);
                 free(j);
@@ -2126,7 +2196,7 @@ static int local_grep(warder_backend *b, const struct warder_grep_request *req,
         g.full = (struct warder__buf)WARDER__BUF_INIT;
         struct grep_worker self = {&g, NULL, NULL, 0, NULL, WARDER_ERROR_INIT};
         struct grep_walk gw = {&g, &self};
-        struct walk w = {l, WARDER__BUF_INIT, 0, grep_visit, &gw, err, -1};
+        struct walk w = {l, WARDER__BUF_INIT, 0, grep_visit, &gw, err, -1, 0, 0};
         pthread_t tids[GREP_MAX_THREADS];
         struct grep_worker workers[GREP_MAX_THREADS];
         unsigned started = 0;
@@ -2229,7 +2299,7 @@ static int local_grep(warder_backend *b, const struct warder_grep_request *req,
                                                       "'%s' changed while it was being searched",
                                                       shown(norm.data, tmp));
                         } else {
-                                rc = grep_enqueue(&g, &self, fd, norm.data, err);
+                                rc = grep_enqueue(&g, &self, fd, NULL, norm.data, err);
                         }
                 } else if (rc > 0) {
                         rc = 0;
@@ -2243,6 +2313,8 @@ static int local_grep(warder_backend *b, const struct warder_grep_request *req,
 out:
         if (sync) {
                 pthread_mutex_lock(&g.mu);
+                grep_dir_release(g.dir);
+                g.dir = NULL;
                 g.walk_done = true;
                 if (rc < 0)
                         g.stop = true; /* the walk failed: what is queued is not searched */

@@ -26,7 +26,8 @@ enum mode {
 struct literal {
         const unsigned char *s;
         size_t len;
-        size_t rare_off; /* offset of the byte scanned for */
+        size_t rare_off;  /* offset of the byte scanned for */
+        size_t rare_off2; /* offset of the next rarest, checked with it by the pair scan */
 };
 
 struct warder__grep_engine {
@@ -99,7 +100,7 @@ static bool split_literals(struct warder__grep_engine *e, size_t len)
                 const unsigned char *stop = bar ? bar : end;
                 if (stop == p || e->nlits == MAX_LITERALS)
                         return false;
-                e->lits[e->nlits++] = (struct literal){p, (size_t)(stop - p), 0};
+                e->lits[e->nlits++] = (struct literal){p, (size_t)(stop - p), 0, 0};
                 if (!bar)
                         break;
                 p = bar + 1;
@@ -112,6 +113,12 @@ static bool split_literals(struct warder__grep_engine *e, size_t len)
                 for (size_t k = 1; k < l->len; k++)
                         if (cost(l->s[k], e->caseless) < cost(l->s[l->rare_off], e->caseless))
                                 l->rare_off = k;
+                l->rare_off2 = l->rare_off;
+                for (size_t k = 0; k < l->len; k++)
+                        if (k != l->rare_off &&
+                            (l->rare_off2 == l->rare_off ||
+                             cost(l->s[k], e->caseless) < cost(l->s[l->rare_off2], e->caseless)))
+                                l->rare_off2 = k;
                 unsigned char c = l->s[l->rare_off];
                 unsigned char both[2] = {c, c};
                 if (e->caseless && is_letter(c)) {
@@ -297,12 +304,85 @@ static bool equal_at(const unsigned char *a, const unsigned char *lit, size_t le
         return true;
 }
 
+#ifdef __SSE2__
+/* Bytes equal to c, or to its other case when letters fold. */
+static __m128i eq_byte(__m128i x, unsigned char c, bool caseless)
+{
+        __m128i m = _mm_cmpeq_epi8(x, _mm_set1_epi8((char)c));
+        if (caseless && is_letter(c))
+                m = _mm_or_si128(m, _mm_cmpeq_epi8(x, _mm_set1_epi8((char)(c ^ 0x20))));
+        return m;
+}
+
+/*
+ * The pair scan: 16 start positions at a time, a position is a candidate for a literal when
+ * its two rarest bytes are in place (far fewer candidates than one byte gives when that
+ * byte is common). Returns the leftmost start, at or after p, where a literal is found
+ * whole, or NULL with *next the first start it did not look at (blocks read past their
+ * start, so the last starts are left to the caller).
+ */
+static const char *pair_scan(const struct warder__grep_engine *e, const char *buf, size_t n,
+                             size_t p, size_t *next)
+{
+        const unsigned char *b = (const unsigned char *)buf;
+        size_t reach = 0; /* the furthest byte a block reads past its start */
+        for (size_t j = 0; j < e->nlits; j++) {
+                const struct literal *l = &e->lits[j];
+                size_t r = (l->rare_off > l->rare_off2 ? l->rare_off : l->rare_off2) + 16;
+                if (r > reach)
+                        reach = r;
+        }
+        size_t q = p;
+        for (; q + reach <= n; q += 16) {
+                unsigned mask = 0;
+                for (size_t j = 0; j < e->nlits; j++) {
+                        const struct literal *l = &e->lits[j];
+                        __m128i x1 =
+                            _mm_loadu_si128((const __m128i *)(const void *)(b + q + l->rare_off));
+                        __m128i x2 =
+                            _mm_loadu_si128((const __m128i *)(const void *)(b + q + l->rare_off2));
+                        __m128i m = _mm_and_si128(eq_byte(x1, l->s[l->rare_off], e->caseless),
+                                                  eq_byte(x2, l->s[l->rare_off2], e->caseless));
+                        mask |= (unsigned)_mm_movemask_epi8(m);
+                }
+                for (; mask; mask &= mask - 1) {
+                        size_t start = q + (size_t)__builtin_ctz(mask);
+                        for (size_t j = 0; j < e->nlits; j++) {
+                                const struct literal *l = &e->lits[j];
+                                if (start + l->len <= n &&
+                                    equal_at(b + start, l->s, l->len, e->caseless))
+                                        return buf + start;
+                        }
+                }
+        }
+        *next = q;
+        return NULL;
+}
+#endif
+
 /* The start of the leftmost literal found in a line at or after p, or NULL. No literal holds a
  * newline, so the first hit found lies in the first line that holds any literal. */
 static const char *find_literal(const struct warder__grep_engine *e, const char *buf, size_t n,
                                 size_t p)
 {
         const unsigned char *b = (const unsigned char *)buf;
+#ifdef __SSE2__
+        if (e->nneedles > 1) {
+                /* Several needle bytes (alternatives, or a letter in both cases): pairs. */
+                size_t next = p;
+                const char *hit = pair_scan(e, buf, n, p, &next);
+                if (hit)
+                        return hit;
+                for (size_t start = next; start < n; start++)
+                        for (size_t j = 0; j < e->nlits; j++) {
+                                const struct literal *l = &e->lits[j];
+                                if (start + l->len <= n &&
+                                    equal_at(b + start, l->s, l->len, e->caseless))
+                                        return buf + start;
+                        }
+                return NULL;
+        }
+#endif
         for (size_t i = p; (i = find_needle(e, b, n, i)) < n; i++) {
                 unsigned char c = e->caseless ? fold(b[i]) : b[i];
                 for (size_t j = 0; j < e->nlits; j++) {
