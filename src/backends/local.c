@@ -1767,8 +1767,9 @@ out:
  * grep walks on the calling thread and searches on a pool of workers. The walk (in bytewise
  * name order, as every walk) asks the glob filter and the request's may_search for each file
  * — so may_search is only ever called on the calling thread, and a file it refuses is never
- * opened — then opens the file (O_NOFOLLOW) and queues it as the next job. Workers read and
- * search the jobs; each job keeps its own matches. At the end the jobs' matches are joined in
+ * opened — then queues the file as the next job, with a descriptor of its directory. Workers
+ * open each job's file there (O_NOFOLLOW), read and search it; each job keeps its own
+ * matches. At the end the jobs' matches are joined in
  * job order, that is in walk order (path order), and within a file in line order, so the
  * result is the same whatever the number of threads. The match cap cuts that order: once the
  * jobs done without a gap from the first hold more than max_matches, the rest are not

@@ -11,7 +11,8 @@
  * against):
  *   - a plain literal or an alternation of plain literals (`a|b|c`), case-sensitive or
  *     ASCII case-insensitive: found without the regex, by a scan for the rarest byte of each
- *     literal (both cases of a letter) and a comparison around each hit;
+ *     literal (with several such bytes, for the two rarest of each literal at once, 16
+ *     positions at a time) and a comparison around each hit;
  *   - a pattern with a byte every match contains: a scan for that byte (both cases of a
  *     letter), then the line;
  *   - any other pattern that cannot see across a line end: the same pattern in multi-line
