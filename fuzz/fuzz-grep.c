@@ -2,7 +2,8 @@
 /*
  * The grep engine (src/grep/engine.c): a differential harness.
  *
- * Input: one flag byte (bit 0: ASCII case-insensitive), then the pattern, a NUL, and the
+ * Input: one flag byte (bit 0: ASCII case-insensitive; bit 1: the SSE2 scan where AVX2
+ * runs), then the pattern, a NUL, and the
  * bytes searched (any bytes, NUL included). Properties checked on every input:
  *  - compiling succeeds or fails with WARDER_EPARSE and a message;
  *  - the fast paths (literals, alternations of literals, a required byte, the multi-line
@@ -71,7 +72,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         if (size < 2)
                 return 0;
-        unsigned flags = (data[0] & 1) ? WARDER__GREP_CASELESS : 0;
+        unsigned flags = ((data[0] & 1) ? WARDER__GREP_CASELESS : 0) |
+                         ((data[0] & 2) ? WARDER__GREP_NO_AVX2 : 0);
         const char *pat = (const char *)data + 1;
         const char *nul = memchr(pat, '\0', size - 1);
         if (!nul)
@@ -87,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (ok && !fi && !ri)
                 FUZZ_CHECK(fast.len == ref.len && (!fast.len || !memcmp(fast.s, ref.s, fast.len)),
                            "pattern '%.*s'%s: the fast path differs from the reference", (int)plen,
-                           pat, flags ? " (caseless)" : "");
+                           pat, (flags & WARDER__GREP_CASELESS) ? " (caseless)" : "");
         if (ok) {
                 free(fast.s);
                 free(ref.s);

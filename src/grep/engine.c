@@ -6,6 +6,10 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define WARDER__GREP_AVX2 1 /* an AVX2 pair scan, chosen at run time */
+#endif
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -42,6 +46,7 @@ struct warder__grep_engine {
         unsigned char needles[MAX_LITERALS * 2]; /* both cases of a letter each */
         size_t nneedles;
         bool table[256]; /* the needles as a table */
+        bool avx2;       /* the CPU runs the AVX2 pair scan */
 };
 
 struct warder__grep_scratch {
@@ -157,6 +162,9 @@ int warder__grep_engine_new(struct warder__grep_engine **out, const char *patter
         memcpy(e->copy, pattern, len);
         e->copy[len] = '\0';
         e->caseless = flags & WARDER__GREP_CASELESS;
+#ifdef WARDER__GREP_AVX2
+        e->avx2 = !(flags & WARDER__GREP_NO_AVX2) && __builtin_cpu_supports("avx2");
+#endif
         uint32_t opts = e->caseless ? PCRE2_CASELESS : 0;
         int code;
         PCRE2_SIZE off;
@@ -304,56 +312,123 @@ static bool equal_at(const unsigned char *a, const unsigned char *lit, size_t le
         return true;
 }
 
-#ifdef __SSE2__
-/* Bytes equal to c, or to its other case when letters fold. */
-static __m128i eq_byte(__m128i x, unsigned char c, bool caseless)
+/* The other case of c when letters fold, else c. */
+static unsigned char other_case(unsigned char c, bool caseless)
 {
-        __m128i m = _mm_cmpeq_epi8(x, _mm_set1_epi8((char)c));
-        if (caseless && is_letter(c))
-                m = _mm_or_si128(m, _mm_cmpeq_epi8(x, _mm_set1_epi8((char)(c ^ 0x20))));
-        return m;
+        return caseless && is_letter(c) ? (unsigned char)(c ^ 0x20) : c;
 }
 
-/*
- * The pair scan: 16 start positions at a time, a position is a candidate for a literal when
- * its two rarest bytes are in place (far fewer candidates than one byte gives when that
- * byte is common). Returns the leftmost start, at or after p, where a literal is found
- * whole, or NULL with *next the first start it did not look at (blocks read past their
- * start, so the last starts are left to the caller).
- */
-static const char *pair_scan(const struct warder__grep_engine *e, const char *buf, size_t n,
-                             size_t p, size_t *next)
+/* How far past a start the pair scan reads for a block of `width` starts. */
+static size_t pair_reach(const struct warder__grep_engine *e, size_t width)
 {
-        const unsigned char *b = (const unsigned char *)buf;
-        size_t reach = 0; /* the furthest byte a block reads past its start */
+        size_t reach = 0;
         for (size_t j = 0; j < e->nlits; j++) {
                 const struct literal *l = &e->lits[j];
-                size_t r = (l->rare_off > l->rare_off2 ? l->rare_off : l->rare_off2) + 16;
+                size_t r = (l->rare_off > l->rare_off2 ? l->rare_off : l->rare_off2) + width;
                 if (r > reach)
                         reach = r;
         }
-        size_t q = p;
+        return reach;
+}
+
+/* The leftmost start among the candidates of `mask` (bit k: start q + k) where a literal is
+ * found whole, or NULL. */
+static const char *pair_verify(const struct warder__grep_engine *e, const char *buf, size_t n,
+                               size_t q, uint64_t mask)
+{
+        const unsigned char *b = (const unsigned char *)buf;
+        for (; mask; mask &= mask - 1) {
+                size_t start = q + (size_t)__builtin_ctzll(mask);
+                for (size_t j = 0; j < e->nlits; j++) {
+                        const struct literal *l = &e->lits[j];
+                        if (start + l->len <= n && equal_at(b + start, l->s, l->len, e->caseless))
+                                return buf + start;
+                }
+        }
+        return NULL;
+}
+
+/*
+ * The pair scan: a block of starts at a time, a start is a candidate for a literal when its
+ * two rarest bytes (either case, when letters fold) are in place: far fewer candidates than
+ * one byte gives when that byte is common. Returns the leftmost start, at or after p, where
+ * a literal is found whole, or NULL with *next the first start it did not look at (blocks
+ * read past their start, so the last starts are left to the caller).
+ */
+#ifdef __SSE2__
+static const char *pair_scan_sse2(const struct warder__grep_engine *e, const char *buf, size_t n,
+                                  size_t p, size_t *next)
+{
+        const unsigned char *b = (const unsigned char *)buf;
+        __m128i v[MAX_LITERALS][4];
+        for (size_t j = 0; j < e->nlits; j++) {
+                const struct literal *l = &e->lits[j];
+                unsigned char c1 = l->s[l->rare_off], c2 = l->s[l->rare_off2];
+                v[j][0] = _mm_set1_epi8((char)c1);
+                v[j][1] = _mm_set1_epi8((char)other_case(c1, e->caseless));
+                v[j][2] = _mm_set1_epi8((char)c2);
+                v[j][3] = _mm_set1_epi8((char)other_case(c2, e->caseless));
+        }
+        size_t reach = pair_reach(e, 16), q = p;
         for (; q + reach <= n; q += 16) {
-                unsigned mask = 0;
+                __m128i acc = _mm_setzero_si128();
                 for (size_t j = 0; j < e->nlits; j++) {
                         const struct literal *l = &e->lits[j];
                         __m128i x1 =
                             _mm_loadu_si128((const __m128i *)(const void *)(b + q + l->rare_off));
                         __m128i x2 =
                             _mm_loadu_si128((const __m128i *)(const void *)(b + q + l->rare_off2));
-                        __m128i m = _mm_and_si128(eq_byte(x1, l->s[l->rare_off], e->caseless),
-                                                  eq_byte(x2, l->s[l->rare_off2], e->caseless));
-                        mask |= (unsigned)_mm_movemask_epi8(m);
+                        __m128i m1 =
+                            _mm_or_si128(_mm_cmpeq_epi8(x1, v[j][0]), _mm_cmpeq_epi8(x1, v[j][1]));
+                        __m128i m2 =
+                            _mm_or_si128(_mm_cmpeq_epi8(x2, v[j][2]), _mm_cmpeq_epi8(x2, v[j][3]));
+                        acc = _mm_or_si128(acc, _mm_and_si128(m1, m2));
                 }
-                for (; mask; mask &= mask - 1) {
-                        size_t start = q + (size_t)__builtin_ctz(mask);
-                        for (size_t j = 0; j < e->nlits; j++) {
-                                const struct literal *l = &e->lits[j];
-                                if (start + l->len <= n &&
-                                    equal_at(b + start, l->s, l->len, e->caseless))
-                                        return buf + start;
-                        }
+                unsigned mask = (unsigned)_mm_movemask_epi8(acc);
+                const char *hit = mask ? pair_verify(e, buf, n, q, mask) : NULL;
+                if (hit)
+                        return hit;
+        }
+        *next = q;
+        return NULL;
+}
+#endif
+
+#ifdef WARDER__GREP_AVX2
+/* The same, 32 starts at a time; called only where the CPU has AVX2. */
+__attribute__((target("avx2"))) static const char *
+pair_scan_avx2(const struct warder__grep_engine *e, const char *buf, size_t n, size_t p,
+               size_t *next)
+{
+        const unsigned char *b = (const unsigned char *)buf;
+        __m256i v[MAX_LITERALS][4];
+        for (size_t j = 0; j < e->nlits; j++) {
+                const struct literal *l = &e->lits[j];
+                unsigned char c1 = l->s[l->rare_off], c2 = l->s[l->rare_off2];
+                v[j][0] = _mm256_set1_epi8((char)c1);
+                v[j][1] = _mm256_set1_epi8((char)other_case(c1, e->caseless));
+                v[j][2] = _mm256_set1_epi8((char)c2);
+                v[j][3] = _mm256_set1_epi8((char)other_case(c2, e->caseless));
+        }
+        size_t reach = pair_reach(e, 32), q = p;
+        for (; q + reach <= n; q += 32) {
+                __m256i acc = _mm256_setzero_si256();
+                for (size_t j = 0; j < e->nlits; j++) {
+                        const struct literal *l = &e->lits[j];
+                        __m256i x1 = _mm256_loadu_si256(
+                            (const __m256i *)(const void *)(b + q + l->rare_off));
+                        __m256i x2 = _mm256_loadu_si256(
+                            (const __m256i *)(const void *)(b + q + l->rare_off2));
+                        __m256i m1 = _mm256_or_si256(_mm256_cmpeq_epi8(x1, v[j][0]),
+                                                     _mm256_cmpeq_epi8(x1, v[j][1]));
+                        __m256i m2 = _mm256_or_si256(_mm256_cmpeq_epi8(x2, v[j][2]),
+                                                     _mm256_cmpeq_epi8(x2, v[j][3]));
+                        acc = _mm256_or_si256(acc, _mm256_and_si256(m1, m2));
                 }
+                uint64_t mask = (uint32_t)_mm256_movemask_epi8(acc);
+                const char *hit = mask ? pair_verify(e, buf, n, q, mask) : NULL;
+                if (hit)
+                        return hit;
         }
         *next = q;
         return NULL;
@@ -370,7 +445,12 @@ static const char *find_literal(const struct warder__grep_engine *e, const char 
         if (e->nneedles > 1) {
                 /* Several needle bytes (alternatives, or a letter in both cases): pairs. */
                 size_t next = p;
-                const char *hit = pair_scan(e, buf, n, p, &next);
+#ifdef WARDER__GREP_AVX2
+                const char *hit = e->avx2 ? pair_scan_avx2(e, buf, n, p, &next)
+                                          : pair_scan_sse2(e, buf, n, p, &next);
+#else
+                const char *hit = pair_scan_sse2(e, buf, n, p, &next);
+#endif
                 if (hit)
                         return hit;
                 for (size_t start = next; start < n; start++)

@@ -34,6 +34,7 @@
 enum {
         WARDER__GREP_CASELESS = 1u << 0, /* ASCII letters fold */
         WARDER__GREP_PLAIN = 1u << 1,    /* no fast path: the per-line reference */
+        WARDER__GREP_NO_AVX2 = 1u << 2,  /* the SSE2 scan even where AVX2 runs (tests) */
 };
 
 struct warder__grep_engine;
