@@ -30,6 +30,7 @@ max_len() {
     serve) echo 8192 ;;
     mcp) echo 8192 ;;
     hook) echo 4096 ;;
+    grep) echo 4096 ;;
     *) echo 4096 ;;
   esac
 }
@@ -50,7 +51,7 @@ if ! ninja -C "$builddir" >"$builddir/fuzz-build.log" 2>&1; then
   exit 1
 fi
 
-all=(path glob ruleset command guard serve mcp hook)
+all=(path glob ruleset command guard serve mcp hook grep)
 if [ $# -gt 0 ]; then
   for name in "$@"; do
     case " ${all[*]} " in *" $name "*) ;; *) echo "fuzz.sh: unknown harness '$name'" >&2; exit 2 ;; esac

@@ -101,8 +101,28 @@ mcp_modules() {
   }
 }
 
+# Optional benchmark peers: ripgrep, which tests/bench/bench-grep.c runs next to warder's grep.
+# Installed where apt-get can; otherwise the benchmark skips it and says why. Never a failure.
+optional_peers() {
+  command -v rg >/dev/null 2>&1 && return 0
+  command -v apt-get >/dev/null 2>&1 || return 0
+  local s=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || return 0
+    s="sudo -n"
+  fi
+  echo "setup: installing ripgrep (an optional benchmark peer)" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  $s apt-get install -y -qq --no-install-recommends ripgrep >/dev/null 2>&1 ||
+    { $s apt-get update -qq >/dev/null 2>&1 &&
+      $s apt-get install -y -qq --no-install-recommends ripgrep >/dev/null 2>&1; } ||
+    echo "setup: ripgrep was not installed; bench-grep will skip it" >&2
+  return 0
+}
+
 check_all
 if [ ${#missing_what[@]} -eq 0 ]; then
+  optional_peers
   mcp_modules
   exit $?
 fi
@@ -137,4 +157,5 @@ if [ ${#missing_what[@]} -gt 0 ]; then
   echo "setup: still missing after apt-get install; install them by hand" >&2
   exit 1
 fi
+optional_peers
 mcp_modules

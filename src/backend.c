@@ -5,17 +5,16 @@
  * fallbacks for edit (read + replace + write), glob (walk over ls + the core matcher) and
  * grep (walk over ls + read + PCRE2).
  */
-#define PCRE2_CODE_UNIT_WIDTH 8
 
 #include <malloc.h>
 #include <stddef.h>
-#include <pcre2.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend-internal.h"
 #include "fault.h"
+#include "grep/engine.h"
 #include "util.h"
 #include "warder/glob.h"
 #include "warder/sys/backend.h"
@@ -696,12 +695,14 @@ static int glob_fallback(warder_backend *b, const char *pattern, const char *bas
 
 struct grep_ctx {
         const struct warder_grep_request *req;
-        pcre2_code *re;
-        pcre2_match_data *md;
+        struct warder__grep_engine *engine; /* the local backend's matcher (src/grep) */
+        struct warder__grep_scratch *scratch;
         warder_glob *filter;
         bool filter_abs;  /* the filter is absolute: match absolute paths */
         bool filter_name; /* the filter has no '/': match file names at any depth */
         struct warder_grep_result *out;
+        const char *path; /* the file being searched */
+        struct warder_error *err;
 };
 
 static int grep_filter(struct grep_ctx *g, const char *abs, size_t abs_len, const char *rel,
@@ -718,8 +719,23 @@ static int grep_filter(struct grep_ctx *g, const char *abs, size_t abs_len, cons
         return m;
 }
 
+static int grep_emit(void *ud, uint64_t line, const char *text, size_t len)
+{
+        struct grep_ctx *g = ud;
+        size_t max = g->req->max_matches;
+        if (max && g->out->count >= max) {
+                g->out->truncated = true;
+                return WALK_STOP;
+        }
+        if (warder_grep_add(g->out, g->path, strlen(g->path), line, text, len))
+                return warder_error_set(g->err, WARDER_ENOMEM, "out of memory");
+        return 0;
+}
+
 /* Searches one file. A file found by the walk is skipped when it cannot be read (see
- * skippable()); the file the caller named as the base is not. */
+ * skippable()); the file the caller named as the base is not. Binary files are searched
+ * too: skipping them is a choice of the local backend (grep_skip_binary, §6.2), and a backend
+ * that wants it implements grep with the same engine. */
 static int grep_file(struct grep_ctx *g, warder_backend *b, const char *path, unsigned flags,
                      bool named, struct warder_error *err)
 {
@@ -738,34 +754,14 @@ static int grep_file(struct grep_ctx *g, warder_backend *b, const char *path, un
         }
         if (data.truncated)
                 g->out->truncated = true;
-        const char *p = data.data;
-        const char *end = data.data + data.len;
-        uint64_t line = 0;
-        while (p < end) {
-                const char *nl = memchr(p, '\n', (size_t)(end - p));
-                const char *eol = nl ? nl : end;
-                line++;
-                int m = pcre2_match(g->re, (PCRE2_SPTR)p, (size_t)(eol - p), 0, 0, g->md, NULL);
-                if (m >= 0) {
-                        size_t max = g->req->max_matches;
-                        if (max && g->out->count >= max) {
-                                g->out->truncated = true;
-                                rc = WALK_STOP;
-                                break;
-                        }
-                        if (warder_grep_add(g->out, path, strlen(path), line, p,
-                                            (size_t)(eol - p))) {
-                                rc = warder_error_set(err, WARDER_ENOMEM, "out of memory");
-                                break;
-                        }
-                } else if (m != PCRE2_ERROR_NOMATCH) {
-                        rc = warder_error_set(err, WARDER_ELIMIT,
-                                              "grep: matching failed on line %llu of '%s' (pcre2 "
-                                              "error %d)",
-                                              (unsigned long long)line, path, m);
-                        break;
-                }
-                p = eol + 1;
+        if (data.len) {
+                bool incomplete = false;
+                g->path = path;
+                g->err = err;
+                rc = warder__grep_search(g->engine, g->scratch, data.data, data.len, grep_emit, g,
+                                         &incomplete);
+                if (incomplete)
+                        g->out->truncated = true; /* a line the engine could not decide */
         }
         warder_bytes_free(&data);
         return rc;
@@ -797,28 +793,16 @@ static int grep_visit(struct walk *w, const struct warder_entry *e, struct warde
 static int grep_compile(struct grep_ctx *g, const struct warder_grep_request *req,
                         struct warder_error *err)
 {
-        int code;
-        PCRE2_SIZE off;
-        uint32_t opts = (req->flags & WARDER_GREP_CASELESS) ? PCRE2_CASELESS : 0;
-        g->re =
-            pcre2_compile((PCRE2_SPTR)req->pattern, PCRE2_ZERO_TERMINATED, opts, &code, &off, NULL);
-        if (!g->re) {
-                PCRE2_UCHAR msg[256];
-                if (pcre2_get_error_message(code, msg, sizeof(msg)) < 0)
-                        strcpy((char *)msg, "invalid pattern");
-                warder_error_set(err, WARDER_EPARSE, "grep pattern: %s at offset %zu", (char *)msg,
-                                 (size_t)off);
-                if (warder__err_ok(err))
-                        err->offset = (long)off;
-                return WARDER_EPARSE;
-        }
-        (void)pcre2_jit_compile(g->re, PCRE2_JIT_COMPLETE); /* the interpreter is the fallback */
-        g->md = pcre2_match_data_create_from_pattern(g->re, NULL);
-        if (!g->md)
+        int rc = warder__grep_engine_new(
+            &g->engine, req->pattern, strlen(req->pattern),
+            (req->flags & WARDER_GREP_CASELESS) ? WARDER__GREP_CASELESS : 0, err);
+        if (rc)
+                return rc;
+        if (!(g->scratch = warder__grep_scratch_new(g->engine)))
                 return warder_error_set(err, WARDER_ENOMEM, "out of memory");
         if (req->glob) {
                 size_t len = strlen(req->glob);
-                int rc = glob_compile(&g->filter, req->glob, err);
+                rc = glob_compile(&g->filter, req->glob, err);
                 if (rc)
                         return rc;
                 g->filter_abs = req->glob[0] == '/';
@@ -830,7 +814,7 @@ static int grep_compile(struct grep_ctx *g, const struct warder_grep_request *re
 static int grep_fallback(warder_backend *b, const struct warder_grep_request *req,
                          struct warder_grep_result *out, struct warder_error *err)
 {
-        struct grep_ctx g = {req, NULL, NULL, NULL, false, false, out};
+        struct grep_ctx g = {req, NULL, NULL, NULL, false, false, out, NULL, NULL};
         struct walk w;
         memset(&w, 0, sizeof(w));
         int rc = grep_compile(&g, req, err);
@@ -862,8 +846,8 @@ static int grep_fallback(warder_backend *b, const struct warder_grep_request *re
         }
         warder__buf_free(&w.path);
         warder_glob_free(g.filter);
-        pcre2_match_data_free(g.md);
-        pcre2_code_free(g.re);
+        warder__grep_scratch_free(g.scratch);
+        warder__grep_engine_free(g.engine);
         return rc == WALK_STOP ? 0 : rc;
 }
 
@@ -1006,13 +990,17 @@ WARDER_API int warder_backend_grep(struct warder_grep_result *out, warder_backen
                 return rc;
         if (!req)
                 return warder_error_set(err, WARDER_EINVAL, "grep: the request is NULL");
-        /* Versions 1 and 2 carried C strings: one string convention, so they are refused. */
-        if (req->version != WARDER_GREP_REQUEST_VERSION)
+        /* Versions 1 and 2 carried C strings: one string convention, so they are refused.
+         * Version 3 lacks `threads` (the default). */
+        if (req->version != 3 && req->version != WARDER_GREP_REQUEST_VERSION)
                 return warder_error_set(err, WARDER_EINVAL, "grep: unknown request version %u",
                                         req->version);
         if (!req->pattern)
                 return warder_error_set(err, WARDER_EINVAL, "grep: the pattern is NULL");
-        struct warder_grep_request copy = *req;
+        struct warder_grep_request copy = WARDER_GREP_REQUEST_INIT;
+        memcpy(&copy, req,
+               req->version == 3 ? offsetof(struct warder_grep_request, threads) : sizeof(copy));
+        copy.version = WARDER_GREP_REQUEST_VERSION;
         if (!copy.pattern_len && copy.pattern[0])
                 return warder_error_set(err, WARDER_EINVAL,
                                         "grep: pattern_len is 0 for a pattern that is not empty");

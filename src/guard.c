@@ -699,13 +699,26 @@ struct grep_gate {
         warder_grep_filter_fn outer;
         void *outer_ud;
         int failed; /* a file could not be decided (no memory): the whole grep fails */
+        /* A backend may ask from several threads at once: the request, its buffers and the
+         * audit callback are used by one at a time. */
+        pthread_mutex_t mu;
 };
+
+static bool grep_gate_locked(struct grep_gate *gg, const char *path, size_t len);
 
 static bool grep_gate(void *ud, const char *path, size_t len)
 {
         struct grep_gate *gg = ud;
         if (!path || memchr(path, '\0', len) || path[len] != '\0')
                 return false;
+        pthread_mutex_lock(&gg->mu);
+        bool ok = grep_gate_locked(gg, path, len);
+        pthread_mutex_unlock(&gg->mu);
+        return ok;
+}
+
+static bool grep_gate_locked(struct grep_gate *gg, const char *path, size_t len)
+{
         if (gg->outer && !gg->outer(gg->outer_ud, path, len))
                 return false;
         struct warder_decision d = WARDER_DECISION_INIT;
@@ -807,6 +820,7 @@ static int guard_grep(warder_backend *b, const struct warder_grep_request *req,
             .alt = WARDER__BUF_INIT,
             .outer = req->may_search,
             .outer_ud = req->may_search_ud,
+            .mu = PTHREAD_MUTEX_INITIALIZER,
         };
         int rc = admit_path(&r, WARDER_OP_GREP, req->path, req->flags, &lit, &real, err);
         if (!rc) {
@@ -842,6 +856,7 @@ static int guard_grep(warder_backend *b, const struct warder_grep_request *req,
         warder__buf_free(&lit);
         warder__buf_free(&gg.lit);
         warder__buf_free(&gg.alt);
+        pthread_mutex_destroy(&gg.mu);
         request_end(&r);
         return rc;
 }

@@ -72,7 +72,8 @@ WARDER_API int warder_grep_request_init(struct warder_grep_request *req, unsigne
         static const struct warder_grep_request tmpl = WARDER_GREP_REQUEST_INIT;
         INIT(req, version, WARDER_GREP_REQUEST_VERSION, tmpl,
              offsetof(struct warder_grep_request, may_search),
-             offsetof(struct warder_grep_request, pattern_len), sizeof(struct warder_grep_request));
+             offsetof(struct warder_grep_request, pattern_len),
+             offsetof(struct warder_grep_request, threads), sizeof(struct warder_grep_request));
 }
 
 WARDER_API int warder_exec_request_init(struct warder_exec_request *req, unsigned version)

@@ -154,6 +154,7 @@ int main(void)
         MEMBER(warder_grep_request, may_search_ud);
         MEMBER(warder_grep_request, pattern_len);
         MEMBER(warder_grep_request, glob_len);
+        MEMBER(warder_grep_request, threads);
         STRUCT(warder_exec_request);
         MEMBER(warder_exec_request, version);
         MEMBER(warder_exec_request, command);

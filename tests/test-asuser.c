@@ -179,16 +179,21 @@ START_TEST(test_kernel_permissions)
                 ck_restored("glob");
                 ck_assert_uint_eq(g.count, as ? 0 : 1);
                 warder_entries_free(&g);
-                struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
-                req.pattern = "SECRET";
-                req.pattern_len = 6;
-                req.path = W;
-                req.path_len = strlen(W);
-                struct warder_grep_result gr = WARDER_GREP_RESULT_INIT;
-                ck_assert_int_eq(warder_backend_grep(&gr, b, &req, NULL), 0);
-                ck_restored("grep");
-                ck_assert_uint_eq(gr.count, as ? 0 : 3);
-                warder_grep_result_free(&gr);
+                /* one thread, and worker threads that open the files themselves */
+                for (unsigned threads = 1; threads <= 4; threads += 3) {
+                        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+                        req.pattern = "SECRET";
+                        req.pattern_len = 6;
+                        req.path = W;
+                        req.path_len = strlen(W);
+                        req.threads = threads;
+                        struct warder_grep_result gr = WARDER_GREP_RESULT_INIT;
+                        ck_assert_int_eq(warder_backend_grep(&gr, b, &req, NULL), 0);
+                        ck_restored("grep");
+                        ck_assert_msg(gr.count == (as ? 0u : 3u), "%s, %u threads: %zu matches",
+                                      as ? "agent" : "host", threads, gr.count);
+                        warder_grep_result_free(&gr);
+                }
         }
         warder_backend_free(host);
         warder_backend_free(agent);

@@ -858,6 +858,30 @@ START_TEST(grep_options)
         ck_assert_ptr_null(strstr(r.out, WS_SECRET));
         ck_assert_ptr_nonnull(strstr(r.out, "src/main.c:1:"));
         cli_result_free(&r);
+        /* --threads: the same output, in path order, for every count */
+        char dir[512];
+        snprintf(dir, sizeof(dir), "%s/many", ws);
+        ck_assert_int_eq(mkdir(dir, 0755), 0);
+        for (int i = 0; i < 30; i++) {
+                char name[32], text[64];
+                snprintf(name, sizeof(name), "many/f%02d.txt", i);
+                snprintf(text, sizeof(text), "x\nneedle %d\n", i);
+                ws_put(name, text);
+        }
+        r = ws_run("grep", "--threads", "1", "needle", "many");
+        ck_assert_int_eq(r.status, 0);
+        ck_assert(strncmp(r.out, "many/f00.txt:2:needle 0\nmany/f01.txt:2:needle 1\n", 48) == 0);
+        for (int t = 0; t < 3; t++) {
+                const char *n = t == 0 ? "0" : t == 1 ? "2" : "8";
+                struct cli_result m = ws_run("grep", "--threads", n, "-i", "NEEDLE", "many");
+                ck_assert_int_eq(m.status, 0);
+                ck_assert_str_eq(m.out, r.out);
+                cli_result_free(&m);
+        }
+        cli_result_free(&r);
+        r = ws_run("grep", "--threads", "-1", "needle");
+        ck_assert_int_eq(r.status, 2);
+        cli_result_free(&r);
 }
 END_TEST
 

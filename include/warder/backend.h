@@ -115,7 +115,9 @@ struct warder_grep_result {
  * Asked by grep before it opens a file in scope (§4.7): true to search it, false to skip it
  * unopened and count it in hidden_files. `path` is the file's absolute path in the backend's
  * namespace, NUL-terminated, as a match in that file would carry it (`path_len` bytes).
- * Called on the calling thread, during the grep.
+ * Called during the grep, before the file is opened. The library's backends call it on the
+ * calling thread (a multi-threaded local grep walks there and searches on workers); another
+ * backend may call it from its own threads, so a guard's predicate is thread-safe.
  */
 typedef bool (*warder_grep_filter_fn)(void *ud, const char *path, size_t path_len);
 
@@ -140,12 +142,17 @@ struct warder_grep_request {
         void *may_search_ud;
         size_t pattern_len; /* version 3 */
         size_t glob_len;    /* version 3 */
+        /* Version 4. Threads that search (0: one per online CPU; 1: the calling thread only).
+         * The result is the same for every value: files in the walk's path order (bytewise
+         * name order, depth first), lines in file order. A version 3 request searches with
+         * the default. */
+        unsigned threads;
 };
 
-#define WARDER_GREP_REQUEST_VERSION 3
+#define WARDER_GREP_REQUEST_VERSION 4
 #define WARDER_GREP_REQUEST_INIT                                                                   \
         {                                                                                          \
-                WARDER_GREP_REQUEST_VERSION, NULL, NULL, 0, NULL, 0, 0, NULL, NULL, 0, 0           \
+                WARDER_GREP_REQUEST_VERSION, NULL, NULL, 0, NULL, 0, 0, NULL, NULL, 0, 0, 0        \
         }
 
 /* Initialises `req` as WARDER_GREP_REQUEST_INIT does, for a caller built against `version`

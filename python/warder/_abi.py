@@ -76,7 +76,7 @@ CONSTANTS = {
     "WARDER_RULESET_OPTIONS_VERSION": 2,
     "WARDER_GUARD_OPTIONS_VERSION": 2,
     "WARDER_LOCAL_OPTIONS_VERSION": 3,
-    "WARDER_GREP_REQUEST_VERSION": 3,
+    "WARDER_GREP_REQUEST_VERSION": 4,
     "WARDER_EXEC_REQUEST_VERSION": 3,
     "WARDER_COMMAND_CONTEXT_VERSION": 2,
     "WARDER_BACKEND_OPS_VERSION": 1,
@@ -331,6 +331,7 @@ class warder_grep_request(Structure):
         ("may_search_ud", c_void_p),
         ("pattern_len", c_size_t),  # version 3
         ("glob_len", c_size_t),
+        ("threads", c_uint),  # version 4
     ]
 
 

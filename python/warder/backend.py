@@ -220,9 +220,10 @@ class Backend:
 
     def grep(self, pattern: Union[str, bytes], path: PathLike = ".", *,
              glob: Optional[PathLike] = None, caseless: bool = False, max_matches: int = 0,
-             approved: bool = False) -> GrepResult:
+             approved: bool = False, threads: int = 0) -> GrepResult:
         """Lines matching a PCRE2 ``pattern`` in the file or tree at ``path``, optionally only
-        in files matching ``glob``; at most ``max_matches`` (0: no limit)."""
+        in files matching ``glob``; at most ``max_matches`` (0: no limit), searched with
+        ``threads`` threads (0: one per CPU; the result is the same for every value)."""
         req = A.warder_grep_request()
         lib.warder_grep_request_init(byref(req), A.CONSTANTS["WARDER_GREP_REQUEST_VERSION"])
         pat = encode(pattern, "pattern")
@@ -237,6 +238,7 @@ class Backend:
             req.glob_len = len(g)
         req.flags = _flags(approved) | (A.GREP_CASELESS if caseless else 0)
         req.max_matches = max_matches
+        req.threads = threads
         out = new(A.warder_grep_result)
         self._call(lib.warder_backend_grep, byref(out), _B, byref(req),
                    release=lambda: lib.warder_grep_result_free(byref(out)))

@@ -169,7 +169,7 @@ static const struct {
      .guarded = true},
     {.name = "ls", .values = {NULL}, .guarded = true},
     {.name = "glob", .values = {NULL}, .guarded = true},
-    {.name = "grep", .values = {"--glob", "--max-matches", NULL}, .guarded = true},
+    {.name = "grep", .values = {"--glob", "--max-matches", "--threads", NULL}, .guarded = true},
     {.name = "exec",
      .values = {"--timeout", "--cwd", "--landlock", "--env", "--pass-env", NULL},
      .guarded = true},

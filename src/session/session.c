@@ -620,6 +620,7 @@ int warder_session_run(struct warder_session *s, const struct warder_session_req
                 gr.glob_len = gr.glob ? strlen(gr.glob) : 0;
                 gr.flags = flags & WARDER_GREP_CASELESS;
                 gr.max_matches = req->max_matches;
+                gr.threads = req->threads;
                 rc = warder_backend_grep(&res->grep, g, &gr, err);
                 break;
         }

@@ -137,6 +137,7 @@ struct warder_session_request {
         size_t text2_len;
         unsigned flags;     /* WARDER_EDIT_ALL, WARDER_GREP_CASELESS (never WARDER_APPROVED) */
         size_t max_matches; /* grep, 0: the backend's cap */
+        unsigned threads;   /* grep, 0: one per online CPU (the result is the same) */
         const char *cwd;    /* execute */
         uint32_t timeout_ms;
         size_t max_output;
