@@ -35,7 +35,7 @@
 #include "backend-internal.h"
 #include "backends/creds.h"
 #include "grep/engine.h"
-#include "local-internal.h"
+#include "confine.h"
 #include "util.h"
 #include "warder/glob.h"
 
@@ -980,4 +980,21 @@ int warder__local_read_rel(const struct local *l, const char *rel, unsigned flag
 uint64_t warder__local_cap_or(uint64_t v, uint64_t def)
 {
         return v ? v : def;
+}
+
+int warder__local_open_in(struct local *l, const char *path, int *fd_out, struct warder_error *err)
+{
+        struct warder__buf norm = WARDER__BUF_INIT;
+        const char *rel;
+        int rc = warder__local_to_rel(l, path, &norm, &rel, err);
+        if (!rc) {
+                int fd = warder__local_open_target(l, rel, 0, O_PATH | O_DIRECTORY, NULL, norm.data,
+                                                   "cannot open the directory", err);
+                if (fd < 0)
+                        rc = fd;
+                else
+                        *fd_out = fd;
+        }
+        warder__buf_free(&norm);
+        return rc;
 }

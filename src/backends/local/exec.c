@@ -31,7 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "local-internal.h"
+#include "confine.h"
+#include "mask.h"
 #include "util.h"
 #include "warder/sys/backend.h"
 
@@ -80,6 +81,9 @@ void warder__exec_config_from_options(struct warder__exec_config *cfg, const cha
         cfg->mask_budget_ms = opts->mask_budget_ms;
         cfg->mask_budget_entries = opts->mask_budget_entries;
 }
+
+void (*warder__exec_test_hook)(int stage);
+bool warder__exec_test_mask_by_name;
 
 /* ---- descriptors ---- */
 
@@ -1075,7 +1079,12 @@ int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_
 
         /* Masking: find what to cover (bounded), prepare the stand-in. */
         if (masking) {
-                rc = warder__exec_collect_masks(cfg, mask_fn, mask_ud, &masks, err);
+                rc = warder__exec_collect_masks(
+                    cfg->root,
+                    cfg->mask_budget_entries ? cfg->mask_budget_entries
+                                             : WARDER__EXEC_MASK_BUDGET_ENTRIES,
+                    cfg->mask_budget_ms ? cfg->mask_budget_ms : WARDER__EXEC_MASK_BUDGET_MS,
+                    mask_fn, mask_ud, &masks, err);
                 if (rc)
                         goto done;
                 bool files = false;
@@ -1368,21 +1377,19 @@ done:
 
 static int local_open_dir(void *ud, const char *path, int *fd_out, struct warder_error *err)
 {
-        return warder__local_open_dir(ud, path, fd_out, err);
+        return warder__local_open_in(ud, path, fd_out, err);
 }
 
-int warder__local_exec(warder_backend *b, int root_fd, const char *root,
-                       const struct warder_local_options *opts,
-                       const struct warder_exec_request *req, struct warder_exec_result *out,
-                       struct warder_error *err)
+int warder__local_exec(struct local *l, const struct warder_exec_request *req,
+                       struct warder_exec_result *out, struct warder_error *err)
 {
-        if (!b || !root || !opts || !req || !out)
+        if (!l || !l->root || !req || !out)
                 return warder_error_set(err, WARDER_EINVAL, "exec: invalid argument");
-        if (!opts->exec)
+        if (!l->opts.exec)
                 return warder_error_set(err, WARDER_ENOTSUP, "execute is not enabled");
         struct warder__exec_config cfg;
-        warder__exec_config_from_options(&cfg, root, root_fd, opts);
+        warder__exec_config_from_options(&cfg, l->root, l->root_fd, &l->opts);
         cfg.open_dir = local_open_dir;
-        cfg.open_dir_ud = b;
+        cfg.open_dir_ud = l;
         return warder__exec_run(&cfg, req, out, err);
 }

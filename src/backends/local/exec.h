@@ -110,31 +110,15 @@ int warder__landlock_add_fd(int ruleset_fd, int fd, uint64_t access);
 /* The default readable trees and files (NULL-terminated), for the docs and tests. */
 extern const char *const warder__landlock_default_read[];
 
-/* The masking walk (mask.c). */
-
 /*
- * One thing to cover (§6.5). The walk decides on the name it meets, opens the file or
- * directory there (O_PATH, no symlink followed) and keeps that descriptor: the child mounts on
- * the file it names, wherever a rename has taken it since, never on whatever holds the name
- * by then (which it covers too).
+ * The local backend's execute operation (§6.3): runs `req` in the root of `l` (its root
+ * descriptor and options; what to mask comes with `req`: the backend holds no ruleset), the
+ * working directory opened with the backend's confinement. `req` and `out` are as
+ * warder_backend_execute() hands them over (`out` is zeroed; fill it with the result helpers;
+ * outputs untouched on failure).
  */
-struct mask_entry {
-        char *path; /* the name the walk met (mount target of the by-name control arm) */
-        int fd;     /* O_PATH descriptor of what the walk decided on */
-        dev_t dev;
-        ino_t ino;
-        bool dir;
-        unsigned flags; /* WARDER_MASK_HIDE, WARDER_MASK_READONLY */
-};
-
-struct mask_list {
-        struct mask_entry *items;
-        size_t count, cap;
-};
-
-int64_t warder__exec_now_ms(void);
-void warder__exec_mask_list_free(struct mask_list *l);
-int warder__exec_collect_masks(const struct warder__exec_config *cfg, warder_exec_mask_fn fn,
-                               void *ud, struct mask_list *masks, struct warder_error *err);
+struct local;
+int warder__local_exec(struct local *l, const struct warder_exec_request *req,
+                       struct warder_exec_result *out, struct warder_error *err);
 
 #endif

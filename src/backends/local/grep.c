@@ -22,7 +22,8 @@
 #include "backend-internal.h"
 #include "backends/creds.h"
 #include "grep/engine.h"
-#include "local-internal.h"
+#include "grep.h"
+#include "walk.h"
 #include "util.h"
 #include "warder/glob.h"
 

@@ -4,8 +4,8 @@
  *
  * This file holds the constructor, the operations table, read, write and edit, and acting as
  * the agent (§6.6). The rest of the backend sits beside it: confinement and opening targets
- * (confine.c), ls and glob (walk.c), grep (grep.c), execute (exec.c, mask.c); the files share
- * local-internal.h.
+ * (confine.c), ls and glob (walk.c), grep (grep.c), execute (exec.c, mask.c), each with its
+ * own header; local-internal.h is what this file offers the library and the tests.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -27,7 +27,11 @@
 #include "backend-internal.h"
 #include "backends/creds.h"
 #include "grep/engine.h"
+#include "confine.h"
+#include "exec.h"
+#include "grep.h"
 #include "local-internal.h"
+#include "walk.h"
 #include "util.h"
 #include "warder/glob.h"
 
@@ -418,8 +422,7 @@ out:
 static int local_execute(warder_backend *b, const struct warder_exec_request *req,
                          struct warder_exec_result *out, struct warder_error *err)
 {
-        struct local *l = to_local(b);
-        return warder__local_exec(b, l->root_fd, l->root, &l->opts, req, out, err);
+        return warder__local_exec(to_local(b), req, out, err);
 }
 
 static void local_destroy(warder_backend *b)
@@ -545,20 +548,7 @@ int warder__local_open_dir(warder_backend *b, const char *path, int *fd_out,
 {
         if (!warder__local_is(b) || !fd_out)
                 return warder_error_set(err, WARDER_EINVAL, "not a local backend");
-        struct local *l = to_local(b);
-        struct warder__buf norm = WARDER__BUF_INIT;
-        const char *rel;
-        int rc = warder__local_to_rel(l, path, &norm, &rel, err);
-        if (!rc) {
-                int fd = warder__local_open_target(l, rel, 0, O_PATH | O_DIRECTORY, NULL, norm.data,
-                                                   "cannot open the directory", err);
-                if (fd < 0)
-                        rc = fd;
-                else
-                        *fd_out = fd;
-        }
-        warder__buf_free(&norm);
-        return rc;
+        return warder__local_open_in(to_local(b), path, fd_out, err);
 }
 
 /* The agent's credentials (§6.6): refused when they are not ids a process can hold, or are

@@ -3,7 +3,7 @@
  * The exec backend (§6.3, §6.5): the masking walk, in the parent, over what the guard's
  * callback hides.
  */
-#include "exec.h"
+#include "mask.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -40,9 +40,6 @@ int64_t warder__exec_now_ms(void)
 }
 
 /* ---- the masking walk (parent side) ---- */
-
-void (*warder__exec_test_hook)(int stage);
-bool warder__exec_test_mask_by_name;
 
 void warder__exec_mask_list_free(struct mask_list *l)
 {
@@ -140,7 +137,7 @@ enum walk_mode {
 };
 
 struct walk {
-        const struct warder__exec_config *cfg;
+        const char *root;
         warder_exec_mask_fn fn;
         void *ud;
         struct mask_list *masks;
@@ -159,13 +156,13 @@ static int walk_budget(struct walk *w)
                     w->err, WARDER_ELIMIT,
                     "masking: the walk of '%s' exceeded its budget of %zu entries; "
                     "the command was not run",
-                    w->cfg->root, w->max_entries);
+                    w->root, w->max_entries);
         if (warder__exec_now_ms() > w->deadline)
                 return warder_error_set(
                     w->err, WARDER_ELIMIT,
                     "masking: the walk of '%s' exceeded its budget of %u ms; the "
                     "command was not run",
-                    w->cfg->root, (unsigned)w->budget_ms);
+                    w->root, (unsigned)w->budget_ms);
         return 0;
 }
 
@@ -403,45 +400,45 @@ static int walk_dir(struct walk *w, struct warder__buf *path, int fd, enum walk_
         return rc;
 }
 
-int warder__exec_collect_masks(const struct warder__exec_config *cfg, warder_exec_mask_fn fn,
-                               void *ud, struct mask_list *masks, struct warder_error *err)
+int warder__exec_collect_masks(const char *root, size_t max_entries, uint32_t budget_ms,
+                               warder_exec_mask_fn fn, void *ud, struct mask_list *masks,
+                               struct warder_error *err)
 {
         struct walk w = {
-            .cfg = cfg,
+            .root = root,
             .fn = fn,
             .ud = ud,
             .masks = masks,
-            .max_entries = cfg->mask_budget_entries ? cfg->mask_budget_entries
-                                                    : WARDER__EXEC_MASK_BUDGET_ENTRIES,
-            .budget_ms = cfg->mask_budget_ms ? cfg->mask_budget_ms : WARDER__EXEC_MASK_BUDGET_MS,
+            .max_entries = max_entries,
+            .budget_ms = budget_ms,
             .err = err,
         };
         w.deadline = warder__exec_now_ms() + w.budget_ms;
         struct warder__buf path = WARDER__BUF_INIT;
-        if (warder__buf_puts(&path, cfg->root))
+        if (warder__buf_puts(&path, root))
                 return warder_error_set(err, WARDER_ENOMEM, "masking: out of memory");
         bool unknown = false;
-        int rc = walk_entry(&w, AT_FDCWD, cfg->root, DT_UNKNOWN, &path, WALK_DECIDE, 0, &unknown);
+        int rc = walk_entry(&w, AT_FDCWD, root, DT_UNKNOWN, &path, WALK_DECIDE, 0, &unknown);
         if (!rc && unknown)
                 rc = warder_error_set(err, WARDER_EACCES,
                                       "masking: cannot examine the root '%s'; the command was "
                                       "not run",
-                                      cfg->root);
+                                      root);
         /* Other names of denied files (hard links): a second pass looks for their inodes. */
         if (!rc && w.linked.count) {
                 warder__buf_truncate(&path, 0);
-                int pin = open(cfg->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                int pin = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
                 struct stat rst;
                 if (pin < 0 || fstat(pin, &rst) != 0) {
                         rc = warder_error_set(err, WARDER_EACCES,
                                               "masking: cannot examine the root '%s'; the "
                                               "command was not run",
-                                              cfg->root);
+                                              root);
                         if (pin >= 0)
                                 close(pin);
                 } else if (hidden_dir(masks, &rst)) {
                         close(pin); /* everything is hidden with the root */
-                } else if (warder__buf_puts(&path, cfg->root)) {
+                } else if (warder__buf_puts(&path, root)) {
                         close(pin);
                         rc = warder_error_set(err, WARDER_ENOMEM, "masking: out of memory");
                 } else {
@@ -452,7 +449,7 @@ int warder__exec_collect_masks(const struct warder__exec_config *cfg, warder_exe
                 rc = warder_error_set(err, WARDER_ELIMIT,
                                       "masking: the walk of '%s' exceeded its budget of %u ms; the "
                                       "command was not run",
-                                      cfg->root, (unsigned)w.budget_ms);
+                                      root, (unsigned)w.budget_ms);
         free(w.linked.items);
         warder__buf_free(&path);
         return rc;

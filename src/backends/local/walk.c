@@ -22,7 +22,7 @@
 #include "backend-internal.h"
 #include "backends/creds.h"
 #include "grep/engine.h"
-#include "local-internal.h"
+#include "walk.h"
 #include "util.h"
 #include "warder/glob.h"
 
