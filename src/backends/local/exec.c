@@ -967,6 +967,396 @@ static bool child_exited(pid_t pid)
         return si.si_pid == pid;
 }
 
+/* One run of a command: what the parent holds from prepare() to run_release(). */
+struct run {
+        warder_exec_mask_fn mask_fn; /* NULL: nothing is masked */
+        void *mask_ud;
+        char *command, *standin;
+        struct warder__buf cwd;
+        struct mask_list masks;
+        char *stack;
+        dev_t standin_dev;
+        ino_t standin_ino;
+        int root_fd, cwd_fd, null_fd, ll_fd, status[2];
+        struct capture cap[2];
+        int out_w, err_w, pidfd;
+        bool landlock_applied;
+        pid_t pid;
+        struct child_plan plan;
+};
+
+/*
+ * Prepares everything that allocates or may fail in complicated ways, before the fork: the
+ * command, the working directory opened beneath the root, the Landlock ruleset, the masks and
+ * their stand-in, the pipes and the child's plan.
+ */
+static int prepare(struct run *r, const struct warder__exec_config *cfg,
+                   const struct warder_exec_request *req, struct warder_error *err)
+{
+        r->command = strndup(req->command, req->command_len);
+        if (!r->command)
+                return warder_error_set(err, WARDER_ENOMEM, "exec: out of memory");
+
+        /* Working directory: normalised, then opened beneath the root. */
+        if (cfg->root_fd >= 0) {
+                r->root_fd = cfg->root_fd;
+        } else {
+                r->root_fd = open(cfg->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                if (r->root_fd < 0)
+                        return warder_error_set(err, errno == ENOENT ? WARDER_ENOENT : WARDER_EIO,
+                                                "exec: cannot open the root '%s': %s", cfg->root,
+                                                strerror(errno));
+        }
+        int rc =
+            warder__path_normalize_buf(&r->cwd, NULL, NULL, NULL, req->cwd ? req->cwd : cfg->root,
+                                       strlen(req->cwd ? req->cwd : cfg->root), err);
+        if (rc)
+                return rc;
+        if (r->cwd.data[0] != '/')
+                return warder_error_set(err, WARDER_EINVAL,
+                                        "exec: the working directory must be absolute: '%s'",
+                                        req->cwd);
+        if (cfg->open_dir) {
+                size_t rl = strlen(cfg->root);
+                if (!(rl == 1 || (strncmp(r->cwd.data, cfg->root, rl) == 0 &&
+                                  (r->cwd.data[rl] == '\0' || r->cwd.data[rl] == '/'))))
+                        rc = warder_error_set(
+                            err, WARDER_EOUTSIDE,
+                            "exec: the working directory '%s' is outside the root '%s'",
+                            r->cwd.data, cfg->root);
+                else
+                        rc = cfg->open_dir(cfg->open_dir_ud, r->cwd.data, &r->cwd_fd, err);
+        } else {
+                rc = open_cwd(cfg, r->root_fd, r->cwd.data, &r->cwd_fd, err);
+        }
+        if (rc)
+                return rc;
+        /* Every descriptor the child uses must survive its dup2() onto 0, 1 and 2. */
+        r->cwd_fd = fd_above_stdio(r->cwd_fd);
+        if (r->cwd_fd < 0)
+                return warder_error_set(err, WARDER_EIO, "exec: out of descriptors");
+
+        /* Landlock: built here, enforced in the child. */
+        if (cfg->landlock != WARDER_LANDLOCK_OFF) {
+                struct warder_error lerr = WARDER_ERROR_INIT;
+                int lrc = warder__landlock_build(cfg->root, cfg->landlock_read, cfg->landlock_write,
+                                                 &r->ll_fd, &lerr);
+                if (lrc && (cfg->landlock == WARDER_LANDLOCK_REQUIRED || lrc != WARDER_ENOTSUP)) {
+                        rc = warder_error_set(err, lrc, "%s%s", lerr.message,
+                                              lrc == WARDER_ENOTSUP ? "; the command was not run"
+                                                                    : "");
+                        warder_error_clear(&lerr);
+                        return rc;
+                }
+                warder_error_clear(&lerr);
+                if (r->ll_fd >= 0 && (r->ll_fd = fd_above_stdio(r->ll_fd)) < 0)
+                        return warder_error_set(err, WARDER_EIO, "exec: out of descriptors");
+        }
+
+        /* Masking: find what to cover (bounded), prepare the stand-in. */
+        if (r->mask_fn) {
+                rc = warder__exec_collect_masks(
+                    cfg->root,
+                    cfg->mask_budget_entries ? cfg->mask_budget_entries
+                                             : WARDER__EXEC_MASK_BUDGET_ENTRIES,
+                    cfg->mask_budget_ms ? cfg->mask_budget_ms : WARDER__EXEC_MASK_BUDGET_MS,
+                    r->mask_fn, r->mask_ud, &r->masks, err);
+                if (rc)
+                        return rc;
+                bool files = false;
+                for (size_t i = 0; i < r->masks.count; i++)
+                        files |=
+                            !r->masks.items[i].dir && (r->masks.items[i].flags & WARDER_MASK_HIDE);
+                if (files) {
+                        rc = make_standin(&r->standin, &r->standin_dev, &r->standin_ino, err);
+                        if (rc)
+                                return rc;
+                }
+        }
+        if (warder__exec_test_hook)
+                warder__exec_test_hook(0);
+
+        r->null_fd = fd_above_stdio(open("/dev/null", O_RDONLY | O_CLOEXEC));
+        int po[2], pe[2];
+        if (r->null_fd < 0 || pipe2(po, O_CLOEXEC) != 0)
+                return warder_error_set(err, WARDER_EIO, "exec: cannot create pipes: %s",
+                                        strerror(errno));
+        r->cap[0].fd = fd_above_stdio(po[0]);
+        r->out_w = fd_above_stdio(po[1]);
+        if (pipe2(pe, O_CLOEXEC) != 0)
+                return warder_error_set(err, WARDER_EIO, "exec: cannot create pipes: %s",
+                                        strerror(errno));
+        r->cap[1].fd = fd_above_stdio(pe[0]);
+        r->err_w = fd_above_stdio(pe[1]);
+        if (pipe2(r->status, O_CLOEXEC) != 0)
+                return warder_error_set(err, WARDER_EIO, "exec: cannot create pipes: %s",
+                                        strerror(errno));
+        r->status[0] = fd_above_stdio(r->status[0]);
+        r->status[1] = fd_above_stdio(r->status[1]);
+        if (r->cap[0].fd < 0 || r->cap[1].fd < 0 || r->out_w < 0 || r->err_w < 0 ||
+            r->status[0] < 0 || r->status[1] < 0)
+                return warder_error_set(err, WARDER_EIO, "exec: cannot create pipes: %s",
+                                        strerror(errno));
+
+        static const char *const default_env[] = {WARDER__EXEC_DEFAULT_PATH, NULL};
+        const char *const *env = req->env ? req->env : cfg->env ? cfg->env : default_env;
+        r->plan = (struct child_plan){
+            .command = r->command,
+            .envp = (char *const *)env,
+            .in_fd = r->null_fd,
+            .out_fd = r->out_w,
+            .err_fd = r->err_w,
+            .status_fd = r->status[1],
+            .cwd_fd = r->cwd_fd,
+            .cwd_path = r->cwd.data,
+            /* Nothing to cover: no mount namespace either. */
+            .masks = r->masks.count ? &r->masks : NULL,
+            .standin = r->standin,
+            .standin_dev = r->standin_dev,
+            .standin_ino = r->standin_ino,
+            .drop = cfg->drop_privileges,
+            .uid = cfg->uid,
+            .gid = cfg->gid,
+            .landlock_fd = r->ll_fd,
+            .landlock_required = cfg->landlock == WARDER_LANDLOCK_REQUIRED,
+            .landlock_proc =
+                r->ll_fd >= 0 ? warder__landlock_read_access(cfg->landlock_read, "/proc") : 0,
+        };
+        snprintf(r->plan.uid_map, sizeof(r->plan.uid_map), "%u %u 1\n", (unsigned)geteuid(),
+                 (unsigned)geteuid());
+        snprintf(r->plan.gid_map, sizeof(r->plan.gid_map), "%u %u 1\n", (unsigned)getegid(),
+                 (unsigned)getegid());
+        return 0;
+}
+
+/*
+ * Spawns the child on its own stack and waits for its set-up report: EOF at exec, or a record
+ * naming the stage that failed (then the child is killed and reaped here).
+ */
+static int spawn(struct run *r, struct warder_error *err)
+{
+        int why = 0;
+        r->stack = mmap(NULL, 2 * WARDER__EXEC_STACK, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+        if (r->stack == MAP_FAILED) {
+                r->stack = NULL;
+                return warder_error_set(err, WARDER_ENOMEM, "exec: cannot map a stack: %s",
+                                        strerror(errno));
+        }
+        r->pid = spawn_child(&r->plan, r->stack, &why);
+        if (r->pid < 0 && why && r->plan.masks)
+                return warder_error_set(err,
+                                        why == EPERM || why == EACCES ? WARDER_EACCES : WARDER_EIO,
+                                        "masking: cannot create a user namespace: %s; the "
+                                        "command was not run",
+                                        strerror(why));
+        if (r->pid < 0)
+                return warder_error_set(err, WARDER_EIO, "exec: fork failed: %s", strerror(errno));
+
+        /* Parent. Set the group here too, so a kill never races the child's setpgid(). */
+        (void)setpgid(r->pid, r->pid);
+        close_fd(&r->out_w);
+        close_fd(&r->err_w);
+        close_fd(&r->status[1]);
+
+        /* Set-up report: EOF at exec; a record before that names the failing stage. */
+        struct status_msg msg;
+        bool failed = false, landlock_skipped = false;
+        while (read_status(r->status[0], &msg)) {
+                if (msg.stage == STAGE_LANDLOCK_SKIPPED) {
+                        landlock_skipped = true;
+                        continue;
+                }
+                if (msg.stage == STAGE_RUNNING)
+                        break; /* the init started the command */
+                failed = true;
+                break;
+        }
+        if (failed) {
+                int rc = stage_error(&msg, &r->plan, err);
+                (void)kill(-r->pid, SIGKILL);
+                while (waitpid(r->pid, NULL, 0) < 0 && errno == EINTR)
+                        ;
+                r->pid = -1;
+                if (!rc)
+                        rc = warder_error_set(err, WARDER_EIO, "exec: set-up failed");
+                return rc;
+        }
+        r->landlock_applied = r->ll_fd >= 0 && !landlock_skipped;
+        if (warder__exec_test_hook)
+                warder__exec_test_hook(1);
+        /* The masks are in place (or the exec failed): the stand-in is no longer needed. */
+        if (r->standin) {
+                unlink(r->standin);
+                free(r->standin);
+                r->standin = NULL;
+        }
+        return 0;
+}
+
+/*
+ * Captures both streams until they end and the shell has exited, or the deadline passes or
+ * the request is cancelled (the group is killed), reaps the child and fills `out`.
+ */
+static int capture(struct run *r, const struct warder__exec_config *cfg,
+                   const struct warder_exec_request *req, struct warder_exec_result *out,
+                   struct warder_error *err)
+{
+        int rc = 0;
+        struct capture *cap = r->cap;
+        uint32_t timeout = req->timeout_ms   ? req->timeout_ms
+                           : cfg->timeout_ms ? cfg->timeout_ms
+                                             : WARDER__EXEC_TIMEOUT_MS;
+        size_t max_output = req->max_output   ? req->max_output
+                            : cfg->max_output ? cfg->max_output
+                                              : WARDER__EXEC_MAX_OUTPUT;
+        for (int i = 0; i < 2; i++) {
+                cap[i].cap = max_output;
+                (void)fcntl(cap[i].fd, F_SETFL, fcntl(cap[i].fd, F_GETFL) | O_NONBLOCK);
+        }
+        r->pidfd = (int)syscall(__NR_pidfd_open, r->pid, 0u);
+        int64_t deadline = warder__exec_now_ms() + timeout;
+        int64_t grace = -1; /* after the group is killed: how long to keep draining */
+        bool exited = false, timed_out = false, cancelled = false;
+        int oom = 0;
+        int cancel_fd = warder_cancel_fd(req->cancel);
+        for (;;) {
+                if (!exited && !cancelled && !timed_out && warder_cancel_triggered(req->cancel)) {
+                        cancelled = true;
+                        (void)kill(-r->pid, SIGKILL);
+                }
+                if (!exited && child_exited(r->pid)) {
+                        exited = true;
+                        /* Nothing the command started outlives it. */
+                        (void)kill(-r->pid, SIGKILL);
+                        grace = warder__exec_now_ms() + 500;
+                }
+                if (exited && cap[0].fd < 0 && cap[1].fd < 0)
+                        break;
+                int64_t now = warder__exec_now_ms();
+                if (!exited && !timed_out && now >= deadline) {
+                        timed_out = true;
+                        (void)kill(-r->pid, SIGKILL);
+                }
+                if (grace >= 0 && now >= grace)
+                        break; /* a process escaped the group and holds a pipe open */
+                struct pollfd pfd[4];
+                int nfd = 0, idx[2] = {-1, -1};
+                for (int i = 0; i < 2; i++) {
+                        if (cap[i].fd >= 0) {
+                                idx[i] = nfd;
+                                pfd[nfd++] = (struct pollfd){cap[i].fd, POLLIN, 0};
+                        }
+                }
+                int pidx = -1;
+                if (!exited && r->pidfd >= 0) {
+                        pidx = nfd;
+                        pfd[nfd++] = (struct pollfd){r->pidfd, POLLIN, 0};
+                }
+                if (!exited && !cancelled && cancel_fd >= 0)
+                        pfd[nfd++] = (struct pollfd){cancel_fd, POLLIN, 0};
+                int64_t until = grace >= 0 ? grace : (timed_out || cancelled) ? now + 50 : deadline;
+                int64_t wait = until - now;
+                if (!exited && r->pidfd < 0 && wait > 20)
+                        wait = 20; /* no pidfd: look at the child now and then */
+                if (wait < 0)
+                        wait = 0;
+                int n = poll(pfd, (nfds_t)nfd, (int)wait);
+                if (n < 0 && errno != EINTR) {
+                        (void)kill(-r->pid, SIGKILL);
+                        rc = warder_error_set(err, WARDER_EIO, "exec: poll failed: %s",
+                                              strerror(errno));
+                        break;
+                }
+                for (int i = 0; i < 2 && n > 0; i++) {
+                        if (idx[i] >= 0 && pfd[idx[i]].revents) {
+                                if (!drain(&cap[i], req, &oom))
+                                        close_fd(&cap[i].fd);
+                        }
+                }
+                (void)pidx;
+        }
+        /* Reap the shell, or its init (already dead or killed above). */
+        int st = 0;
+        pid_t w;
+        while ((w = waitpid(r->pid, &st, 0)) < 0 && errno == EINTR)
+                ;
+        r->pid = -1;
+        /* The init reports the command's own wait status (the init itself just exits). */
+        if (r->plan.pidns && w > 0) {
+                (void)fcntl(r->status[0], F_SETFL, fcntl(r->status[0], F_GETFL) | O_NONBLOCK);
+                bool reported = false;
+                struct status_msg msg;
+                while (read_status(r->status[0], &msg)) {
+                        if (msg.stage == STAGE_EXITED) {
+                                st = msg.error;
+                                reported = true;
+                        }
+                }
+                if (!reported && WIFEXITED(st))
+                        st = W_EXITCODE(0, SIGKILL); /* killed before it could say */
+        }
+        if (rc)
+                return rc;
+        if (oom)
+                return warder_error_set(err, WARDER_ENOMEM, "exec: out of memory capturing output");
+
+        struct warder_exec_result res = WARDER_EXEC_RESULT_INIT;
+        res.exit_status = (w > 0 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
+        res.signal = (w > 0 && WIFSIGNALED(st)) ? WTERMSIG(st) : 0;
+        res.timed_out = timed_out;
+        res.cancelled = cancelled;
+        res.landlock_applied = r->landlock_applied;
+        res.masked = r->mask_fn && r->masks.count > 0;
+        res.pid_namespace = r->plan.pidns;
+        for (int i = 0; i < 2; i++) {
+                struct warder_bytes *b = i == 0 ? &res.out : &res.err;
+                b->len = cap[i].buf.len;
+                b->truncated = cap[i].truncated;
+                b->data = warder__buf_steal(&cap[i].buf);
+                if (!b->data) {
+                        free(res.out.data);
+                        return warder_error_set(err, WARDER_ENOMEM, "exec: out of memory");
+                }
+        }
+        *out = res;
+        return 0;
+}
+
+/* Kills and reaps a child still running, removes the stand-in, closes and frees the rest. */
+static void run_release(struct run *r, const struct warder__exec_config *cfg)
+{
+        if (r->pid > 0) {
+                (void)kill(-r->pid, SIGKILL);
+                while (waitpid(r->pid, NULL, 0) < 0 && errno == EINTR)
+                        ;
+        }
+        if (r->standin) {
+                unlink(r->standin);
+                free(r->standin);
+        }
+        for (int i = 0; i < 2; i++) {
+                close_fd(&r->cap[i].fd);
+                warder__buf_free(&r->cap[i].buf);
+        }
+        close_fd(&r->out_w);
+        close_fd(&r->err_w);
+        close_fd(&r->status[0]);
+        close_fd(&r->status[1]);
+        close_fd(&r->pidfd);
+        close_fd(&r->null_fd);
+        close_fd(&r->cwd_fd);
+        if (r->ll_fd >= 0)
+                close(r->ll_fd);
+        if (r->root_fd >= 0 && r->root_fd != cfg->root_fd)
+                close(r->root_fd);
+        if (r->stack)
+                munmap(r->stack, 2 * WARDER__EXEC_STACK); /* the child is reaped by now */
+        warder__exec_mask_list_free(&r->masks);
+        warder__buf_free(&r->cwd);
+        free(r->command);
+}
+
 int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_exec_request *req,
                      struct warder_exec_result *out, struct warder_error *err)
 {
@@ -994,382 +1384,27 @@ int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_
                 return warder_error_set(err, WARDER_EINVAL,
                                         "exec: the command contains a NUL byte");
 
-        int rc = 0;
-        char *command = NULL, *standin = NULL;
-        struct warder__buf cwd = WARDER__BUF_INIT;
-        struct mask_list masks = {0};
-        char *stack = NULL;
-        bool masking = mask_fn != NULL;
-        dev_t standin_dev = 0;
-        ino_t standin_ino = 0;
-        int root_fd = -1, cwd_fd = -1, null_fd = -1, ll_fd = -1, status[2] = {-1, -1};
-        struct capture cap[2] = {{.fd = -1, .stream = 1}, {.fd = -1, .stream = 2}};
-        int out_w = -1, err_w = -1, pidfd = -1;
-        bool landlock_applied = false, landlock_skipped = false;
-        pid_t pid = -1;
-
-        command = strndup(req->command, req->command_len);
-        if (!command) {
-                rc = warder_error_set(err, WARDER_ENOMEM, "exec: out of memory");
-                goto done;
-        }
-
-        /* Working directory: normalised, then opened beneath the root. */
-        if (cfg->root_fd >= 0) {
-                root_fd = cfg->root_fd;
-        } else {
-                root_fd = open(cfg->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-                if (root_fd < 0) {
-                        rc = warder_error_set(err, errno == ENOENT ? WARDER_ENOENT : WARDER_EIO,
-                                              "exec: cannot open the root '%s': %s", cfg->root,
-                                              strerror(errno));
-                        goto done;
-                }
-        }
-        rc = warder__path_normalize_buf(&cwd, NULL, NULL, NULL, req->cwd ? req->cwd : cfg->root,
-                                        strlen(req->cwd ? req->cwd : cfg->root), err);
-        if (rc)
-                goto done;
-        if (cwd.data[0] != '/') {
-                rc = warder_error_set(err, WARDER_EINVAL,
-                                      "exec: the working directory must be absolute: '%s'",
-                                      req->cwd);
-                goto done;
-        }
-        if (cfg->open_dir) {
-                size_t rl = strlen(cfg->root);
-                if (!(rl == 1 || (strncmp(cwd.data, cfg->root, rl) == 0 &&
-                                  (cwd.data[rl] == '\0' || cwd.data[rl] == '/'))))
-                        rc = warder_error_set(
-                            err, WARDER_EOUTSIDE,
-                            "exec: the working directory '%s' is outside the root '%s'", cwd.data,
-                            cfg->root);
-                else
-                        rc = cfg->open_dir(cfg->open_dir_ud, cwd.data, &cwd_fd, err);
-        } else {
-                rc = open_cwd(cfg, root_fd, cwd.data, &cwd_fd, err);
-        }
-        if (rc)
-                goto done;
-        /* Every descriptor the child uses must survive its dup2() onto 0, 1 and 2. */
-        cwd_fd = fd_above_stdio(cwd_fd);
-        if (cwd_fd < 0) {
-                rc = warder_error_set(err, WARDER_EIO, "exec: out of descriptors");
-                goto done;
-        }
-
-        /* Landlock: built here, enforced in the child. */
-        if (cfg->landlock != WARDER_LANDLOCK_OFF) {
-                struct warder_error lerr = WARDER_ERROR_INIT;
-                int lrc = warder__landlock_build(cfg->root, cfg->landlock_read, cfg->landlock_write,
-                                                 &ll_fd, &lerr);
-                if (lrc && (cfg->landlock == WARDER_LANDLOCK_REQUIRED || lrc != WARDER_ENOTSUP)) {
-                        rc = warder_error_set(err, lrc, "%s%s", lerr.message,
-                                              lrc == WARDER_ENOTSUP ? "; the command was not run"
-                                                                    : "");
-                        warder_error_clear(&lerr);
-                        goto done;
-                }
-                warder_error_clear(&lerr);
-                if (ll_fd >= 0 && (ll_fd = fd_above_stdio(ll_fd)) < 0) {
-                        rc = warder_error_set(err, WARDER_EIO, "exec: out of descriptors");
-                        goto done;
-                }
-        }
-
-        /* Masking: find what to cover (bounded), prepare the stand-in. */
-        if (masking) {
-                rc = warder__exec_collect_masks(
-                    cfg->root,
-                    cfg->mask_budget_entries ? cfg->mask_budget_entries
-                                             : WARDER__EXEC_MASK_BUDGET_ENTRIES,
-                    cfg->mask_budget_ms ? cfg->mask_budget_ms : WARDER__EXEC_MASK_BUDGET_MS,
-                    mask_fn, mask_ud, &masks, err);
-                if (rc)
-                        goto done;
-                bool files = false;
-                for (size_t i = 0; i < masks.count; i++)
-                        files |= !masks.items[i].dir && (masks.items[i].flags & WARDER_MASK_HIDE);
-                if (files) {
-                        rc = make_standin(&standin, &standin_dev, &standin_ino, err);
-                        if (rc)
-                                goto done;
-                }
-        }
-        if (warder__exec_test_hook)
-                warder__exec_test_hook(0);
-
-        null_fd = fd_above_stdio(open("/dev/null", O_RDONLY | O_CLOEXEC));
-        int po[2], pe[2];
-        if (null_fd < 0 || pipe2(po, O_CLOEXEC) != 0) {
-                rc = warder_error_set(err, WARDER_EIO, "exec: cannot create pipes: %s",
-                                      strerror(errno));
-                goto done;
-        }
-        cap[0].fd = fd_above_stdio(po[0]);
-        out_w = fd_above_stdio(po[1]);
-        if (pipe2(pe, O_CLOEXEC) != 0) {
-                rc = warder_error_set(err, WARDER_EIO, "exec: cannot create pipes: %s",
-                                      strerror(errno));
-                goto done;
-        }
-        cap[1].fd = fd_above_stdio(pe[0]);
-        err_w = fd_above_stdio(pe[1]);
-        if (pipe2(status, O_CLOEXEC) != 0) {
-                rc = warder_error_set(err, WARDER_EIO, "exec: cannot create pipes: %s",
-                                      strerror(errno));
-                goto done;
-        }
-        status[0] = fd_above_stdio(status[0]);
-        status[1] = fd_above_stdio(status[1]);
-        if (cap[0].fd < 0 || cap[1].fd < 0 || out_w < 0 || err_w < 0 || status[0] < 0 ||
-            status[1] < 0) {
-                rc = warder_error_set(err, WARDER_EIO, "exec: cannot create pipes: %s",
-                                      strerror(errno));
-                goto done;
-        }
-
-        static const char *const default_env[] = {WARDER__EXEC_DEFAULT_PATH, NULL};
-        const char *const *env = req->env ? req->env : cfg->env ? cfg->env : default_env;
-        struct child_plan plan = {
-            .command = command,
-            .envp = (char *const *)env,
-            .in_fd = null_fd,
-            .out_fd = out_w,
-            .err_fd = err_w,
-            .status_fd = status[1],
-            .cwd_fd = cwd_fd,
-            .cwd_path = cwd.data,
-            /* Nothing to cover: no mount namespace either. */
-            .masks = masks.count ? &masks : NULL,
-            .standin = standin,
-            .standin_dev = standin_dev,
-            .standin_ino = standin_ino,
-            .drop = cfg->drop_privileges,
-            .uid = cfg->uid,
-            .gid = cfg->gid,
-            .landlock_fd = ll_fd,
-            .landlock_required = cfg->landlock == WARDER_LANDLOCK_REQUIRED,
-            .landlock_proc =
-                ll_fd >= 0 ? warder__landlock_read_access(cfg->landlock_read, "/proc") : 0,
+        struct run r = {
+            .mask_fn = mask_fn,
+            .mask_ud = mask_ud,
+            .cwd = WARDER__BUF_INIT,
+            .root_fd = -1,
+            .cwd_fd = -1,
+            .null_fd = -1,
+            .ll_fd = -1,
+            .status = {-1, -1},
+            .cap = {{.fd = -1, .stream = 1}, {.fd = -1, .stream = 2}},
+            .out_w = -1,
+            .err_w = -1,
+            .pidfd = -1,
+            .pid = -1,
         };
-        snprintf(plan.uid_map, sizeof(plan.uid_map), "%u %u 1\n", (unsigned)geteuid(),
-                 (unsigned)geteuid());
-        snprintf(plan.gid_map, sizeof(plan.gid_map), "%u %u 1\n", (unsigned)getegid(),
-                 (unsigned)getegid());
-
-        int why = 0;
-        stack = mmap(NULL, 2 * WARDER__EXEC_STACK, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
-        if (stack == MAP_FAILED) {
-                stack = NULL;
-                rc = warder_error_set(err, WARDER_ENOMEM, "exec: cannot map a stack: %s",
-                                      strerror(errno));
-                goto done;
-        }
-        pid = spawn_child(&plan, stack, &why);
-        if (pid < 0 && why && plan.masks) {
-                rc = warder_error_set(err,
-                                      why == EPERM || why == EACCES ? WARDER_EACCES : WARDER_EIO,
-                                      "masking: cannot create a user namespace: %s; the command "
-                                      "was not run",
-                                      strerror(why));
-                goto done;
-        }
-        if (pid < 0) {
-                rc = warder_error_set(err, WARDER_EIO, "exec: fork failed: %s", strerror(errno));
-                goto done;
-        }
-
-        /* Parent. Set the group here too, so a kill never races the child's setpgid(). */
-        (void)setpgid(pid, pid);
-        close_fd(&out_w);
-        close_fd(&err_w);
-        close_fd(&status[1]);
-
-        /* Set-up report: EOF at exec; a record before that names the failing stage. */
-        struct status_msg msg;
-        bool failed = false;
-        while (read_status(status[0], &msg)) {
-                if (msg.stage == STAGE_LANDLOCK_SKIPPED) {
-                        landlock_skipped = true;
-                        continue;
-                }
-                if (msg.stage == STAGE_RUNNING)
-                        break; /* the init started the command */
-                failed = true;
-                break;
-        }
-        if (failed) {
-                rc = stage_error(&msg, &plan, err);
-                (void)kill(-pid, SIGKILL);
-                while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-                        ;
-                pid = -1;
-                if (!rc)
-                        rc = warder_error_set(err, WARDER_EIO, "exec: set-up failed");
-                goto done;
-        }
-        landlock_applied = ll_fd >= 0 && !landlock_skipped;
-        if (warder__exec_test_hook)
-                warder__exec_test_hook(1);
-        /* The masks are in place (or the exec failed): the stand-in is no longer needed. */
-        if (standin) {
-                unlink(standin);
-                free(standin);
-                standin = NULL;
-        }
-
-        /* Capture until both streams end and the shell has exited, or the deadline passes. */
-        uint32_t timeout = req->timeout_ms   ? req->timeout_ms
-                           : cfg->timeout_ms ? cfg->timeout_ms
-                                             : WARDER__EXEC_TIMEOUT_MS;
-        size_t max_output = req->max_output   ? req->max_output
-                            : cfg->max_output ? cfg->max_output
-                                              : WARDER__EXEC_MAX_OUTPUT;
-        for (int i = 0; i < 2; i++) {
-                cap[i].cap = max_output;
-                (void)fcntl(cap[i].fd, F_SETFL, fcntl(cap[i].fd, F_GETFL) | O_NONBLOCK);
-        }
-        pidfd = (int)syscall(__NR_pidfd_open, pid, 0u);
-        int64_t deadline = warder__exec_now_ms() + timeout;
-        int64_t grace = -1; /* after the group is killed: how long to keep draining */
-        bool exited = false, timed_out = false, cancelled = false;
-        int oom = 0;
-        int cancel_fd = warder_cancel_fd(req->cancel);
-        for (;;) {
-                if (!exited && !cancelled && !timed_out && warder_cancel_triggered(req->cancel)) {
-                        cancelled = true;
-                        (void)kill(-pid, SIGKILL);
-                }
-                if (!exited && child_exited(pid)) {
-                        exited = true;
-                        /* Nothing the command started outlives it. */
-                        (void)kill(-pid, SIGKILL);
-                        grace = warder__exec_now_ms() + 500;
-                }
-                if (exited && cap[0].fd < 0 && cap[1].fd < 0)
-                        break;
-                int64_t now = warder__exec_now_ms();
-                if (!exited && !timed_out && now >= deadline) {
-                        timed_out = true;
-                        (void)kill(-pid, SIGKILL);
-                }
-                if (grace >= 0 && now >= grace)
-                        break; /* a process escaped the group and holds a pipe open */
-                struct pollfd pfd[4];
-                int nfd = 0, idx[2] = {-1, -1};
-                for (int i = 0; i < 2; i++) {
-                        if (cap[i].fd >= 0) {
-                                idx[i] = nfd;
-                                pfd[nfd++] = (struct pollfd){cap[i].fd, POLLIN, 0};
-                        }
-                }
-                int pidx = -1;
-                if (!exited && pidfd >= 0) {
-                        pidx = nfd;
-                        pfd[nfd++] = (struct pollfd){pidfd, POLLIN, 0};
-                }
-                if (!exited && !cancelled && cancel_fd >= 0)
-                        pfd[nfd++] = (struct pollfd){cancel_fd, POLLIN, 0};
-                int64_t until = grace >= 0 ? grace : (timed_out || cancelled) ? now + 50 : deadline;
-                int64_t wait = until - now;
-                if (!exited && pidfd < 0 && wait > 20)
-                        wait = 20; /* no pidfd: look at the child now and then */
-                if (wait < 0)
-                        wait = 0;
-                int n = poll(pfd, (nfds_t)nfd, (int)wait);
-                if (n < 0 && errno != EINTR) {
-                        (void)kill(-pid, SIGKILL);
-                        rc = warder_error_set(err, WARDER_EIO, "exec: poll failed: %s",
-                                              strerror(errno));
-                        break;
-                }
-                for (int i = 0; i < 2 && n > 0; i++) {
-                        if (idx[i] >= 0 && pfd[idx[i]].revents) {
-                                if (!drain(&cap[i], req, &oom))
-                                        close_fd(&cap[i].fd);
-                        }
-                }
-                (void)pidx;
-        }
-        /* Reap the shell, or its init (already dead or killed above). */
-        int st = 0;
-        pid_t w;
-        while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
-                ;
-        pid = -1;
-        /* The init reports the command's own wait status (the init itself just exits). */
-        if (plan.pidns && w > 0) {
-                (void)fcntl(status[0], F_SETFL, fcntl(status[0], F_GETFL) | O_NONBLOCK);
-                bool reported = false;
-                while (read_status(status[0], &msg)) {
-                        if (msg.stage == STAGE_EXITED) {
-                                st = msg.error;
-                                reported = true;
-                        }
-                }
-                if (!reported && WIFEXITED(st))
-                        st = W_EXITCODE(0, SIGKILL); /* killed before it could say */
-        }
-        if (rc)
-                goto done;
-        if (oom) {
-                rc = warder_error_set(err, WARDER_ENOMEM, "exec: out of memory capturing output");
-                goto done;
-        }
-
-        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
-        r.exit_status = (w > 0 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
-        r.signal = (w > 0 && WIFSIGNALED(st)) ? WTERMSIG(st) : 0;
-        r.timed_out = timed_out;
-        r.cancelled = cancelled;
-        r.landlock_applied = landlock_applied;
-        r.masked = masking && masks.count > 0;
-        r.pid_namespace = plan.pidns;
-        for (int i = 0; i < 2; i++) {
-                struct warder_bytes *b = i == 0 ? &r.out : &r.err;
-                b->len = cap[i].buf.len;
-                b->truncated = cap[i].truncated;
-                b->data = warder__buf_steal(&cap[i].buf);
-                if (!b->data) {
-                        free(r.out.data);
-                        rc = warder_error_set(err, WARDER_ENOMEM, "exec: out of memory");
-                        goto done;
-                }
-        }
-        *out = r;
-
-done:
-        if (pid > 0) {
-                (void)kill(-pid, SIGKILL);
-                while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-                        ;
-        }
-        if (standin) {
-                unlink(standin);
-                free(standin);
-        }
-        for (int i = 0; i < 2; i++) {
-                close_fd(&cap[i].fd);
-                warder__buf_free(&cap[i].buf);
-        }
-        close_fd(&out_w);
-        close_fd(&err_w);
-        close_fd(&status[0]);
-        close_fd(&status[1]);
-        close_fd(&pidfd);
-        close_fd(&null_fd);
-        close_fd(&cwd_fd);
-        if (ll_fd >= 0)
-                close(ll_fd);
-        if (root_fd >= 0 && root_fd != cfg->root_fd)
-                close(root_fd);
-        if (stack)
-                munmap(stack, 2 * WARDER__EXEC_STACK); /* the child is reaped by now */
-        warder__exec_mask_list_free(&masks);
-        warder__buf_free(&cwd);
-        free(command);
+        int rc = prepare(&r, cfg, req, err);
+        if (!rc)
+                rc = spawn(&r, err);
+        if (!rc)
+                rc = capture(&r, cfg, req, out, err);
+        run_release(&r, cfg);
         return rc;
 }
 
