@@ -50,7 +50,6 @@ SECURITY_CORE = [
     "src/command/decide.c",
     "src/command/expand.c",
     "src/command/wrappers.c",
-    "src/backends/local.c",
     "src/backends/local/*.c",
 ]
 

@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backends/local-internal.h"
+#include "backends/local/local-internal.h"
 #include "cifold.h"
 #include "fs-fixture.h"
 #include "support.h"

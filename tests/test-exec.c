@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backends/exec.h"
+#include "backends/local/exec.h"
 #include "ruleset-mask.h"
 #include "warder/guard.h"
 #include "warder/memory.h"

@@ -24,8 +24,8 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
-#include "backends/exec.h"
-#include "backends/local-internal.h"
+#include "backends/local/exec.h"
+#include "backends/local/local-internal.h"
 #include "contract.h"
 #include "support.h"
 #include "warder/backend.h"

@@ -3,30 +3,16 @@
 #define WARDER_LOCAL_INTERNAL_H
 
 /*
- * Internal contract between the local backend (local.c: storage, confinement) and its
- * `execute` operation (exec.c, landlock.c: §6.3).
- *
- * local.c owns the backend object. It installs an `execute` slot only when the host set
- * `opts.exec`; that slot calls warder__local_exec() (exec.c).
+ * What local.c (the local backend's object: constructor, operations table, read, write, edit,
+ * acting as the agent) offers the rest of the library and the tests. The backend's other
+ * files, each with its own header, sit beneath it: confine.h (the backend object, opening
+ * beneath the root), walk.h (ls, glob), grep.h, exec.h and mask.h (execute).
  */
 
 #include <stdbool.h>
 
 #include "warder/local.h"
 #include "warder/sys/backend.h"
-
-/*
- * Runs `req` (§6.3). `root_fd` is an O_PATH|O_DIRECTORY descriptor of the root, owned by
- * the backend (do not close it); `root` is the root as the host gave it, normalised (§3.1).
- * `opts` is the backend's private deep copy of the host's options: its string arrays live
- * as long as the backend (which holds no ruleset: what to mask comes with `req`). `req` and
- * `out` are as warder_backend_execute() hands them over (`out` is zeroed; fill it with the
- * result helpers; outputs untouched on failure).
- */
-int warder__local_exec(warder_backend *b, int root_fd, const char *root,
-                       const struct warder_local_options *opts,
-                       const struct warder_exec_request *req, struct warder_exec_result *out,
-                       struct warder_error *err);
 
 /*
  * Opens the directory `path` (an absolute host path, e.g. an exec request's cwd) beneath the

@@ -31,7 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "local-internal.h"
+#include "confine.h"
+#include "mask.h"
 #include "util.h"
 #include "warder/sys/backend.h"
 
@@ -81,14 +82,8 @@ void warder__exec_config_from_options(struct warder__exec_config *cfg, const cha
         cfg->mask_budget_entries = opts->mask_budget_entries;
 }
 
-/* ---- time ---- */
-
-static int64_t now_ms(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+void (*warder__exec_test_hook)(int stage);
+bool warder__exec_test_mask_by_name;
 
 /* ---- descriptors ---- */
 
@@ -110,445 +105,6 @@ static void close_fd(int *fd)
                 close(*fd);
                 *fd = -1;
         }
-}
-
-/* ---- the masking walk (parent side) ---- */
-
-void (*warder__exec_test_hook)(int stage);
-bool warder__exec_test_mask_by_name;
-
-/*
- * One thing to cover (§6.5). The walk decides on the name it meets, opens the file or
- * directory there (O_PATH, no symlink followed) and keeps that descriptor: the child mounts on
- * the file it names, wherever a rename has taken it since, never on whatever holds the name
- * by then (which it covers too).
- */
-struct mask_entry {
-        char *path; /* the name the walk met (mount target of the by-name control arm) */
-        int fd;     /* O_PATH descriptor of what the walk decided on */
-        dev_t dev;
-        ino_t ino;
-        bool dir;
-        unsigned flags; /* WARDER_MASK_HIDE, WARDER_MASK_READONLY */
-};
-
-struct mask_list {
-        struct mask_entry *items;
-        size_t count, cap;
-};
-
-static void mask_list_free(struct mask_list *l)
-{
-        for (size_t i = 0; i < l->count; i++) {
-                free(l->items[i].path);
-                if (l->items[i].fd >= 0)
-                        close(l->items[i].fd);
-        }
-        free(l->items);
-        *l = (struct mask_list){0};
-}
-
-/* Takes `fd` (closed on failure too). */
-static int mask_list_add(struct mask_list *l, const char *path, int fd, const struct stat *st,
-                         unsigned flags)
-{
-        for (size_t i = 0; i < l->count; i++) {
-                struct mask_entry *e = &l->items[i];
-                if (e->dev == st->st_dev && e->ino == st->st_ino && strcmp(e->path, path) == 0) {
-                        e->flags |= flags; /* met twice (a hard link pass): one mask */
-                        close(fd);
-                        return 0;
-                }
-        }
-        if (l->count == l->cap) {
-                size_t cap = l->cap ? l->cap * 2 : 16;
-                struct mask_entry *p = realloc(l->items, cap * sizeof(*p));
-                if (!p) {
-                        close(fd);
-                        return WARDER_ENOMEM;
-                }
-                l->items = p;
-                l->cap = cap;
-        }
-        char *copy = strdup(path);
-        if (!copy) {
-                close(fd);
-                return WARDER_ENOMEM;
-        }
-        l->items[l->count++] =
-            (struct mask_entry){copy, fd, st->st_dev, st->st_ino, S_ISDIR(st->st_mode), flags};
-        return 0;
-}
-
-/* Files denied for read or write that have other names (st_nlink > 1): every name of such an
- * inode that the walk meets is masked too (a second pass finds them). */
-struct inode_set {
-        struct {
-                dev_t dev;
-                ino_t ino;
-                unsigned flags;
-        } * items;
-        size_t count, cap;
-};
-
-static unsigned inode_flags(const struct inode_set *s, dev_t dev, ino_t ino)
-{
-        for (size_t i = 0; i < s->count; i++)
-                if (s->items[i].dev == dev && s->items[i].ino == ino)
-                        return s->items[i].flags;
-        return 0;
-}
-
-static int inode_add(struct inode_set *s, const struct stat *st, unsigned flags)
-{
-        for (size_t i = 0; i < s->count; i++) {
-                if (s->items[i].dev == st->st_dev && s->items[i].ino == st->st_ino) {
-                        s->items[i].flags |= flags;
-                        return 0;
-                }
-        }
-        if (s->count == s->cap) {
-                size_t cap = s->cap ? s->cap * 2 : 8;
-                void *p = realloc(s->items, cap * sizeof(*s->items));
-                if (!p)
-                        return WARDER_ENOMEM;
-                s->items = p;
-                s->cap = cap;
-        }
-        s->items[s->count].dev = st->st_dev;
-        s->items[s->count].ino = st->st_ino;
-        s->items[s->count].flags = flags;
-        s->count++;
-        return 0;
-}
-
-/* Where the walk is: deciding, inside a hidden directory (collecting the inodes of files with
- * other names only), inside a read-only directory (its files need no read-only bind of their
- * own), or looking for the other names of denied inodes (the second pass). */
-enum walk_mode {
-        WALK_DECIDE,
-        WALK_HIDDEN,
-        WALK_READONLY,
-        WALK_LINKS,
-};
-
-struct walk {
-        const struct warder__exec_config *cfg;
-        warder_exec_mask_fn fn;
-        void *ud;
-        struct mask_list *masks;
-        struct inode_set linked;
-        size_t entries, max_entries;
-        int64_t deadline;
-        uint32_t budget_ms;
-        struct warder_error *err;
-};
-
-static int walk_budget(struct walk *w)
-{
-        w->entries++;
-        if (w->entries > w->max_entries)
-                return warder_error_set(
-                    w->err, WARDER_ELIMIT,
-                    "masking: the walk of '%s' exceeded its budget of %zu entries; "
-                    "the command was not run",
-                    w->cfg->root, w->max_entries);
-        if (now_ms() > w->deadline)
-                return warder_error_set(
-                    w->err, WARDER_ELIMIT,
-                    "masking: the walk of '%s' exceeded its budget of %u ms; the "
-                    "command was not run",
-                    w->cfg->root, (unsigned)w->budget_ms);
-        return 0;
-}
-
-static int walk_oom(struct walk *w, int rc)
-{
-        if (rc == WARDER_ENOMEM)
-                return warder_error_set(w->err, rc, "masking: out of memory");
-        return rc;
-}
-
-/* Records `fd` (consumed) as a mask; a descriptor shortage fails closed. */
-static int walk_record(struct walk *w, const char *path, int fd, const struct stat *st,
-                       unsigned flags)
-{
-        int rc = mask_list_add(w->masks, path, fd, st, flags);
-        return walk_oom(w, rc);
-}
-
-static int walk_dir(struct walk *w, struct warder__buf *path, int pin, enum walk_mode mode,
-                    size_t depth);
-
-static bool hidden_dir(const struct mask_list *l, const struct stat *st)
-{
-        for (size_t i = 0; i < l->count; i++)
-                if (l->items[i].dir && (l->items[i].flags & WARDER_MASK_HIDE) &&
-                    l->items[i].dev == st->st_dev && l->items[i].ino == st->st_ino)
-                        return true;
-        return false;
-}
-
-static int out_of_fds(struct walk *w, const char *path)
-{
-        return warder_error_set(w->err, WARDER_ELIMIT,
-                                "masking: out of descriptors at '%s'; the command was not run",
-                                path);
-}
-
-/*
- * Opens `name` in `dfd` without following it (a directory for reading, anything else
- * O_PATH) and checks it is still of type `type` (a DT_* value). Returns the descriptor, -1
- * when it vanished, -2 when it cannot be examined (or changed type), -3 out of descriptors.
- */
-static int pin_entry(int dfd, const char *name, unsigned char type, struct stat *st)
-{
-        int flags = type == DT_DIR ? O_RDONLY | O_DIRECTORY : O_PATH;
-        int fd = openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0)
-                return errno == ENOENT ? -1 : errno == EMFILE || errno == ENFILE ? -3 : -2;
-        if (fstat(fd, st) != 0 || (type == DT_DIR) != S_ISDIR(st->st_mode) ||
-            S_ISLNK(st->st_mode)) {
-                close(fd);
-                return -2;
-        }
-        return fd;
-}
-
-static unsigned char dtype_of(mode_t m)
-{
-        return S_ISDIR(m) ? DT_DIR : S_ISLNK(m) ? DT_LNK : S_ISREG(m) ? DT_REG : DT_UNKNOWN;
-}
-
-/*
- * Decides the entry `name` (of type `type`, DT_UNKNOWN to look) of the directory `dfd` (the
- * root itself when dfd is AT_FDCWD and name its absolute path), records what to mask, and
- * walks on into directories. Only what is masked, and directories, are opened: an entry left
- * alone costs the predicate and nothing else. A name that vanished is skipped; one that
- * cannot be examined makes *unknown true (the caller masks the directory holding it).
- */
-static int walk_entry(struct walk *w, int dfd, const char *name, unsigned char type,
-                      struct warder__buf *path, enum walk_mode mode, size_t depth, bool *unknown)
-{
-        struct stat st;
-        if (type == DT_UNKNOWN) {
-                if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-                        *unknown = errno != ENOENT;
-                        return 0;
-                }
-                type = dtype_of(st.st_mode);
-        }
-        if (mode == WALK_HIDDEN || mode == WALK_LINKS) {
-                if (type == DT_REG) {
-                        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_nlink < 2)
-                                return 0;
-                        if (mode == WALK_HIDDEN)
-                                return walk_oom(w, inode_add(&w->linked, &st, WARDER_MASK_HIDE));
-                        unsigned f = inode_flags(&w->linked, st.st_dev, st.st_ino);
-                        if (!f)
-                                return 0;
-                        int fd = pin_entry(dfd, name, DT_REG, &st);
-                        if (fd == -3)
-                                return out_of_fds(w, path->data);
-                        return fd < 0 ? 0 : walk_record(w, path->data, fd, &st, f);
-                }
-                if (type != DT_DIR)
-                        return 0;
-                int fd = pin_entry(dfd, name, DT_DIR, &st);
-                if (fd == -3)
-                        return out_of_fds(w, path->data);
-                if (fd < 0)
-                        return 0;
-                /* The names inside a hidden directory are covered with it. */
-                if (mode == WALK_LINKS && hidden_dir(w->masks, &st)) {
-                        close(fd);
-                        return 0;
-                }
-                return walk_dir(w, path, fd, mode, depth + 1);
-        }
-        if (type == DT_LNK) {
-                /* A link is decided on its name and on where it leads; what is masked is the
-                 * file it leads to (a mount lands there anyway). */
-                char *real = realpath(path->data, NULL);
-                if (!real)
-                        return 0; /* dangling (or a loop): nothing to read through it */
-                unsigned flags = w->fn(w->ud, path->data, real);
-                int rc = 0;
-                if (flags) {
-                        int tfd = open(real, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-                        struct stat tst;
-                        if (tfd >= 0 && fstat(tfd, &tst) == 0) {
-                                if (S_ISREG(tst.st_mode) && tst.st_nlink > 1)
-                                        rc = walk_oom(w, inode_add(&w->linked, &tst, flags));
-                                if (!rc)
-                                        rc = walk_record(w, real, tfd, &tst, flags);
-                        } else if (tfd >= 0) {
-                                close(tfd);
-                        }
-                }
-                free(real);
-                return rc;
-        }
-        unsigned flags = w->fn(w->ud, path->data, NULL);
-        if (flags & WARDER_MASK_HIDE)
-                flags = WARDER_MASK_HIDE; /* an empty stand-in is read-only anyway */
-        /* Inside a read-only directory a read-only entry is covered already. */
-        if (mode == WALK_READONLY && flags == WARDER_MASK_READONLY)
-                flags = 0;
-        if (type != DT_DIR && !flags)
-                return 0;
-        int fd = pin_entry(dfd, name, type == DT_DIR ? DT_DIR : DT_REG, &st);
-        if (fd == -3)
-                return out_of_fds(w, path->data);
-        if (fd == -1)
-                return 0;
-        if (fd == -2 && type == DT_DIR) {
-                /* A directory that cannot be listed is hidden whole (see walk_dir). */
-                fd = openat(dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (fd >= 0 && fstat(fd, &st) == 0)
-                        return walk_record(w, path->data, fd, &st, WARDER_MASK_HIDE);
-                if (fd >= 0)
-                        close(fd);
-        }
-        if (fd < 0) {
-                *unknown = true;
-                return 0;
-        }
-        int rc = 0;
-        if (S_ISREG(st.st_mode) && flags && st.st_nlink > 1)
-                rc = walk_oom(w, inode_add(&w->linked, &st, flags));
-        if (rc) {
-                close(fd);
-                return rc;
-        }
-        if (type != DT_DIR)
-                return walk_record(w, path->data, fd, &st, flags);
-        if (flags) {
-                int keep = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-                if (keep < 0) {
-                        close(fd);
-                        return out_of_fds(w, path->data);
-                }
-                rc = walk_record(w, path->data, keep, &st, flags);
-                if (rc) {
-                        close(fd);
-                        return rc;
-                }
-        }
-        /* A hidden directory is walked only to learn which of its files have other names. */
-        enum walk_mode next = flags & WARDER_MASK_HIDE       ? WALK_HIDDEN
-                              : flags & WARDER_MASK_READONLY ? WALK_READONLY
-                                                             : mode;
-        return walk_dir(w, path, fd, next, depth + 1);
-}
-
-/*
- * Walks the directory open (for reading) on `fd`, consumed, whose path is in `path`. A
- * directory that cannot be listed is masked whole: the child may be able to open it up
- * (chmod as the same user), and it must not find anything unchecked there.
- */
-static int walk_dir(struct walk *w, struct warder__buf *path, int fd, enum walk_mode mode,
-                    size_t depth)
-{
-        if (depth > 256) {
-                close(fd);
-                return warder_error_set(
-                    w->err, WARDER_ELIMIT,
-                    "masking: '%s' is nested too deeply; the command was not run", path->data);
-        }
-        int pin = fcntl(fd, F_DUPFD_CLOEXEC, 3); /* kept in case the listing fails */
-        DIR *d = pin >= 0 ? fdopendir(fd) : NULL;
-        if (!d) {
-                if (pin >= 0)
-                        close(pin);
-                close(fd);
-                return pin < 0 ? out_of_fds(w, path->data)
-                               : warder_error_set(w->err, WARDER_ENOMEM, "masking: out of memory");
-        }
-        int dfd = dirfd(d);
-        size_t base = path->len;
-        int rc = 0;
-        bool unknown = false;
-        struct dirent *de = NULL;
-        while (!rc && (errno = 0, de = readdir(d))) {
-                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-                        continue;
-                rc = walk_budget(w);
-                if (rc)
-                        break;
-                warder__buf_truncate(path, base);
-                if ((base > 1 && warder__buf_putc(path, '/')) ||
-                    warder__buf_puts(path, de->d_name)) {
-                        rc = warder_error_set(w->err, WARDER_ENOMEM, "masking: out of memory");
-                        break;
-                }
-                rc = walk_entry(w, dfd, de->d_name, de->d_type, path, mode, depth, &unknown);
-        }
-        if (!rc && !de && errno != 0)
-                unknown = true; /* readdir failed part-way */
-        closedir(d);
-        warder__buf_truncate(path, base);
-        struct stat st;
-        if (!rc && unknown && (mode == WALK_DECIDE || mode == WALK_READONLY) &&
-            fstat(pin, &st) == 0)
-                return walk_record(w, path->data, pin, &st, WARDER_MASK_HIDE);
-        close(pin);
-        return rc;
-}
-
-static int collect_masks(const struct warder__exec_config *cfg, warder_exec_mask_fn fn, void *ud,
-                         struct mask_list *masks, struct warder_error *err)
-{
-        struct walk w = {
-            .cfg = cfg,
-            .fn = fn,
-            .ud = ud,
-            .masks = masks,
-            .max_entries = cfg->mask_budget_entries ? cfg->mask_budget_entries
-                                                    : WARDER__EXEC_MASK_BUDGET_ENTRIES,
-            .budget_ms = cfg->mask_budget_ms ? cfg->mask_budget_ms : WARDER__EXEC_MASK_BUDGET_MS,
-            .err = err,
-        };
-        w.deadline = now_ms() + w.budget_ms;
-        struct warder__buf path = WARDER__BUF_INIT;
-        if (warder__buf_puts(&path, cfg->root))
-                return warder_error_set(err, WARDER_ENOMEM, "masking: out of memory");
-        bool unknown = false;
-        int rc = walk_entry(&w, AT_FDCWD, cfg->root, DT_UNKNOWN, &path, WALK_DECIDE, 0, &unknown);
-        if (!rc && unknown)
-                rc = warder_error_set(err, WARDER_EACCES,
-                                      "masking: cannot examine the root '%s'; the command was "
-                                      "not run",
-                                      cfg->root);
-        /* Other names of denied files (hard links): a second pass looks for their inodes. */
-        if (!rc && w.linked.count) {
-                warder__buf_truncate(&path, 0);
-                int pin = open(cfg->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                struct stat rst;
-                if (pin < 0 || fstat(pin, &rst) != 0) {
-                        rc = warder_error_set(err, WARDER_EACCES,
-                                              "masking: cannot examine the root '%s'; the "
-                                              "command was not run",
-                                              cfg->root);
-                        if (pin >= 0)
-                                close(pin);
-                } else if (hidden_dir(masks, &rst)) {
-                        close(pin); /* everything is hidden with the root */
-                } else if (warder__buf_puts(&path, cfg->root)) {
-                        close(pin);
-                        rc = warder_error_set(err, WARDER_ENOMEM, "masking: out of memory");
-                } else {
-                        rc = walk_dir(&w, &path, pin, WALK_LINKS, 0);
-                }
-        }
-        if (!rc && now_ms() > w.deadline)
-                rc = warder_error_set(err, WARDER_ELIMIT,
-                                      "masking: the walk of '%s' exceeded its budget of %u ms; the "
-                                      "command was not run",
-                                      cfg->root, (unsigned)w.budget_ms);
-        free(w.linked.items);
-        warder__buf_free(&path);
-        return rc;
 }
 
 /* ---- the child ---- */
@@ -1411,6 +967,396 @@ static bool child_exited(pid_t pid)
         return si.si_pid == pid;
 }
 
+/* One run of a command: what the parent holds from prepare() to run_release(). */
+struct run {
+        warder_exec_mask_fn mask_fn; /* NULL: nothing is masked */
+        void *mask_ud;
+        char *command, *standin;
+        struct warder__buf cwd;
+        struct mask_list masks;
+        char *stack;
+        dev_t standin_dev;
+        ino_t standin_ino;
+        int root_fd, cwd_fd, null_fd, ll_fd, status[2];
+        struct capture cap[2];
+        int out_w, err_w, pidfd;
+        bool landlock_applied;
+        pid_t pid;
+        struct child_plan plan;
+};
+
+/*
+ * Prepares everything that allocates or may fail in complicated ways, before the fork: the
+ * command, the working directory opened beneath the root, the Landlock ruleset, the masks and
+ * their stand-in, the pipes and the child's plan.
+ */
+static int prepare(struct run *r, const struct warder__exec_config *cfg,
+                   const struct warder_exec_request *req, struct warder_error *err)
+{
+        r->command = strndup(req->command, req->command_len);
+        if (!r->command)
+                return warder_error_set(err, WARDER_ENOMEM, "exec: out of memory");
+
+        /* Working directory: normalised, then opened beneath the root. */
+        if (cfg->root_fd >= 0) {
+                r->root_fd = cfg->root_fd;
+        } else {
+                r->root_fd = open(cfg->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                if (r->root_fd < 0)
+                        return warder_error_set(err, errno == ENOENT ? WARDER_ENOENT : WARDER_EIO,
+                                                "exec: cannot open the root '%s': %s", cfg->root,
+                                                strerror(errno));
+        }
+        int rc =
+            warder__path_normalize_buf(&r->cwd, NULL, NULL, NULL, req->cwd ? req->cwd : cfg->root,
+                                       strlen(req->cwd ? req->cwd : cfg->root), err);
+        if (rc)
+                return rc;
+        if (r->cwd.data[0] != '/')
+                return warder_error_set(err, WARDER_EINVAL,
+                                        "exec: the working directory must be absolute: '%s'",
+                                        req->cwd);
+        if (cfg->open_dir) {
+                size_t rl = strlen(cfg->root);
+                if (!(rl == 1 || (strncmp(r->cwd.data, cfg->root, rl) == 0 &&
+                                  (r->cwd.data[rl] == '\0' || r->cwd.data[rl] == '/'))))
+                        rc = warder_error_set(
+                            err, WARDER_EOUTSIDE,
+                            "exec: the working directory '%s' is outside the root '%s'",
+                            r->cwd.data, cfg->root);
+                else
+                        rc = cfg->open_dir(cfg->open_dir_ud, r->cwd.data, &r->cwd_fd, err);
+        } else {
+                rc = open_cwd(cfg, r->root_fd, r->cwd.data, &r->cwd_fd, err);
+        }
+        if (rc)
+                return rc;
+        /* Every descriptor the child uses must survive its dup2() onto 0, 1 and 2. */
+        r->cwd_fd = fd_above_stdio(r->cwd_fd);
+        if (r->cwd_fd < 0)
+                return warder_error_set(err, WARDER_EIO, "exec: out of descriptors");
+
+        /* Landlock: built here, enforced in the child. */
+        if (cfg->landlock != WARDER_LANDLOCK_OFF) {
+                struct warder_error lerr = WARDER_ERROR_INIT;
+                int lrc = warder__landlock_build(cfg->root, cfg->landlock_read, cfg->landlock_write,
+                                                 &r->ll_fd, &lerr);
+                if (lrc && (cfg->landlock == WARDER_LANDLOCK_REQUIRED || lrc != WARDER_ENOTSUP)) {
+                        rc = warder_error_set(err, lrc, "%s%s", lerr.message,
+                                              lrc == WARDER_ENOTSUP ? "; the command was not run"
+                                                                    : "");
+                        warder_error_clear(&lerr);
+                        return rc;
+                }
+                warder_error_clear(&lerr);
+                if (r->ll_fd >= 0 && (r->ll_fd = fd_above_stdio(r->ll_fd)) < 0)
+                        return warder_error_set(err, WARDER_EIO, "exec: out of descriptors");
+        }
+
+        /* Masking: find what to cover (bounded), prepare the stand-in. */
+        if (r->mask_fn) {
+                rc = warder__exec_collect_masks(
+                    cfg->root,
+                    cfg->mask_budget_entries ? cfg->mask_budget_entries
+                                             : WARDER__EXEC_MASK_BUDGET_ENTRIES,
+                    cfg->mask_budget_ms ? cfg->mask_budget_ms : WARDER__EXEC_MASK_BUDGET_MS,
+                    r->mask_fn, r->mask_ud, &r->masks, err);
+                if (rc)
+                        return rc;
+                bool files = false;
+                for (size_t i = 0; i < r->masks.count; i++)
+                        files |=
+                            !r->masks.items[i].dir && (r->masks.items[i].flags & WARDER_MASK_HIDE);
+                if (files) {
+                        rc = make_standin(&r->standin, &r->standin_dev, &r->standin_ino, err);
+                        if (rc)
+                                return rc;
+                }
+        }
+        if (warder__exec_test_hook)
+                warder__exec_test_hook(0);
+
+        r->null_fd = fd_above_stdio(open("/dev/null", O_RDONLY | O_CLOEXEC));
+        int po[2], pe[2];
+        if (r->null_fd < 0 || pipe2(po, O_CLOEXEC) != 0)
+                return warder_error_set(err, WARDER_EIO, "exec: cannot create pipes: %s",
+                                        strerror(errno));
+        r->cap[0].fd = fd_above_stdio(po[0]);
+        r->out_w = fd_above_stdio(po[1]);
+        if (pipe2(pe, O_CLOEXEC) != 0)
+                return warder_error_set(err, WARDER_EIO, "exec: cannot create pipes: %s",
+                                        strerror(errno));
+        r->cap[1].fd = fd_above_stdio(pe[0]);
+        r->err_w = fd_above_stdio(pe[1]);
+        if (pipe2(r->status, O_CLOEXEC) != 0)
+                return warder_error_set(err, WARDER_EIO, "exec: cannot create pipes: %s",
+                                        strerror(errno));
+        r->status[0] = fd_above_stdio(r->status[0]);
+        r->status[1] = fd_above_stdio(r->status[1]);
+        if (r->cap[0].fd < 0 || r->cap[1].fd < 0 || r->out_w < 0 || r->err_w < 0 ||
+            r->status[0] < 0 || r->status[1] < 0)
+                return warder_error_set(err, WARDER_EIO, "exec: cannot create pipes: %s",
+                                        strerror(errno));
+
+        static const char *const default_env[] = {WARDER__EXEC_DEFAULT_PATH, NULL};
+        const char *const *env = req->env ? req->env : cfg->env ? cfg->env : default_env;
+        r->plan = (struct child_plan){
+            .command = r->command,
+            .envp = (char *const *)env,
+            .in_fd = r->null_fd,
+            .out_fd = r->out_w,
+            .err_fd = r->err_w,
+            .status_fd = r->status[1],
+            .cwd_fd = r->cwd_fd,
+            .cwd_path = r->cwd.data,
+            /* Nothing to cover: no mount namespace either. */
+            .masks = r->masks.count ? &r->masks : NULL,
+            .standin = r->standin,
+            .standin_dev = r->standin_dev,
+            .standin_ino = r->standin_ino,
+            .drop = cfg->drop_privileges,
+            .uid = cfg->uid,
+            .gid = cfg->gid,
+            .landlock_fd = r->ll_fd,
+            .landlock_required = cfg->landlock == WARDER_LANDLOCK_REQUIRED,
+            .landlock_proc =
+                r->ll_fd >= 0 ? warder__landlock_read_access(cfg->landlock_read, "/proc") : 0,
+        };
+        snprintf(r->plan.uid_map, sizeof(r->plan.uid_map), "%u %u 1\n", (unsigned)geteuid(),
+                 (unsigned)geteuid());
+        snprintf(r->plan.gid_map, sizeof(r->plan.gid_map), "%u %u 1\n", (unsigned)getegid(),
+                 (unsigned)getegid());
+        return 0;
+}
+
+/*
+ * Spawns the child on its own stack and waits for its set-up report: EOF at exec, or a record
+ * naming the stage that failed (then the child is killed and reaped here).
+ */
+static int spawn(struct run *r, struct warder_error *err)
+{
+        int why = 0;
+        r->stack = mmap(NULL, 2 * WARDER__EXEC_STACK, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+        if (r->stack == MAP_FAILED) {
+                r->stack = NULL;
+                return warder_error_set(err, WARDER_ENOMEM, "exec: cannot map a stack: %s",
+                                        strerror(errno));
+        }
+        r->pid = spawn_child(&r->plan, r->stack, &why);
+        if (r->pid < 0 && why && r->plan.masks)
+                return warder_error_set(err,
+                                        why == EPERM || why == EACCES ? WARDER_EACCES : WARDER_EIO,
+                                        "masking: cannot create a user namespace: %s; the "
+                                        "command was not run",
+                                        strerror(why));
+        if (r->pid < 0)
+                return warder_error_set(err, WARDER_EIO, "exec: fork failed: %s", strerror(errno));
+
+        /* Parent. Set the group here too, so a kill never races the child's setpgid(). */
+        (void)setpgid(r->pid, r->pid);
+        close_fd(&r->out_w);
+        close_fd(&r->err_w);
+        close_fd(&r->status[1]);
+
+        /* Set-up report: EOF at exec; a record before that names the failing stage. */
+        struct status_msg msg;
+        bool failed = false, landlock_skipped = false;
+        while (read_status(r->status[0], &msg)) {
+                if (msg.stage == STAGE_LANDLOCK_SKIPPED) {
+                        landlock_skipped = true;
+                        continue;
+                }
+                if (msg.stage == STAGE_RUNNING)
+                        break; /* the init started the command */
+                failed = true;
+                break;
+        }
+        if (failed) {
+                int rc = stage_error(&msg, &r->plan, err);
+                (void)kill(-r->pid, SIGKILL);
+                while (waitpid(r->pid, NULL, 0) < 0 && errno == EINTR)
+                        ;
+                r->pid = -1;
+                if (!rc)
+                        rc = warder_error_set(err, WARDER_EIO, "exec: set-up failed");
+                return rc;
+        }
+        r->landlock_applied = r->ll_fd >= 0 && !landlock_skipped;
+        if (warder__exec_test_hook)
+                warder__exec_test_hook(1);
+        /* The masks are in place (or the exec failed): the stand-in is no longer needed. */
+        if (r->standin) {
+                unlink(r->standin);
+                free(r->standin);
+                r->standin = NULL;
+        }
+        return 0;
+}
+
+/*
+ * Captures both streams until they end and the shell has exited, or the deadline passes or
+ * the request is cancelled (the group is killed), reaps the child and fills `out`.
+ */
+static int capture(struct run *r, const struct warder__exec_config *cfg,
+                   const struct warder_exec_request *req, struct warder_exec_result *out,
+                   struct warder_error *err)
+{
+        int rc = 0;
+        struct capture *cap = r->cap;
+        uint32_t timeout = req->timeout_ms   ? req->timeout_ms
+                           : cfg->timeout_ms ? cfg->timeout_ms
+                                             : WARDER__EXEC_TIMEOUT_MS;
+        size_t max_output = req->max_output   ? req->max_output
+                            : cfg->max_output ? cfg->max_output
+                                              : WARDER__EXEC_MAX_OUTPUT;
+        for (int i = 0; i < 2; i++) {
+                cap[i].cap = max_output;
+                (void)fcntl(cap[i].fd, F_SETFL, fcntl(cap[i].fd, F_GETFL) | O_NONBLOCK);
+        }
+        r->pidfd = (int)syscall(__NR_pidfd_open, r->pid, 0u);
+        int64_t deadline = warder__exec_now_ms() + timeout;
+        int64_t grace = -1; /* after the group is killed: how long to keep draining */
+        bool exited = false, timed_out = false, cancelled = false;
+        int oom = 0;
+        int cancel_fd = warder_cancel_fd(req->cancel);
+        for (;;) {
+                if (!exited && !cancelled && !timed_out && warder_cancel_triggered(req->cancel)) {
+                        cancelled = true;
+                        (void)kill(-r->pid, SIGKILL);
+                }
+                if (!exited && child_exited(r->pid)) {
+                        exited = true;
+                        /* Nothing the command started outlives it. */
+                        (void)kill(-r->pid, SIGKILL);
+                        grace = warder__exec_now_ms() + 500;
+                }
+                if (exited && cap[0].fd < 0 && cap[1].fd < 0)
+                        break;
+                int64_t now = warder__exec_now_ms();
+                if (!exited && !timed_out && now >= deadline) {
+                        timed_out = true;
+                        (void)kill(-r->pid, SIGKILL);
+                }
+                if (grace >= 0 && now >= grace)
+                        break; /* a process escaped the group and holds a pipe open */
+                struct pollfd pfd[4];
+                int nfd = 0, idx[2] = {-1, -1};
+                for (int i = 0; i < 2; i++) {
+                        if (cap[i].fd >= 0) {
+                                idx[i] = nfd;
+                                pfd[nfd++] = (struct pollfd){cap[i].fd, POLLIN, 0};
+                        }
+                }
+                int pidx = -1;
+                if (!exited && r->pidfd >= 0) {
+                        pidx = nfd;
+                        pfd[nfd++] = (struct pollfd){r->pidfd, POLLIN, 0};
+                }
+                if (!exited && !cancelled && cancel_fd >= 0)
+                        pfd[nfd++] = (struct pollfd){cancel_fd, POLLIN, 0};
+                int64_t until = grace >= 0 ? grace : (timed_out || cancelled) ? now + 50 : deadline;
+                int64_t wait = until - now;
+                if (!exited && r->pidfd < 0 && wait > 20)
+                        wait = 20; /* no pidfd: look at the child now and then */
+                if (wait < 0)
+                        wait = 0;
+                int n = poll(pfd, (nfds_t)nfd, (int)wait);
+                if (n < 0 && errno != EINTR) {
+                        (void)kill(-r->pid, SIGKILL);
+                        rc = warder_error_set(err, WARDER_EIO, "exec: poll failed: %s",
+                                              strerror(errno));
+                        break;
+                }
+                for (int i = 0; i < 2 && n > 0; i++) {
+                        if (idx[i] >= 0 && pfd[idx[i]].revents) {
+                                if (!drain(&cap[i], req, &oom))
+                                        close_fd(&cap[i].fd);
+                        }
+                }
+                (void)pidx;
+        }
+        /* Reap the shell, or its init (already dead or killed above). */
+        int st = 0;
+        pid_t w;
+        while ((w = waitpid(r->pid, &st, 0)) < 0 && errno == EINTR)
+                ;
+        r->pid = -1;
+        /* The init reports the command's own wait status (the init itself just exits). */
+        if (r->plan.pidns && w > 0) {
+                (void)fcntl(r->status[0], F_SETFL, fcntl(r->status[0], F_GETFL) | O_NONBLOCK);
+                bool reported = false;
+                struct status_msg msg;
+                while (read_status(r->status[0], &msg)) {
+                        if (msg.stage == STAGE_EXITED) {
+                                st = msg.error;
+                                reported = true;
+                        }
+                }
+                if (!reported && WIFEXITED(st))
+                        st = W_EXITCODE(0, SIGKILL); /* killed before it could say */
+        }
+        if (rc)
+                return rc;
+        if (oom)
+                return warder_error_set(err, WARDER_ENOMEM, "exec: out of memory capturing output");
+
+        struct warder_exec_result res = WARDER_EXEC_RESULT_INIT;
+        res.exit_status = (w > 0 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
+        res.signal = (w > 0 && WIFSIGNALED(st)) ? WTERMSIG(st) : 0;
+        res.timed_out = timed_out;
+        res.cancelled = cancelled;
+        res.landlock_applied = r->landlock_applied;
+        res.masked = r->mask_fn && r->masks.count > 0;
+        res.pid_namespace = r->plan.pidns;
+        for (int i = 0; i < 2; i++) {
+                struct warder_bytes *b = i == 0 ? &res.out : &res.err;
+                b->len = cap[i].buf.len;
+                b->truncated = cap[i].truncated;
+                b->data = warder__buf_steal(&cap[i].buf);
+                if (!b->data) {
+                        free(res.out.data);
+                        return warder_error_set(err, WARDER_ENOMEM, "exec: out of memory");
+                }
+        }
+        *out = res;
+        return 0;
+}
+
+/* Kills and reaps a child still running, removes the stand-in, closes and frees the rest. */
+static void run_release(struct run *r, const struct warder__exec_config *cfg)
+{
+        if (r->pid > 0) {
+                (void)kill(-r->pid, SIGKILL);
+                while (waitpid(r->pid, NULL, 0) < 0 && errno == EINTR)
+                        ;
+        }
+        if (r->standin) {
+                unlink(r->standin);
+                free(r->standin);
+        }
+        for (int i = 0; i < 2; i++) {
+                close_fd(&r->cap[i].fd);
+                warder__buf_free(&r->cap[i].buf);
+        }
+        close_fd(&r->out_w);
+        close_fd(&r->err_w);
+        close_fd(&r->status[0]);
+        close_fd(&r->status[1]);
+        close_fd(&r->pidfd);
+        close_fd(&r->null_fd);
+        close_fd(&r->cwd_fd);
+        if (r->ll_fd >= 0)
+                close(r->ll_fd);
+        if (r->root_fd >= 0 && r->root_fd != cfg->root_fd)
+                close(r->root_fd);
+        if (r->stack)
+                munmap(r->stack, 2 * WARDER__EXEC_STACK); /* the child is reaped by now */
+        warder__exec_mask_list_free(&r->masks);
+        warder__buf_free(&r->cwd);
+        free(r->command);
+}
+
 int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_exec_request *req,
                      struct warder_exec_result *out, struct warder_error *err)
 {
@@ -1438,377 +1384,27 @@ int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_
                 return warder_error_set(err, WARDER_EINVAL,
                                         "exec: the command contains a NUL byte");
 
-        int rc = 0;
-        char *command = NULL, *standin = NULL;
-        struct warder__buf cwd = WARDER__BUF_INIT;
-        struct mask_list masks = {0};
-        char *stack = NULL;
-        bool masking = mask_fn != NULL;
-        dev_t standin_dev = 0;
-        ino_t standin_ino = 0;
-        int root_fd = -1, cwd_fd = -1, null_fd = -1, ll_fd = -1, status[2] = {-1, -1};
-        struct capture cap[2] = {{.fd = -1, .stream = 1}, {.fd = -1, .stream = 2}};
-        int out_w = -1, err_w = -1, pidfd = -1;
-        bool landlock_applied = false, landlock_skipped = false;
-        pid_t pid = -1;
-
-        command = strndup(req->command, req->command_len);
-        if (!command) {
-                rc = warder_error_set(err, WARDER_ENOMEM, "exec: out of memory");
-                goto done;
-        }
-
-        /* Working directory: normalised, then opened beneath the root. */
-        if (cfg->root_fd >= 0) {
-                root_fd = cfg->root_fd;
-        } else {
-                root_fd = open(cfg->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-                if (root_fd < 0) {
-                        rc = warder_error_set(err, errno == ENOENT ? WARDER_ENOENT : WARDER_EIO,
-                                              "exec: cannot open the root '%s': %s", cfg->root,
-                                              strerror(errno));
-                        goto done;
-                }
-        }
-        rc = warder__path_normalize_buf(&cwd, NULL, NULL, NULL, req->cwd ? req->cwd : cfg->root,
-                                        strlen(req->cwd ? req->cwd : cfg->root), err);
-        if (rc)
-                goto done;
-        if (cwd.data[0] != '/') {
-                rc = warder_error_set(err, WARDER_EINVAL,
-                                      "exec: the working directory must be absolute: '%s'",
-                                      req->cwd);
-                goto done;
-        }
-        if (cfg->open_dir) {
-                size_t rl = strlen(cfg->root);
-                if (!(rl == 1 || (strncmp(cwd.data, cfg->root, rl) == 0 &&
-                                  (cwd.data[rl] == '\0' || cwd.data[rl] == '/'))))
-                        rc = warder_error_set(
-                            err, WARDER_EOUTSIDE,
-                            "exec: the working directory '%s' is outside the root '%s'", cwd.data,
-                            cfg->root);
-                else
-                        rc = cfg->open_dir(cfg->open_dir_ud, cwd.data, &cwd_fd, err);
-        } else {
-                rc = open_cwd(cfg, root_fd, cwd.data, &cwd_fd, err);
-        }
-        if (rc)
-                goto done;
-        /* Every descriptor the child uses must survive its dup2() onto 0, 1 and 2. */
-        cwd_fd = fd_above_stdio(cwd_fd);
-        if (cwd_fd < 0) {
-                rc = warder_error_set(err, WARDER_EIO, "exec: out of descriptors");
-                goto done;
-        }
-
-        /* Landlock: built here, enforced in the child. */
-        if (cfg->landlock != WARDER_LANDLOCK_OFF) {
-                struct warder_error lerr = WARDER_ERROR_INIT;
-                int lrc = warder__landlock_build(cfg->root, cfg->landlock_read, cfg->landlock_write,
-                                                 &ll_fd, &lerr);
-                if (lrc && (cfg->landlock == WARDER_LANDLOCK_REQUIRED || lrc != WARDER_ENOTSUP)) {
-                        rc = warder_error_set(err, lrc, "%s%s", lerr.message,
-                                              lrc == WARDER_ENOTSUP ? "; the command was not run"
-                                                                    : "");
-                        warder_error_clear(&lerr);
-                        goto done;
-                }
-                warder_error_clear(&lerr);
-                if (ll_fd >= 0 && (ll_fd = fd_above_stdio(ll_fd)) < 0) {
-                        rc = warder_error_set(err, WARDER_EIO, "exec: out of descriptors");
-                        goto done;
-                }
-        }
-
-        /* Masking: find what to cover (bounded), prepare the stand-in. */
-        if (masking) {
-                rc = collect_masks(cfg, mask_fn, mask_ud, &masks, err);
-                if (rc)
-                        goto done;
-                bool files = false;
-                for (size_t i = 0; i < masks.count; i++)
-                        files |= !masks.items[i].dir && (masks.items[i].flags & WARDER_MASK_HIDE);
-                if (files) {
-                        rc = make_standin(&standin, &standin_dev, &standin_ino, err);
-                        if (rc)
-                                goto done;
-                }
-        }
-        if (warder__exec_test_hook)
-                warder__exec_test_hook(0);
-
-        null_fd = fd_above_stdio(open("/dev/null", O_RDONLY | O_CLOEXEC));
-        int po[2], pe[2];
-        if (null_fd < 0 || pipe2(po, O_CLOEXEC) != 0) {
-                rc = warder_error_set(err, WARDER_EIO, "exec: cannot create pipes: %s",
-                                      strerror(errno));
-                goto done;
-        }
-        cap[0].fd = fd_above_stdio(po[0]);
-        out_w = fd_above_stdio(po[1]);
-        if (pipe2(pe, O_CLOEXEC) != 0) {
-                rc = warder_error_set(err, WARDER_EIO, "exec: cannot create pipes: %s",
-                                      strerror(errno));
-                goto done;
-        }
-        cap[1].fd = fd_above_stdio(pe[0]);
-        err_w = fd_above_stdio(pe[1]);
-        if (pipe2(status, O_CLOEXEC) != 0) {
-                rc = warder_error_set(err, WARDER_EIO, "exec: cannot create pipes: %s",
-                                      strerror(errno));
-                goto done;
-        }
-        status[0] = fd_above_stdio(status[0]);
-        status[1] = fd_above_stdio(status[1]);
-        if (cap[0].fd < 0 || cap[1].fd < 0 || out_w < 0 || err_w < 0 || status[0] < 0 ||
-            status[1] < 0) {
-                rc = warder_error_set(err, WARDER_EIO, "exec: cannot create pipes: %s",
-                                      strerror(errno));
-                goto done;
-        }
-
-        static const char *const default_env[] = {WARDER__EXEC_DEFAULT_PATH, NULL};
-        const char *const *env = req->env ? req->env : cfg->env ? cfg->env : default_env;
-        struct child_plan plan = {
-            .command = command,
-            .envp = (char *const *)env,
-            .in_fd = null_fd,
-            .out_fd = out_w,
-            .err_fd = err_w,
-            .status_fd = status[1],
-            .cwd_fd = cwd_fd,
-            .cwd_path = cwd.data,
-            /* Nothing to cover: no mount namespace either. */
-            .masks = masks.count ? &masks : NULL,
-            .standin = standin,
-            .standin_dev = standin_dev,
-            .standin_ino = standin_ino,
-            .drop = cfg->drop_privileges,
-            .uid = cfg->uid,
-            .gid = cfg->gid,
-            .landlock_fd = ll_fd,
-            .landlock_required = cfg->landlock == WARDER_LANDLOCK_REQUIRED,
-            .landlock_proc =
-                ll_fd >= 0 ? warder__landlock_read_access(cfg->landlock_read, "/proc") : 0,
+        struct run r = {
+            .mask_fn = mask_fn,
+            .mask_ud = mask_ud,
+            .cwd = WARDER__BUF_INIT,
+            .root_fd = -1,
+            .cwd_fd = -1,
+            .null_fd = -1,
+            .ll_fd = -1,
+            .status = {-1, -1},
+            .cap = {{.fd = -1, .stream = 1}, {.fd = -1, .stream = 2}},
+            .out_w = -1,
+            .err_w = -1,
+            .pidfd = -1,
+            .pid = -1,
         };
-        snprintf(plan.uid_map, sizeof(plan.uid_map), "%u %u 1\n", (unsigned)geteuid(),
-                 (unsigned)geteuid());
-        snprintf(plan.gid_map, sizeof(plan.gid_map), "%u %u 1\n", (unsigned)getegid(),
-                 (unsigned)getegid());
-
-        int why = 0;
-        stack = mmap(NULL, 2 * WARDER__EXEC_STACK, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
-        if (stack == MAP_FAILED) {
-                stack = NULL;
-                rc = warder_error_set(err, WARDER_ENOMEM, "exec: cannot map a stack: %s",
-                                      strerror(errno));
-                goto done;
-        }
-        pid = spawn_child(&plan, stack, &why);
-        if (pid < 0 && why && plan.masks) {
-                rc = warder_error_set(err,
-                                      why == EPERM || why == EACCES ? WARDER_EACCES : WARDER_EIO,
-                                      "masking: cannot create a user namespace: %s; the command "
-                                      "was not run",
-                                      strerror(why));
-                goto done;
-        }
-        if (pid < 0) {
-                rc = warder_error_set(err, WARDER_EIO, "exec: fork failed: %s", strerror(errno));
-                goto done;
-        }
-
-        /* Parent. Set the group here too, so a kill never races the child's setpgid(). */
-        (void)setpgid(pid, pid);
-        close_fd(&out_w);
-        close_fd(&err_w);
-        close_fd(&status[1]);
-
-        /* Set-up report: EOF at exec; a record before that names the failing stage. */
-        struct status_msg msg;
-        bool failed = false;
-        while (read_status(status[0], &msg)) {
-                if (msg.stage == STAGE_LANDLOCK_SKIPPED) {
-                        landlock_skipped = true;
-                        continue;
-                }
-                if (msg.stage == STAGE_RUNNING)
-                        break; /* the init started the command */
-                failed = true;
-                break;
-        }
-        if (failed) {
-                rc = stage_error(&msg, &plan, err);
-                (void)kill(-pid, SIGKILL);
-                while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-                        ;
-                pid = -1;
-                if (!rc)
-                        rc = warder_error_set(err, WARDER_EIO, "exec: set-up failed");
-                goto done;
-        }
-        landlock_applied = ll_fd >= 0 && !landlock_skipped;
-        if (warder__exec_test_hook)
-                warder__exec_test_hook(1);
-        /* The masks are in place (or the exec failed): the stand-in is no longer needed. */
-        if (standin) {
-                unlink(standin);
-                free(standin);
-                standin = NULL;
-        }
-
-        /* Capture until both streams end and the shell has exited, or the deadline passes. */
-        uint32_t timeout = req->timeout_ms   ? req->timeout_ms
-                           : cfg->timeout_ms ? cfg->timeout_ms
-                                             : WARDER__EXEC_TIMEOUT_MS;
-        size_t max_output = req->max_output   ? req->max_output
-                            : cfg->max_output ? cfg->max_output
-                                              : WARDER__EXEC_MAX_OUTPUT;
-        for (int i = 0; i < 2; i++) {
-                cap[i].cap = max_output;
-                (void)fcntl(cap[i].fd, F_SETFL, fcntl(cap[i].fd, F_GETFL) | O_NONBLOCK);
-        }
-        pidfd = (int)syscall(__NR_pidfd_open, pid, 0u);
-        int64_t deadline = now_ms() + timeout;
-        int64_t grace = -1; /* after the group is killed: how long to keep draining */
-        bool exited = false, timed_out = false, cancelled = false;
-        int oom = 0;
-        int cancel_fd = warder_cancel_fd(req->cancel);
-        for (;;) {
-                if (!exited && !cancelled && !timed_out && warder_cancel_triggered(req->cancel)) {
-                        cancelled = true;
-                        (void)kill(-pid, SIGKILL);
-                }
-                if (!exited && child_exited(pid)) {
-                        exited = true;
-                        /* Nothing the command started outlives it. */
-                        (void)kill(-pid, SIGKILL);
-                        grace = now_ms() + 500;
-                }
-                if (exited && cap[0].fd < 0 && cap[1].fd < 0)
-                        break;
-                int64_t now = now_ms();
-                if (!exited && !timed_out && now >= deadline) {
-                        timed_out = true;
-                        (void)kill(-pid, SIGKILL);
-                }
-                if (grace >= 0 && now >= grace)
-                        break; /* a process escaped the group and holds a pipe open */
-                struct pollfd pfd[4];
-                int nfd = 0, idx[2] = {-1, -1};
-                for (int i = 0; i < 2; i++) {
-                        if (cap[i].fd >= 0) {
-                                idx[i] = nfd;
-                                pfd[nfd++] = (struct pollfd){cap[i].fd, POLLIN, 0};
-                        }
-                }
-                int pidx = -1;
-                if (!exited && pidfd >= 0) {
-                        pidx = nfd;
-                        pfd[nfd++] = (struct pollfd){pidfd, POLLIN, 0};
-                }
-                if (!exited && !cancelled && cancel_fd >= 0)
-                        pfd[nfd++] = (struct pollfd){cancel_fd, POLLIN, 0};
-                int64_t until = grace >= 0 ? grace : (timed_out || cancelled) ? now + 50 : deadline;
-                int64_t wait = until - now;
-                if (!exited && pidfd < 0 && wait > 20)
-                        wait = 20; /* no pidfd: look at the child now and then */
-                if (wait < 0)
-                        wait = 0;
-                int n = poll(pfd, (nfds_t)nfd, (int)wait);
-                if (n < 0 && errno != EINTR) {
-                        (void)kill(-pid, SIGKILL);
-                        rc = warder_error_set(err, WARDER_EIO, "exec: poll failed: %s",
-                                              strerror(errno));
-                        break;
-                }
-                for (int i = 0; i < 2 && n > 0; i++) {
-                        if (idx[i] >= 0 && pfd[idx[i]].revents) {
-                                if (!drain(&cap[i], req, &oom))
-                                        close_fd(&cap[i].fd);
-                        }
-                }
-                (void)pidx;
-        }
-        /* Reap the shell, or its init (already dead or killed above). */
-        int st = 0;
-        pid_t w;
-        while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
-                ;
-        pid = -1;
-        /* The init reports the command's own wait status (the init itself just exits). */
-        if (plan.pidns && w > 0) {
-                (void)fcntl(status[0], F_SETFL, fcntl(status[0], F_GETFL) | O_NONBLOCK);
-                bool reported = false;
-                while (read_status(status[0], &msg)) {
-                        if (msg.stage == STAGE_EXITED) {
-                                st = msg.error;
-                                reported = true;
-                        }
-                }
-                if (!reported && WIFEXITED(st))
-                        st = W_EXITCODE(0, SIGKILL); /* killed before it could say */
-        }
-        if (rc)
-                goto done;
-        if (oom) {
-                rc = warder_error_set(err, WARDER_ENOMEM, "exec: out of memory capturing output");
-                goto done;
-        }
-
-        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
-        r.exit_status = (w > 0 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
-        r.signal = (w > 0 && WIFSIGNALED(st)) ? WTERMSIG(st) : 0;
-        r.timed_out = timed_out;
-        r.cancelled = cancelled;
-        r.landlock_applied = landlock_applied;
-        r.masked = masking && masks.count > 0;
-        r.pid_namespace = plan.pidns;
-        for (int i = 0; i < 2; i++) {
-                struct warder_bytes *b = i == 0 ? &r.out : &r.err;
-                b->len = cap[i].buf.len;
-                b->truncated = cap[i].truncated;
-                b->data = warder__buf_steal(&cap[i].buf);
-                if (!b->data) {
-                        free(r.out.data);
-                        rc = warder_error_set(err, WARDER_ENOMEM, "exec: out of memory");
-                        goto done;
-                }
-        }
-        *out = r;
-
-done:
-        if (pid > 0) {
-                (void)kill(-pid, SIGKILL);
-                while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-                        ;
-        }
-        if (standin) {
-                unlink(standin);
-                free(standin);
-        }
-        for (int i = 0; i < 2; i++) {
-                close_fd(&cap[i].fd);
-                warder__buf_free(&cap[i].buf);
-        }
-        close_fd(&out_w);
-        close_fd(&err_w);
-        close_fd(&status[0]);
-        close_fd(&status[1]);
-        close_fd(&pidfd);
-        close_fd(&null_fd);
-        close_fd(&cwd_fd);
-        if (ll_fd >= 0)
-                close(ll_fd);
-        if (root_fd >= 0 && root_fd != cfg->root_fd)
-                close(root_fd);
-        if (stack)
-                munmap(stack, 2 * WARDER__EXEC_STACK); /* the child is reaped by now */
-        mask_list_free(&masks);
-        warder__buf_free(&cwd);
-        free(command);
+        int rc = prepare(&r, cfg, req, err);
+        if (!rc)
+                rc = spawn(&r, err);
+        if (!rc)
+                rc = capture(&r, cfg, req, out, err);
+        run_release(&r, cfg);
         return rc;
 }
 
@@ -1816,21 +1412,19 @@ done:
 
 static int local_open_dir(void *ud, const char *path, int *fd_out, struct warder_error *err)
 {
-        return warder__local_open_dir(ud, path, fd_out, err);
+        return warder__local_open_in(ud, path, fd_out, err);
 }
 
-int warder__local_exec(warder_backend *b, int root_fd, const char *root,
-                       const struct warder_local_options *opts,
-                       const struct warder_exec_request *req, struct warder_exec_result *out,
-                       struct warder_error *err)
+int warder__local_exec(struct local *l, const struct warder_exec_request *req,
+                       struct warder_exec_result *out, struct warder_error *err)
 {
-        if (!b || !root || !opts || !req || !out)
+        if (!l || !l->root || !req || !out)
                 return warder_error_set(err, WARDER_EINVAL, "exec: invalid argument");
-        if (!opts->exec)
+        if (!l->opts.exec)
                 return warder_error_set(err, WARDER_ENOTSUP, "execute is not enabled");
         struct warder__exec_config cfg;
-        warder__exec_config_from_options(&cfg, root, root_fd, opts);
+        warder__exec_config_from_options(&cfg, l->root, l->root_fd, &l->opts);
         cfg.open_dir = local_open_dir;
-        cfg.open_dir_ud = b;
+        cfg.open_dir_ud = l;
         return warder__exec_run(&cfg, req, out, err);
 }

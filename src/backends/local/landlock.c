@@ -5,7 +5,7 @@
  * Access rights are masked to the ABI version the running kernel reports; the definitions
  * below are kept here so an old <linux/landlock.h> (or none) does not matter.
  */
-#include "exec.h"
+#include "landlock.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -17,6 +17,8 @@
 #include "warder/error.h"
 #include "warder/local.h"
 
+#include "landlock.h"
+
 /* Defaults (also documented in docs/execute.md). */
 #define WARDER__EXEC_TIMEOUT_MS          60000u
 #define WARDER__EXEC_MAX_OUTPUT          ((size_t)1 << 20)
@@ -79,35 +81,15 @@ int warder__exec_run(const struct warder__exec_config *cfg, const struct warder_
 extern void (*warder__exec_test_hook)(int stage);
 extern bool warder__exec_test_mask_by_name;
 
-/* Landlock (landlock.c). */
-
-/* The kernel's Landlock ABI version, or 0 when Landlock is unavailable or disabled. */
-int warder__landlock_abi(void);
-/* Tests: when >= 0, the ABI version warder__landlock_abi() reports (0: unavailable). */
-extern int warder__landlock_abi_override;
-
 /*
- * Builds a Landlock ruleset in the caller (before fork): everything beneath `root` and the
- * `write` trees, read/execute beneath the `read` trees (NULL: the system defaults), rights
- * masked to the kernel's ABI. *out_fd receives a close-on-exec descriptor for
- * warder__landlock_restrict(). WARDER_ENOTSUP when Landlock is unavailable.
+ * The local backend's execute operation (§6.3): runs `req` in the root of `l` (its root
+ * descriptor and options; what to mask comes with `req`: the backend holds no ruleset), the
+ * working directory opened with the backend's confinement. `req` and `out` are as
+ * warder_backend_execute() hands them over (`out` is zeroed; fill it with the result helpers;
+ * outputs untouched on failure).
  */
-int warder__landlock_build(const char *root, const char *const *read, const char *const *write,
-                           int *out_fd, struct warder_error *err);
-
-/* In the child: no_new_privs, then restrict itself. Async-signal-safe; 0 or an errno. */
-int warder__landlock_restrict(int ruleset_fd);
-
-/*
- * The rights the ruleset built from `read` (NULL: the defaults) grants beneath `path` when
- * `path` is one of its readable trees, else 0. The child grants them again on a file system
- * it mounts there itself (a fresh /proc) with warder__landlock_add_fd().
- */
-uint64_t warder__landlock_read_access(const char *const *read, const char *path);
-/* In the child: grants `access` beneath the directory `fd`. Async-signal-safe; 0 or an errno. */
-int warder__landlock_add_fd(int ruleset_fd, int fd, uint64_t access);
-
-/* The default readable trees and files (NULL-terminated), for the docs and tests. */
-extern const char *const warder__landlock_default_read[];
+struct local;
+int warder__local_exec(struct local *l, const struct warder_exec_request *req,
+                       struct warder_exec_result *out, struct warder_error *err);
 
 #endif
