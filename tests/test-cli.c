@@ -1015,7 +1015,7 @@ START_TEST(as_user)
             {"4294967295", "not a valid uid"},
             {"99999999999", "not a valid uid"},
             {"", "needs USER or UID"},
-            {"no-such-user-w19", "no such user"},
+            {"no-such-user-x9q", "no such user"},
             {"40001:0", "group 0"},
             {"40001:40001:0", "supplementary group 0"},
             {"40001:x", "numeric gid"},
