@@ -1641,6 +1641,106 @@ END_TEST
 /* §5.5: a declared variable is expanded unless the line may give it another value; only a
  * whole-word occurrence of its name (not a longer name containing it) is such a rebinding.
  * And of two equally strict answers the first one is the one named. */
+/* Every kind of wrapper option (§5.3) is skipped exactly: one word too few leaves the wrapper's
+ * operand as the command's name, one too many takes the command's own name away, and either
+ * way `rm -rf x` would meet no rule. An option that is not understood stops at ask. */
+START_TEST(test_wrapper_options)
+{
+        warder_ruleset *rs = load(precise_yaml);
+        NEED(rs);
+        static const struct {
+                const char *cmd;
+                enum warder_action want;
+        } rows[] = {
+            /* env: lone `-` words, flags, an option with a value, glued or not */
+            {"env - rm -rf x", WARDER_DENY},
+            {"env - - rm -rf x", WARDER_DENY},
+            {"env -i rm -rf x", WARDER_DENY},
+            {"env -i0 rm -rf x", WARDER_DENY},
+            {"env -u HOME rm -rf x", WARDER_DENY},
+            {"env -uHOME rm -rf x", WARDER_DENY},
+            {"env -iu HOME rm -rf x", WARDER_DENY},
+            {"env --unset=HOME rm -rf x", WARDER_DENY},
+            {"env --unset HOME rm -rf x", WARDER_DENY},
+            {"env --null rm -rf x", WARDER_DENY},
+            {"env -- rm -rf x", WARDER_DENY},
+            {"env -x rm -rf x", WARDER_ASK},          /* not an env flag */
+            {"env --unse=HOME rm -rf x", WARDER_ASK}, /* a prefix of a long option */
+            {"env --unsetx=HOME rm -rf x", WARDER_ASK},
+            {"env --null=1 rm -rf x", WARDER_ASK}, /* a flag takes no value */
+            {"env --nul rm -rf x", WARDER_ASK},
+            /* command: -v and -V describe, run nothing; -p is a flag */
+            {"command -v rm -rf x", WARDER_ALLOW},
+            {"command -V rm -rf x", WARDER_ALLOW},
+            {"command -p rm -rf x", WARDER_DENY},
+            {"command rm -rf x", WARDER_DENY},
+            {"command -p -v rm -rf x", WARDER_ASK}, /* -v after another option: not understood */
+            /* builtin, nohup and xargs take no option */
+            {"builtin -p rm -rf x", WARDER_ASK},
+            {"nohup -- rm -rf x", WARDER_DENY},
+            /* exec -a NAME */
+            {"exec -a name rm -rf x", WARDER_DENY},
+            {"exec -aname rm -rf x", WARDER_DENY},
+            {"exec -c rm -rf x", WARDER_ASK},
+            /* nice: -n N, -nN, -N; no other letter */
+            {"nice -n 5 rm -rf x", WARDER_DENY},
+            {"nice -n -5 rm -rf x", WARDER_DENY},
+            {"nice --adjustment 5 rm -rf x", WARDER_DENY},
+            {"nice -x rm -rf x", WARDER_ASK},
+            {"nice -/ rm -rf x", WARDER_ASK},
+            {"nice -: rm -rf x", WARDER_ASK},
+            /* timeout: flags, -s/-k with a value, then one DURATION operand */
+            {"timeout -v 5 rm -rf x", WARDER_DENY},
+            {"timeout -vs KILL 5 rm -rf x", WARDER_DENY},
+            {"timeout -sKILL 5 rm -rf x", WARDER_DENY},
+            {"timeout --signal=KILL 5 rm -rf x", WARDER_DENY},
+            {"timeout --signal KILL 5 rm -rf x", WARDER_DENY},
+            {"timeout --kill-after=1 --foreground 5 rm -rf x", WARDER_DENY},
+            {"timeout 5", WARDER_ALLOW}, /* nothing wrapped */
+            {"timeout", WARDER_ALLOW},
+            {"timeout -- 5 rm -rf x", WARDER_DENY},
+            /* time -p, stdbuf -oL */
+            {"time -p rm -rf x", WARDER_DENY},
+            {"stdbuf -oL rm -rf x", WARDER_DENY},
+            {"stdbuf -o L rm -rf x", WARDER_DENY},
+            {"stdbuf --output=L rm -rf x", WARDER_DENY},
+            {"stdbuf -p rm -rf x", WARDER_ASK},
+            /* sudo and doas */
+            {"sudo rm -rf x", WARDER_DENY},
+            {"sudo -u root rm -rf x", WARDER_DENY},
+            {"sudo -uroot rm -rf x", WARDER_DENY},
+            {"sudo -nu root rm -rf x", WARDER_DENY},
+            {"sudo -E -H rm -rf x", WARDER_DENY},
+            {"sudo --user=root rm -rf x", WARDER_DENY},
+            {"sudo --user root rm -rf x", WARDER_DENY},
+            {"sudo --non-interactive rm -rf x", WARDER_DENY},
+            {"sudo -- rm -rf x", WARDER_DENY},
+            {"sudo -Z rm -rf x", WARDER_ASK},
+            {"sudo --login=x rm -rf x", WARDER_ASK},
+            {"doas -u root rm -rf x", WARDER_DENY},
+            {"doas -n rm -rf x", WARDER_ASK},
+            /* wrappers by path, and nested */
+            {"/usr/bin/env -i rm -rf x", WARDER_DENY},
+            {"sudo -u root nice -n 5 env -i timeout 5 rm -rf x", WARDER_DENY},
+            /* names near a wrapper's are commands */
+            {"envx -i rm -rf x", WARDER_ALLOW},
+            {"sudoedit rm -rf x", WARDER_ALLOW},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct warder_decision d = WARDER_DECISION_INIT;
+                struct warder_error err = WARDER_ERROR_INIT;
+                ck_assert_msg(warder_ruleset_check_command(&d, rs, rows[i].cmd, strlen(rows[i].cmd),
+                                                           NULL, &err) == 0,
+                              "%s: %s", rows[i].cmd, err.message);
+                ck_assert_msg(d.action == rows[i].want, "%s: %s, want %s (%s)", rows[i].cmd,
+                              warder_action_name(d.action), warder_action_name(rows[i].want),
+                              d.note ? d.note : "");
+                warder_decision_clear(&d);
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 START_TEST(test_variable_names)
 {
         warder_ruleset *rs = load(rules_yaml);
@@ -1877,6 +1977,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_docs_examples);
         tcase_add_test(tc, test_real_links_and_globs);
         tcase_add_test(tc, test_precise_answers);
+        tcase_add_test(tc, test_wrapper_options);
         tcase_add_test(tc, test_variable_names);
         tcase_add_test(tc, test_shell_globs);
         tcase_add_test(tc, test_edges);
