@@ -1698,6 +1698,8 @@ START_TEST(test_wrapper_options)
             {"timeout --kill-after=1 --foreground 5 rm -rf x", WARDER_DENY},
             {"timeout 5", WARDER_ALLOW}, /* nothing wrapped */
             {"timeout", WARDER_ALLOW},
+            {"xargs", WARDER_ALLOW}, /* wraps nothing: runs echo, reads no file */
+            {"xargs rm -rf x", WARDER_DENY},
             {"timeout -- 5 rm -rf x", WARDER_DENY},
             /* time -p, stdbuf -oL */
             {"time -p rm -rf x", WARDER_DENY},
