@@ -1641,6 +1641,209 @@ END_TEST
 /* §5.5: a declared variable is expanded unless the line may give it another value; only a
  * whole-word occurrence of its name (not a longer name containing it) is such a rebinding.
  * And of two equally strict answers the first one is the one named. */
+/* Every kind of wrapper option (§5.3) is skipped exactly: one word too few leaves the wrapper's
+ * operand as the command's name, one too many takes the command's own name away, and either
+ * way `rm -rf x` would meet no rule. An option that is not understood stops at ask. */
+START_TEST(test_wrapper_options)
+{
+        warder_ruleset *rs = load(precise_yaml);
+        NEED(rs);
+        static const struct {
+                const char *cmd;
+                enum warder_action want;
+        } rows[] = {
+            /* env: lone `-` words, flags, an option with a value, glued or not */
+            {"env - rm -rf x", WARDER_DENY},
+            {"env - - rm -rf x", WARDER_DENY},
+            {"env -i rm -rf x", WARDER_DENY},
+            {"env -i0 rm -rf x", WARDER_DENY},
+            {"env -u HOME rm -rf x", WARDER_DENY},
+            {"env -uHOME rm -rf x", WARDER_DENY},
+            {"env -iu HOME rm -rf x", WARDER_DENY},
+            {"env --unset=HOME rm -rf x", WARDER_DENY},
+            {"env --unset HOME rm -rf x", WARDER_DENY},
+            {"env --null rm -rf x", WARDER_DENY},
+            {"env -- rm -rf x", WARDER_DENY},
+            {"env -x rm -rf x", WARDER_ASK},          /* not an env flag */
+            {"env --unse=HOME rm -rf x", WARDER_ASK}, /* a prefix of a long option */
+            {"env --unsetx=HOME rm -rf x", WARDER_ASK},
+            {"env --null=1 rm -rf x", WARDER_ASK}, /* a flag takes no value */
+            {"env --nul rm -rf x", WARDER_ASK},
+            /* command: -v and -V describe, run nothing; -p is a flag */
+            {"command -v rm -rf x", WARDER_ALLOW},
+            {"command -V rm -rf x", WARDER_ALLOW},
+            {"command -p rm -rf x", WARDER_DENY},
+            {"command rm -rf x", WARDER_DENY},
+            {"command -p -v rm -rf x", WARDER_ASK}, /* -v after another option: not understood */
+            /* builtin, nohup and xargs take no option */
+            {"builtin -p rm -rf x", WARDER_ASK},
+            {"nohup -- rm -rf x", WARDER_DENY},
+            /* exec -a NAME */
+            {"exec -a name rm -rf x", WARDER_DENY},
+            {"exec -aname rm -rf x", WARDER_DENY},
+            {"exec -c rm -rf x", WARDER_ASK},
+            /* nice: -n N, -nN, -N; no other letter */
+            {"nice -n 5 rm -rf x", WARDER_DENY},
+            {"nice -n -5 rm -rf x", WARDER_DENY},
+            {"nice --adjustment 5 rm -rf x", WARDER_DENY},
+            {"nice -x rm -rf x", WARDER_ASK},
+            {"nice -/ rm -rf x", WARDER_ASK},
+            {"nice -: rm -rf x", WARDER_ASK},
+            /* timeout: flags, -s/-k with a value, then one DURATION operand */
+            {"timeout -v 5 rm -rf x", WARDER_DENY},
+            {"timeout -vs KILL 5 rm -rf x", WARDER_DENY},
+            {"timeout -sKILL 5 rm -rf x", WARDER_DENY},
+            {"timeout --signal=KILL 5 rm -rf x", WARDER_DENY},
+            {"timeout --signal KILL 5 rm -rf x", WARDER_DENY},
+            {"timeout --kill-after=1 --foreground 5 rm -rf x", WARDER_DENY},
+            {"timeout 5", WARDER_ALLOW}, /* nothing wrapped */
+            {"timeout", WARDER_ALLOW},
+            {"xargs", WARDER_ALLOW}, /* wraps nothing: runs echo, reads no file */
+            {"xargs rm -rf x", WARDER_DENY},
+            {"timeout -- 5 rm -rf x", WARDER_DENY},
+            /* time -p, stdbuf -oL */
+            {"time -p rm -rf x", WARDER_DENY},
+            {"stdbuf -oL rm -rf x", WARDER_DENY},
+            {"stdbuf -o L rm -rf x", WARDER_DENY},
+            {"stdbuf --output=L rm -rf x", WARDER_DENY},
+            {"stdbuf -p rm -rf x", WARDER_ASK},
+            /* sudo and doas */
+            {"sudo rm -rf x", WARDER_DENY},
+            {"sudo -u root rm -rf x", WARDER_DENY},
+            {"sudo -uroot rm -rf x", WARDER_DENY},
+            {"sudo -nu root rm -rf x", WARDER_DENY},
+            {"sudo -E -H rm -rf x", WARDER_DENY},
+            {"sudo --user=root rm -rf x", WARDER_DENY},
+            {"sudo --user root rm -rf x", WARDER_DENY},
+            {"sudo --non-interactive rm -rf x", WARDER_DENY},
+            {"sudo -- rm -rf x", WARDER_DENY},
+            {"sudo -Z rm -rf x", WARDER_ASK},
+            {"sudo --login=x rm -rf x", WARDER_ASK},
+            {"doas -u root rm -rf x", WARDER_DENY},
+            {"doas -n rm -rf x", WARDER_ASK},
+            /* wrappers by path, and nested */
+            {"/usr/bin/env -i rm -rf x", WARDER_DENY},
+            {"sudo -u root nice -n 5 env -i timeout 5 rm -rf x", WARDER_DENY},
+            /* names near a wrapper's are commands */
+            {"envx -i rm -rf x", WARDER_ALLOW},
+            {"sudoedit rm -rf x", WARDER_ALLOW},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct warder_decision d = WARDER_DECISION_INIT;
+                struct warder_error err = WARDER_ERROR_INIT;
+                ck_assert_msg(warder_ruleset_check_command(&d, rs, rows[i].cmd, strlen(rows[i].cmd),
+                                                           NULL, &err) == 0,
+                              "%s: %s", rows[i].cmd, err.message);
+                ck_assert_msg(d.action == rows[i].want, "%s: %s, want %s (%s)", rows[i].cmd,
+                              warder_action_name(d.action), warder_action_name(rows[i].want),
+                              d.note ? d.note : "");
+                warder_decision_clear(&d);
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* A made-up tree for the inspector's own pathname expansion (§5.5), sized at its budgets:
+ * /ws/nK holds K files (n1024's last one is `secret`), /ws/dK holds K directories that
+ * each hold `x`, /ws/eK holds K files none of which starts with `z`; /ws/f.txt is a file.
+ * Its realpath lies for /ws/rel (a relative answer) and /ws/none (success, no answer). */
+static int budget_ls(void *ud, const char *dir, char ***out, size_t *count)
+{
+        (void)ud;
+        static const char *const top[] = {"n1024/",   "n1025/", "d511/", "d512/", "e100000/",
+                                          "e100001/", "f.txt",  "rel/",  "none/"};
+        const char *leaf = strncmp(dir, "/ws/", 4) == 0 ? dir + 4 : NULL;
+        const char *slash = leaf ? strchr(leaf, '/') : NULL;
+        size_t n = 0;
+        char kind = 0;
+        if (strcmp(dir, "/ws") == 0)
+                n = sizeof(top) / sizeof(top[0]);
+        else if (leaf && strcmp(leaf, "f.txt") == 0)
+                return WARDER_ENOTDIR;
+        else if (leaf && (strcmp(leaf, "rel") == 0 || strcmp(leaf, "none") == 0))
+                n = 1, kind = 'x';
+        else if (leaf && slash && leaf[0] == 'd' && strchr(slash + 1, '/') == NULL)
+                n = 1, kind = 'x'; /* /ws/dK/dNNN */
+        else if (leaf && !slash && strchr("nde", leaf[0]) && leaf[1] >= '0' && leaf[1] <= '9')
+                n = strtoul(leaf + 1, NULL, 10), kind = leaf[0];
+        else
+                return WARDER_ENOENT;
+        char **v = calloc(n ? n : 1, sizeof(*v));
+        for (size_t i = 0; i < n; i++) {
+                char name[32];
+                if (!kind)
+                        snprintf(name, sizeof(name), "%s", top[i]);
+                else if (kind == 'x')
+                        snprintf(name, sizeof(name), "x");
+                else if (kind == 'n' && i + 1 == n && n == 1024)
+                        snprintf(name, sizeof(name), "secret");
+                else
+                        snprintf(name, sizeof(name), kind == 'd' ? "d%06zu/" : "f%06zu", i);
+                v[i] = strdup(name);
+        }
+        *out = v;
+        *count = n;
+        return 0;
+}
+
+static int budget_realpath(void *ud, const char *literal, char **out)
+{
+        (void)ud;
+        *out = NULL;
+        if (strncmp(literal, "/ws/none", 8) == 0)
+                return 0;
+        *out = strdup(strncmp(literal, "/ws/rel", 7) == 0 ? "ws/rel" : literal);
+        return *out ? 0 : WARDER_ENOMEM;
+}
+
+/* The budgets of pathname expansion (§5.5: 1,024 results, 512 directory listings and 100,000
+ * entries per command line) hold to the unit: at the budget every name is decided, one past
+ * it the expansion is incomplete and the command asks. A directory that cannot be listed the
+ * way the kernel would find it asks too; one that does not exist, or a file, matches nothing. */
+START_TEST(test_glob_budgets)
+{
+        warder_ruleset *rs = load("warder: 1\n"
+                                  "default: allow\n"
+                                  "read:\n"
+                                  "  rules:\n"
+                                  "    - deny: '**/secret'\n");
+        NEED(rs);
+        static const struct {
+                const char *cmd;
+                enum warder_action want;
+        } rows[] = {
+            {"cat n1024/*", WARDER_DENY}, /* 1,024 results: the last is decided */
+            {"cat n1025/*", WARDER_ASK},  /* one more than the budget */
+            {"cat n1024/s*", WARDER_DENY},
+            {"cat d511/*/*", WARDER_ALLOW},   /* 1 + 511 listings */
+            {"cat d512/*/*", WARDER_ASK},     /* 1 + 512 */
+            {"cat d511/*/x", WARDER_ALLOW},   /* one listing */
+            {"cat e100000/z*", WARDER_ALLOW}, /* 100,000 entries read */
+            {"cat e100001/z*", WARDER_ASK},   /* 100,001 */
+            {"cat f.txt/*", WARDER_ALLOW},    /* a file: no match */
+            {"cat missing/*", WARDER_ALLOW},  /* no such directory: no match */
+            {"cat rel/*", WARDER_ASK},        /* the real form is not absolute */
+            {"cat none/*", WARDER_ASK},       /* no real form */
+            {"cat n1024/../n1024/*", WARDER_DENY},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+                ctx.ls = budget_ls;
+                ctx.realpath = budget_realpath;
+                struct warder_decision d = WARDER_DECISION_INIT;
+                struct warder_error err = WARDER_ERROR_INIT;
+                ck_assert_msg(warder_ruleset_check_command(&d, rs, rows[i].cmd, strlen(rows[i].cmd),
+                                                           &ctx, &err) == 0,
+                              "%s: %s", rows[i].cmd, err.message);
+                ck_assert_msg(d.action == rows[i].want, "%s: %s, want %s (%s %s)", rows[i].cmd,
+                              warder_action_name(d.action), warder_action_name(rows[i].want),
+                              d.candidate ? d.candidate : "", d.note ? d.note : "");
+                warder_decision_clear(&d);
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 START_TEST(test_variable_names)
 {
         warder_ruleset *rs = load(rules_yaml);
@@ -1877,6 +2080,8 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_docs_examples);
         tcase_add_test(tc, test_real_links_and_globs);
         tcase_add_test(tc, test_precise_answers);
+        tcase_add_test(tc, test_wrapper_options);
+        tcase_add_test(tc, test_glob_budgets);
         tcase_add_test(tc, test_variable_names);
         tcase_add_test(tc, test_shell_globs);
         tcase_add_test(tc, test_edges);

@@ -1750,6 +1750,47 @@ START_TEST(no_descriptor_reaches_a_child)
 END_TEST
 
 /* The counter itself: the n-th point fails once, or from there on. */
+/* §3.1 under allocation failure: every point of a normalisation that needs several copies
+ * (a relative input with `.`, `..` and runs of `/`, under a cwd) ends in the right path or in
+ * WARDER_ENOMEM with the error filled in to match, never in a truncated path or a bare code. */
+START_TEST(path_out_of_memory)
+{
+        static const char in[] = "a//./b/../c/";
+        char *out = NULL;
+        size_t len = 0;
+        ck_assert_int_eq(
+            warder_path_normalize(&out, &len, "/r", "/h", "/ws/sub", in, strlen(in), NULL), 0);
+        ck_assert_str_eq(out, "/ws/sub/a/c");
+        warder_free(out);
+        warder__fault_count(WARDER__FAULT_ALLOC);
+        ck_assert_int_eq(
+            warder_path_normalize(&out, &len, "/r", "/h", "/ws/sub", in, strlen(in), NULL), 0);
+        unsigned long points = warder__fault_points();
+        warder__fault_off();
+        warder_free(out);
+        ck_assert_uint_ge(points, 1);
+        for (int sticky = 0; sticky < 2; sticky++)
+                for (unsigned long n = 1; n <= points; n++) {
+                        struct warder_error err = WARDER_ERROR_INIT;
+                        out = (char *)"untouched";
+                        warder__fault_arm(n, sticky, WARDER__FAULT_ALLOC);
+                        int rc = warder_path_normalize(&out, &len, "/r", "/h", "/ws/sub", in,
+                                                       strlen(in), &err);
+                        warder__fault_off();
+                        if (rc == 0) {
+                                ck_assert_str_eq(out, "/ws/sub/a/c");
+                                warder_free(out);
+                                continue;
+                        }
+                        ck_assert_int_eq(rc, WARDER_ENOMEM);
+                        ck_assert_int_eq(err.code, WARDER_ENOMEM);
+                        ck_assert_ptr_nonnull(strstr(err.message, "out of memory"));
+                        ck_assert_str_eq(out, "untouched");
+                        warder_error_clear(&err);
+                }
+}
+END_TEST
+
 START_TEST(counter_semantics)
 {
         warder__fault_count(WARDER__FAULT_ALLOC);
@@ -1790,6 +1831,7 @@ int main(void)
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_set_timeout(tc, 900);
         tcase_add_test(tc, counter_semantics);
+        tcase_add_test(tc, path_out_of_memory);
         tcase_add_loop_test(tc, walk_every_point, 0, FX_COUNT);
         tcase_add_test(tc, walk_decisions);
         tcase_add_test(tc, walk_explain);
