@@ -86,17 +86,21 @@ node_recent() {
   [ "${v#v}" != "$v" ] && [ "$(printf '%s\n18.0.0\n' "${v#v}" | sort -V | head -n 1)" = "18.0.0" ]
 }
 
-# The MCP suite's modules, pinned in tests/mcp/package-lock.json: installed with `npm ci` unless
-# the lock file they were installed from is the same (the npm registry is reachable from CI).
+# The MCP suite's modules, pinned in tests/mcp/package-lock.json: installed with `npm ci` outside
+# the source tree ($WARDER_NODE_PREFIX, by default ${XDG_CACHE_HOME:-~/.cache}/warder/mcp-node;
+# tests/mcp/harness.mjs looks there), unless the lock file they were installed from is the same
+# (the npm registry is reachable from CI).
 mcp_modules() {
-  local dir
-  dir="$(dirname "$0")/../tests/mcp"
-  [ -f "$dir/package-lock.json" ] || return 0
-  cmp -s "$dir/package-lock.json" "$dir/node_modules/.warder-installed-lock" && return 0
-  echo "setup: npm ci in tests/mcp" >&2
-  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null &&
+  local src prefix
+  src="$(dirname "$0")/../tests/mcp"
+  prefix="${WARDER_NODE_PREFIX:-${XDG_CACHE_HOME:-$HOME/.cache}/warder/mcp-node}"
+  [ -f "$src/package-lock.json" ] || return 0
+  cmp -s "$src/package-lock.json" "$prefix/node_modules/.warder-installed-lock" && return 0
+  echo "setup: npm ci in $prefix" >&2
+  (mkdir -p "$prefix" && cp "$src/package.json" "$src/package-lock.json" "$prefix/" &&
+    cd "$prefix" && npm ci --no-audit --no-fund --loglevel=error >/dev/null &&
     cp package-lock.json node_modules/.warder-installed-lock) || {
-    echo "setup: npm ci in tests/mcp failed" >&2
+    echo "setup: npm ci in $prefix failed" >&2
     return 1
   }
 }

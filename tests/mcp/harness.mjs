@@ -6,27 +6,28 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import readline from "node:readline";
-import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 export const here = path.dirname(fileURLToPath(import.meta.url));
 
-// Node and the pinned modules are required where scripts/test.sh runs the suite (it sets
-// WARDER_REQUIRE_NODE=1 after scripts/setup.sh installed them); a developer's `meson test`
-// without them skips (exit 77) with the reason.
+// The pinned modules (tests/mcp/package-lock.json) live outside the source tree, where
+// scripts/setup.sh installs them with `npm ci`: $WARDER_NODE_PREFIX/node_modules, by default
+// ${XDG_CACHE_HOME:-~/.cache}/warder/mcp-node/node_modules. Third-party code never sits among
+// the project's files. They are required where scripts/test.sh runs the suite (it sets
+// WARDER_REQUIRE_NODE=1); a developer's `meson test` without them skips (exit 77) with the
+// reason.
+export const prefix = process.env.WARDER_NODE_PREFIX ||
+  path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "warder", "mcp-node");
+const modules = path.join(prefix, "node_modules");
+const sdkDir = path.join(modules, "@modelcontextprotocol", "sdk");
+const serverFs = path.join(modules, "@modelcontextprotocol", "server-filesystem");
+
 export function requireModules() {
-  const req = createRequire(import.meta.url);
-  const missing = [];
-  for (const m of ["@modelcontextprotocol/sdk/package.json",
-                   "@modelcontextprotocol/server-filesystem/package.json"]) {
-    try {
-      req.resolve(m);
-    } catch {
-      missing.push(m.replace("/package.json", ""));
-    }
-  }
+  const missing = [sdkDir, serverFs].filter((d) => !fs.existsSync(path.join(d, "package.json")))
+    .map((d) => path.relative(modules, d));
   if (!missing.length) return;
-  const why = `the pinned modules are not installed (${missing.join(", ")}): run 'npm ci' in tests/mcp`;
+  const why = `the pinned modules are not installed in ${modules} (${missing.join(", ")}): ` +
+    "run scripts/setup.sh";
   if (process.env.WARDER_REQUIRE_NODE === "1") {
     console.error(`FAIL: ${why}`);
     process.exit(1);
@@ -35,8 +36,11 @@ export function requireModules() {
   process.exit(77);
 }
 
+// An ES module of the SDK by its file (the package's "import" export of that path).
+const sdkModule = (rel) => import(pathToFileURL(path.join(sdkDir, "dist", "esm", rel)).href);
+
 export const cli = process.env.WARDER_CLI;
-export const reference = path.join(here, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+export const reference = path.join(serverFs, "dist", "index.js");
 export const SECRET = "API_KEY=sk-live-4f9c2a7e1d";
 
 // A workspace as an agent meets it: a source file, a .env with a key, a link to it, a file
@@ -77,9 +81,9 @@ export function snapshot(dir) {
 }
 
 async function sdk() {
-  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
-  const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
-  const types = await import("@modelcontextprotocol/sdk/types.js");
+  const { Client } = await sdkModule("client/index.js");
+  const { StdioClientTransport } = await sdkModule("client/stdio.js");
+  const types = await sdkModule("types.js");
   return { Client, StdioClientTransport, types };
 }
 
