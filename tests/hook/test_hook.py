@@ -552,7 +552,8 @@ class OwnFiles(Base):
             with open(path, "a"):
                 pass
         self.assertEqual(self.check("write", ".claude/settings.json", "--rules", rules), "allow")
-        protected = [".claude/settings.json", settings, "cfg", ".claude/settings.local.json",
+        protected = [".claude/settings.json", settings, "cfg", "src/../.claude/settings.json",
+                     "./.claude//settings.json", ".claude/settings.local.json",
                      ".gemini/settings.json", rules, os.path.realpath(WARDER),
                      os.path.join(HOME, ".claude", "settings.json"),
                      os.path.join(HOME, ".gemini", "settings.json")]
@@ -566,7 +567,8 @@ class OwnFiles(Base):
                     self.assertEqual(got, "deny", (agent, tool, path))
                     self.assertIn("§9.5", reason_of(out, err))
             for cmd in ("echo '{}' > .claude/settings.json", "rm -r .claude",
-                        "mv .claude .old", "tee -a " + rules + " < /dev/null"):
+                        "mv .claude .old", "tee -a " + rules + " < /dev/null",
+                        "cp /dev/null .claude/settings.json", "sed -i s/a/b/ " + rules):
                 got, _, _ = self.decide(agent, self.event(agent, shell, {"command": cmd}),
                                         "--rules", rules)
                 self.assertEqual(got, "deny", (agent, cmd))
