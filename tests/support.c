@@ -3,9 +3,18 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "backends/creds.h"
 
 int warder_test_run(Suite *s)
 {
+        /* WARDER_TEST_AGENT_IO=switch: a backend acting as the agent (§6.6) switches the
+         * thread's credentials for every operation, reads included, so that a suite run both
+         * ways covers both (tests/meson.build). */
+        const char *io = getenv("WARDER_TEST_AGENT_IO");
+        if (io && strcmp(io, "switch") == 0)
+                warder__creds_mode = 1;
         SRunner *sr = srunner_create(s);
         srunner_run_all(sr, CK_NORMAL);
         int failed = srunner_ntests_failed(sr);

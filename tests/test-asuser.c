@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "backends/creds.h"
+#include "backends/ring.h"
 #include "fs-fixture.h"
 #include "support.h"
 #include "warder/backend.h"
@@ -437,6 +438,9 @@ START_TEST(test_switch_failures)
         ck_assert_ptr_null(out.data);
         ck_assert_int_eq(rd(agent, "mine.txt", &out, NULL), 0);
         warder_bytes_free(&out);
+        /* a new backend: a read through the ring switches once, to register the agent */
+        warder_backend_free(agent);
+        agent = local(true, NULL, 0);
         warder__creds_test_fail = 2;
         struct warder_error e = WARDER_ERROR_INIT;
         ck_assert_int_eq(rd(agent, "mine.txt", &out, &e), WARDER_EIO);
@@ -446,6 +450,120 @@ START_TEST(test_switch_failures)
         ck_assert_int_eq(rd(agent, "mine.txt", &out, &e), WARDER_EIO);
         ck_assert_ptr_nonnull(strstr(e.message, "refusing"));
         warder_error_clear(&e);
+        warder_backend_free(agent);
+}
+END_TEST
+
+/* Which way each operation acted (§6.6): a read and a realpath through the thread's ring —
+ * the thread's credentials never change — unless the suite runs with
+ * WARDER_TEST_AGENT_IO=switch or io_uring is unavailable; the other operations switch. */
+START_TEST(test_which_way)
+{
+        thread_creds(host_creds);
+        warder_backend *agent = local(true, NULL, 0);
+        bool ring = warder__creds_mode == 0 && warder__ring_ready() == 0;
+        if (warder__creds_mode == 0 && !ring)
+                fprintf(stderr, "asuser: io_uring is unavailable here (%s): reads switch\n",
+                        strerror(-warder__ring_ready()));
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        ck_assert_int_eq(rd(agent, "mine.txt", &out, NULL), 0); /* registers, on the ring */
+        warder_bytes_free(&out);
+        unsigned long r0 = atomic_load(&warder__creds_ring_ops),
+                      s0 = atomic_load(&warder__creds_switch_ops);
+        ck_assert_int_eq(rd(agent, "mine.txt", &out, NULL), 0);
+        warder_bytes_free(&out);
+        ck_assert_int_eq(rd(agent, "theirs.txt", &out, NULL), WARDER_EACCES);
+        char *real = NULL;
+        const char *p = at(W, "mine.txt");
+        ck_assert_int_eq(warder_backend_realpath(&real, agent, p, strlen(p), NULL), 0);
+        ck_assert_str_eq(real, p);
+        free(real);
+        ck_assert_uint_eq(atomic_load(&warder__creds_ring_ops) - r0, ring ? 3 : 0);
+        ck_assert_uint_eq(atomic_load(&warder__creds_switch_ops) - s0, ring ? 0 : 3);
+        p = at(W, "rw/new");
+        ck_assert_int_eq(warder_backend_write(agent, p, strlen(p), "x", 1, 0, NULL), 0);
+        ck_restored("write");
+        ck_assert_uint_eq(atomic_load(&warder__creds_switch_ops) - s0, ring ? 1 : 4);
+        warder_backend_free(agent);
+}
+END_TEST
+
+/* Through the ring, the calls of an operation look up as the agent (refused where the agent
+ * is refused, the host's plain calls as control arm), and what the ring does not do —
+ * create, rename, remove — fails instead of running as the host. */
+START_TEST(test_ring_calls)
+{
+        if (warder__creds_mode != 0 || warder__ring_ready() != 0)
+                return; /* test_which_way says why */
+        thread_creds(host_creds);
+        const struct warder__creds c = {AGENT, AGENT, NULL, 0, warder__creds_new_id()};
+        int wd = open(W, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        ck_assert_int_ge(wd, 0);
+        struct stat st;
+        char buf[64];
+        /* control arms: the host */
+        ck_assert_int_eq(warder__as_fstatat(wd, "locked/f", &st, AT_SYMLINK_NOFOLLOW), 0);
+        int fd = warder__as_openat(wd, "theirs.txt", O_RDONLY | O_CLOEXEC, 0);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+        lnk("f", at(W, "locked/l"));
+        ck_assert_int_eq(warder__as_readlinkat(wd, "locked/l", buf, sizeof(buf)), 1);
+        struct warder__creds_saved sv;
+        ck_assert_int_eq(warder__creds_enter_lookup(&sv, &c, NULL), 0);
+        ck_assert(sv.ring);
+        errno = 0;
+        ck_assert_int_eq(warder__as_fstatat(wd, "locked/f", &st, AT_SYMLINK_NOFOLLOW), -1);
+        ck_assert_int_eq(errno, EACCES);
+        ck_assert_int_eq(warder__as_openat(wd, "theirs.txt", O_RDONLY | O_CLOEXEC, 0), -1);
+        ck_assert_int_eq(errno, EACCES);
+        ck_assert_int_eq(warder__as_readlinkat(wd, "locked/l", buf, sizeof(buf)), -1);
+        ck_assert_int_eq(errno, EACCES);
+        ck_assert_int_eq(warder__as_fstatat(wd, "mine.txt", &st, 0), 0);
+        ck_assert_uint_eq(st.st_uid, AGENT);
+        /* the thread itself kept the host's credentials */
+        char now[1024];
+        thread_creds(now);
+        ck_assert_str_eq(now, host_creds);
+        ck_assert_int_eq(warder__as_mkdirat(wd, "rw/d", 0755), -1);
+        ck_assert_int_eq(errno, EIO);
+        ck_assert_int_eq(warder__as_unlinkat(wd, "rw", AT_REMOVEDIR), -1);
+        ck_assert_int_eq(errno, EIO);
+        ck_assert_int_eq(warder__as_renameat(wd, "mine.txt", wd, "rw/m"), -1);
+        ck_assert_int_eq(errno, EIO);
+        ck_assert_int_eq(warder__creds_leave(&sv, 0, NULL), 0);
+        ck_assert_int_ne(lstat(at(W, "rw/d"), &st), 0);
+        ck_assert_int_eq(lstat(at(W, "mine.txt"), &st), 0);
+        /* the same creation by a switch succeeds, and the directory is the agent's */
+        ck_assert_int_eq(warder__creds_enter(&sv, &c, NULL), 0);
+        ck_assert_int_eq(warder__as_mkdirat(wd, "rw/d", 0755), 0);
+        ck_assert_int_eq(warder__creds_leave(&sv, 0, NULL), 0);
+        ck_restored("mkdirat");
+        ck_assert_int_eq(lstat(at(W, "rw/d"), &st), 0);
+        ck_assert_uint_eq(st.st_uid, AGENT);
+        close(wd);
+}
+END_TEST
+
+/* A child made by fork() after the parent used its ring acts as the agent on its own. */
+START_TEST(test_fork)
+{
+        thread_creds(host_creds);
+        warder_backend *agent = local(true, NULL, 0);
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        ck_assert_int_eq(rd(agent, "mine.txt", &out, NULL), 0);
+        warder_bytes_free(&out);
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                int a = rd(agent, "mine.txt", &out, NULL);
+                warder_bytes_free(&out);
+                int b = rd(agent, "theirs.txt", &out, NULL);
+                _exit(a == 0 && b == WARDER_EACCES && !out.data ? 0 : 10);
+        }
+        int st = 0;
+        ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+        ck_assert(WIFEXITED(st));
+        ck_assert_int_eq(WEXITSTATUS(st), 0);
         warder_backend_free(agent);
 }
 END_TEST
@@ -530,6 +648,9 @@ int main(void)
         tcase_add_test(tc, test_switch_failures);
         tcase_add_test(tc, test_bad_credentials);
         tcase_add_test(tc, test_cannot_switch);
+        tcase_add_test(tc, test_which_way);
+        tcase_add_test(tc, test_ring_calls);
+        tcase_add_test(tc, test_fork);
         suite_add_tcase(s, tc);
         return warder_test_run(s);
 }

@@ -40,6 +40,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "warder/error.h"
@@ -48,17 +49,23 @@
 #define WARDER__CREDS_MAX_GROUPS 256
 
 /* Who acts. `groups` (`ngroups` of them, sorted ascending, no duplicates) is borrowed for the
- * call. */
+ * call. `id` names these credentials for the lifetime of the process (warder__creds_new_id):
+ * a thread's ring keeps the personality registered for an id (below). */
 struct warder__creds {
         uint32_t uid;
         uint32_t gid;
         const uint32_t *groups;
         size_t ngroups;
+        uint64_t id;
 };
+
+/* A new id, never given before in this process. */
+uint64_t warder__creds_new_id(void);
 
 /* The host's credentials of the thread, saved by enter(); lives on the caller's stack. */
 struct warder__creds_saved {
         bool active;      /* enter() switched: leave() restores */
+        bool ring;        /* enter_lookup() acts through the ring: leave() switches nothing */
         unsigned changed; /* which of the groups, fsgid and fsuid enter() changed */
         uint32_t fsuid;
         uint32_t fsgid;
@@ -71,6 +78,40 @@ int warder__creds_enter(struct warder__creds_saved *sv, const struct warder__cre
 
 /* Restores what enter() saved; returns `rc`, or WARDER_EIO (err set) when the restore failed. */
 int warder__creds_leave(struct warder__creds_saved *sv, int rc, struct warder_error *err);
+
+/*
+ * Lookups and opens without switching (Linux 5.6 io_uring, ring.h). enter_lookup() is enter()
+ * for an operation whose every system call on a path is one of the warder__as_* calls below
+ * and that starts no thread: a read, a realpath. It leaves the thread's credentials alone;
+ * the calls below then go through the thread's ring with a personality registered (once per
+ * thread and id, by a switch) while the thread acted as `c`, so the kernel makes each
+ * lookup with the agent's credentials — the same credentials enter() gives the thread. Where
+ * the ring is unavailable, enter_lookup() is enter(). leave() ends either.
+ */
+int warder__creds_enter_lookup(struct warder__creds_saved *sv, const struct warder__creds *c,
+                               struct warder_error *err);
+
+/*
+ * The system calls on paths that an operation between enter*() and leave() may make: each is
+ * the plain system call (errno set, -1 on failure), made through the ring when the thread acts
+ * through it. What the ring cannot do that way — create, rename, remove — fails with EIO
+ * there (fail closed: it never runs with the host's credentials); the operations that do it
+ * use enter(). fstatat and readlinkat on a name are an O_PATH open through the ring, then the
+ * call on that descriptor (which checks no permission of its own).
+ */
+int warder__as_openat(int dfd, const char *path, int flags, mode_t mode);
+struct open_how;
+long warder__as_openat2(int dfd, const char *path, struct open_how *how);
+int warder__as_fstatat(int dfd, const char *path, struct stat *st, int flags);
+ssize_t warder__as_readlinkat(int dfd, const char *path, char *buf, size_t len);
+int warder__as_mkdirat(int dfd, const char *path, mode_t mode);
+int warder__as_renameat(int odfd, const char *from, int ndfd, const char *to);
+int warder__as_unlinkat(int dfd, const char *path, int flags);
+
+/* For tests: 0 (the default) acts through the ring where enter_lookup() is used and it is
+ * available; 1 always switches. Counters of the operations that acted each way. */
+extern unsigned warder__creds_mode;
+extern _Atomic unsigned long warder__creds_ring_ops, warder__creds_switch_ops;
 
 /* Whether this process can act as `c`: enter() then leave() once on the calling thread. */
 int warder__creds_probe(const struct warder__creds *c, struct warder_error *err);

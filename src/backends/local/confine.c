@@ -182,7 +182,7 @@ int warder__local_abs_of(const struct local *l, const char *rel, struct warder__
 
 long warder__local_sys_openat2(int dfd, const char *path, struct open_how *how)
 {
-        return syscall(SYS_openat2, dfd, path, how, sizeof(*how));
+        return warder__as_openat2(dfd, path, how);
 }
 
 /*
@@ -195,7 +195,7 @@ static int walk_open(const struct local *l, const char *rel, int oflags, mode_t 
 {
         oflags |= O_CLOEXEC;
         if (strcmp(rel, ".") == 0) {
-                int fd = openat(l->root_fd, ".", oflags, mode);
+                int fd = warder__as_openat(l->root_fd, ".", oflags, mode);
                 return fd >= 0 ? fd : -errno;
         }
         int dfd = l->root_fd;
@@ -217,7 +217,7 @@ static int walk_open(const struct local *l, const char *rel, int oflags, mode_t 
                         return -EXDEV;
                 }
                 if (!slash) {
-                        int fd = openat(dfd, comp, oflags | O_NOFOLLOW, mode);
+                        int fd = warder__as_openat(dfd, comp, oflags | O_NOFOLLOW, mode);
                         int e = errno;
                         if (fd >= 0 && (oflags & O_PATH)) {
                                 /* O_PATH | O_NOFOLLOW opens a symlink itself: refuse it, and
@@ -236,7 +236,7 @@ static int walk_open(const struct local *l, const char *rel, int oflags, mode_t 
                                 }
                         } else if (fd < 0 && e == ENOTDIR && (oflags & O_DIRECTORY)) {
                                 struct stat st;
-                                if (fstatat(dfd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                                if (warder__as_fstatat(dfd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
                                     S_ISLNK(st.st_mode))
                                         e = ELOOP;
                         }
@@ -244,7 +244,7 @@ static int walk_open(const struct local *l, const char *rel, int oflags, mode_t 
                                 close(dfd);
                         return fd >= 0 ? fd : -e;
                 }
-                int fd = openat(dfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+                int fd = warder__as_openat(dfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0);
                 int e = errno;
                 if (fd >= 0) {
                         struct stat st;
@@ -486,7 +486,7 @@ static bool dir_folds(int dfd, const char *name, const struct stat *child)
         case FOLD_ALWAYS:
                 return true;
         case FOLD_FLAG: {
-                int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                int fd = warder__as_openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
                 unsigned flags = 0;
                 bool ok = fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;
                 if (fd >= 0)
@@ -500,7 +500,7 @@ static bool dir_folds(int dfd, const char *name, const struct stat *child)
         if (!flip_case(name, flipped))
                 return true; /* nothing to probe with (no ASCII letter) */
         struct stat st;
-        if (fstatat(dfd, flipped, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        if (warder__as_fstatat(dfd, flipped, &st, AT_SYMLINK_NOFOLLOW) != 0)
                 return errno != ENOENT;
         return st.st_dev == child->st_dev && st.st_ino == child->st_ino;
 }
@@ -514,7 +514,7 @@ static bool dir_folds(int dfd, const char *name, const struct stat *child)
 static int stored_name(int dfd, const char *name, const struct stat *child,
                        char out[static NAME_MAX + 1])
 {
-        int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int fd = warder__as_openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
         if (fd < 0)
                 return -errno;
         DIR *d = fdopendir(fd);
@@ -536,7 +536,8 @@ static int stored_name(int dfd, const char *name, const struct stat *child,
                         if (found || (pass == 0 && de->d_ino != child->st_ino))
                                 continue;
                         struct stat st;
-                        if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                        if (warder__as_fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ==
+                                0 &&
                             st.st_dev == child->st_dev && st.st_ino == child->st_ino) {
                                 snprintf(out, NAME_MAX + 1, "%s", de->d_name);
                                 found = true;
@@ -571,7 +572,7 @@ static bool spelled_as_stored(const struct local *l, const char *rel)
                 }
                 memcpy(name, p, n);
                 name[n] = '\0';
-                int fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+                int fd = warder__as_openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0);
                 struct stat st;
                 if (fd < 0 || fstat(fd, &st) != 0) {
                         if (fd >= 0)
@@ -675,7 +676,7 @@ int warder__local_real_rel(const struct local *l, const char *rel, struct warder
                 memcpy(name, c, n);
                 name[n] = '\0';
                 int dfd = st.len ? st.fds[st.len - 1] : l->root_fd;
-                int cfd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+                int cfd = warder__as_openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0);
                 struct stat sb;
                 if (cfd < 0 || fstat(cfd, &sb) != 0) {
                         int e = errno;
@@ -690,7 +691,7 @@ int warder__local_real_rel(const struct local *l, const char *rel, struct warder
                         goto out;
                 }
                 if (S_ISLNK(sb.st_mode)) {
-                        ssize_t len = readlinkat(cfd, "", link, PATH_MAX);
+                        ssize_t len = warder__as_readlinkat(cfd, "", link, PATH_MAX);
                         int e = errno;
                         close(cfd);
                         if (len < 0) {

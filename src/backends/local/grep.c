@@ -128,8 +128,9 @@ static int grep_job_run(struct grep_worker *w, struct grep_job *j)
         int fd = j->fd;
         j->fd = -1;
         if (j->dir) {
-                fd = openat(j->dir->fd, j->name,
-                            O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+                fd =
+                    warder__as_openat(j->dir->fd, j->name,
+                                      O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0);
                 if (fd < 0)
                         return warder__local_walk_skips(errno)
                                    ? 0
@@ -525,7 +526,7 @@ int warder__local_grep(warder_backend *b, const struct warder_grep_request *req,
                 goto out;
         }
         if (S_ISDIR(st.st_mode)) {
-                int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                int dfd = warder__as_openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
                 int e = errno;
                 close(fd);
                 if (dfd < 0) {

@@ -150,19 +150,22 @@ static int make_parents(const struct local *l, const char *parent, unsigned flag
                 }
                 memcpy(comp, p, n);
                 comp[n] = '\0';
-                int fd = openat(dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                int fd =
+                    warder__as_openat(dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
                 if (fd < 0 && errno == ENOENT) {
-                        if (mkdirat(dfd, comp, 0777) != 0 && errno != EEXIST) {
+                        if (warder__as_mkdirat(dfd, comp, 0777) != 0 && errno != EEXIST) {
                                 rc = warder__local_fail_errno(
                                     err, errno, "cannot create the directory of", shown_path);
                                 break;
                         }
-                        fd = openat(dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                        fd = warder__as_openat(dfd, comp,
+                                               O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
                 }
                 if (fd < 0) {
                         int e = errno;
                         struct stat st;
-                        if (e == ENOTDIR && fstatat(dfd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                        if (e == ENOTDIR &&
+                            warder__as_fstatat(dfd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
                             S_ISLNK(st.st_mode))
                                 e = ELOOP;
                         rc = warder__local_fail_errno(err, e, "cannot create the directory of",
@@ -228,7 +231,7 @@ static int write_rel(const struct local *l, const char *rel, unsigned flags, con
                 struct stat st;
                 mode_t mode = 0;
                 bool exists = false;
-                if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+                if (warder__as_fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
                         exists = true;
                         if (S_ISLNK(st.st_mode)) {
                                 if (!warder__local_follows(l, flags) || attempt >= 4) {
@@ -270,9 +273,9 @@ static int write_rel(const struct local *l, const char *rel, unsigned flags, con
                 for (int i = 0; i < 16; i++) {
                         temp_name(tname);
                         /* New files get 0666 minus the umask, as open(2) would give them. */
-                        fd =
-                            openat(dfd, tname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                                   exists ? 0600 : 0666);
+                        fd = warder__as_openat(dfd, tname,
+                                               O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                                               exists ? 0600 : 0666);
                         if (fd >= 0 || errno != EEXIST)
                                 break;
                 }
@@ -294,7 +297,7 @@ static int write_rel(const struct local *l, const char *rel, unsigned flags, con
                         rc = warder__local_fail_errno(err, -e, "cannot write", shown_path);
                         goto out;
                 }
-                if (renameat(dfd, tname, dfd, name) != 0) {
+                if (warder__as_renameat(dfd, tname, dfd, name) != 0) {
                         e = errno;
                         rc = warder__local_fail_errno(err, e == ENOTDIR || e == EISDIR ? EISDIR : e,
                                                       "cannot replace", shown_path);
@@ -307,7 +310,7 @@ out:
         if (fd >= 0)
                 close(fd);
         if (created)
-                unlinkat(dfd, tname, 0);
+                warder__as_unlinkat(dfd, tname, 0);
         if (dfd >= 0)
                 close(dfd);
         warder__buf_free(&parent);
@@ -444,21 +447,25 @@ static void local_destroy(warder_backend *b)
 /* ---- acting as the agent (§6.6) ---------------------------------------------------- */
 
 /* Each file operation runs between creds_enter and creds_leave on the calling thread: with
- * the agent's file system credentials when the host asked for them, else unchanged. */
-#define AS_AGENT(b, err, call)                                                                     \
+ * the agent's file system credentials when the host asked for them, else unchanged. A read
+ * and a realpath only look up and open, on this thread: they act through the thread's ring
+ * (creds_enter_lookup), the others switch. */
+#define AS_AGENT_BY(enter, b, err, call)                                                           \
         do {                                                                                       \
                 struct warder__creds_saved sv_;                                                    \
-                int rc_ = warder__creds_enter(&sv_, to_local(b)->as, (err));                       \
+                int rc_ = enter(&sv_, to_local(b)->as, (err));                                     \
                 if (rc_)                                                                           \
                         return rc_;                                                                \
                 rc_ = (call);                                                                      \
                 return warder__creds_leave(&sv_, rc_, (err));                                      \
         } while (0)
+#define AS_AGENT(b, err, call)        AS_AGENT_BY(warder__creds_enter, b, err, call)
+#define AS_AGENT_LOOKUP(b, err, call) AS_AGENT_BY(warder__creds_enter_lookup, b, err, call)
 
 static int as_read(warder_backend *b, const char *path, uint64_t offset, uint64_t limit,
                    unsigned flags, struct warder_bytes *out, struct warder_error *err)
 {
-        AS_AGENT(b, err, local_read(b, path, offset, limit, flags, out, err));
+        AS_AGENT_LOOKUP(b, err, local_read(b, path, offset, limit, flags, out, err));
 }
 
 static int as_write(warder_backend *b, const char *path, const void *data, size_t len,
@@ -495,7 +502,7 @@ static int as_grep(warder_backend *b, const struct warder_grep_request *req,
 
 static int as_realpath(warder_backend *b, const char *path, char **out, struct warder_error *err)
 {
-        AS_AGENT(b, err, local_realpath(b, path, out, err));
+        AS_AGENT_LOOKUP(b, err, local_realpath(b, path, out, err));
 }
 
 static const struct warder_backend_ops local_ops = {
@@ -602,7 +609,8 @@ static int set_agent(struct local *l, const struct warder_local_options *o,
                                 l->agent_groups[k++] = l->agent_groups[i];
                 n = k;
         }
-        l->agent = (struct warder__creds){o->agent_uid, o->agent_gid, l->agent_groups, n};
+        l->agent = (struct warder__creds){o->agent_uid, o->agent_gid, l->agent_groups, n,
+                                          warder__creds_new_id()};
         l->opts.agent_groups = l->agent_groups;
         l->opts.agent_ngroups = n;
         struct warder_error probe = WARDER_ERROR_INIT;

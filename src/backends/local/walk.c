@@ -151,7 +151,7 @@ int warder__local_ls(warder_backend *b, const char *path, unsigned flags,
         int dfd = dirfd(d);
         for (size_t i = 0; i < n; i++) {
                 struct stat st;
-                if (fstatat(dfd, v[i].name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+                if (warder__as_fstatat(dfd, v[i].name, &st, AT_SYMLINK_NOFOLLOW) != 0)
                         continue; /* vanished meanwhile */
                 if (warder__local_join(&full, norm.data, norm.len, v[i].name) ||
                     warder_entries_add(&res, v[i].name, strlen(v[i].name), full.data,
@@ -206,7 +206,7 @@ int warder__local_walk_dir(struct walk *w, int dirfd_, int depth)
                 unsigned char type = v[i].type;
                 if (type == DT_UNKNOWN) {
                         struct stat st;
-                        if (fstatat(dfd, v[i].name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+                        if (warder__as_fstatat(dfd, v[i].name, &st, AT_SYMLINK_NOFOLLOW) != 0)
                                 continue;
                         type = S_ISDIR(st.st_mode)   ? DT_DIR
                                : S_ISREG(st.st_mode) ? DT_REG
@@ -226,8 +226,9 @@ int warder__local_walk_dir(struct walk *w, int dirfd_, int depth)
                                                       "the walk exceeded a depth of %d",
                                                       LOCAL_MAX_DEPTH);
                         } else {
-                                int cfd = openat(dfd, v[i].name,
-                                                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                                int cfd = warder__as_openat(
+                                    dfd, v[i].name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+                                    0);
                                 if (cfd >= 0)
                                         rc = warder__local_walk_dir(w, cfd, depth + 1);
                                 else if (!warder__local_walk_skips(errno))
@@ -267,7 +268,7 @@ static int glob_visit(struct walk *w, int dfd, const char *name, unsigned char t
         if (m == 0)
                 return 0;
         struct stat st;
-        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        if (warder__as_fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
                 return 0;
         if (warder_entries_add(g->res, name, strlen(name), g->full.data, strlen(g->full.data),
                                entry_type(st.st_mode), (uint64_t)st.st_size, (int64_t)st.st_mtime))
@@ -317,8 +318,8 @@ static int glob_max_depth(const char *pattern)
 /*
  * Opens the directory `sub` (components without `.` or `..`, as glob_literal_prefix() gives
  * them) below the directory `fd`, one component at a time with O_NOFOLLOW, so no symlink on
- * the way is followed (openat(2) with a multi-component path would follow all but the last).
- * `fd` is consumed. Returns the new descriptor or -1.
+ * the way is followed (warder__as_openat(2) with a multi-component path would follow all but the
+ * last). `fd` is consumed. Returns the new descriptor or -1.
  */
 static int open_below(int fd, char *sub)
 {
@@ -326,7 +327,8 @@ static int open_below(int fd, char *sub)
                 slash = strchr(p, '/');
                 if (slash)
                         *slash = '\0';
-                int next = openat(fd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                int next =
+                    warder__as_openat(fd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
                 if (slash)
                         *slash = '/';
                 close(fd);
