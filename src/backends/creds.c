@@ -250,6 +250,8 @@ static _Thread_local struct {
         int personality;
 } registered[PERSONALITIES];
 static _Thread_local unsigned registered_next;
+/* The kernel refused a personality on this thread's ring: its reads switch from then on. */
+static _Thread_local bool personalities_refused;
 
 /* The personality of `c` on this thread's ring in `*p`, registered now if needed (while the
  * thread acts as `c` by a switch, so that it is exactly what enter() gives); 0 there when the
@@ -258,7 +260,7 @@ static _Thread_local unsigned registered_next;
 static int personality_of(const struct warder__creds *c, int *p, struct warder_error *err)
 {
         *p = 0;
-        if (warder__ring_ready() != 0)
+        if (personalities_refused || warder__ring_ready() != 0)
                 return 0;
         uint64_t ring = warder__ring_serial();
         for (unsigned i = 0; i < PERSONALITIES; i++)
@@ -275,6 +277,7 @@ static int personality_of(const struct warder__creds *c, int *p, struct warder_e
         if (rc || got <= 0) {
                 if (got > 0)
                         warder__ring_unregister(got);
+                personalities_refused = !rc;
                 return rc;
         }
         unsigned i = registered_next++ % PERSONALITIES;
