@@ -1694,7 +1694,7 @@ START_TEST(no_descriptor_reaches_a_child)
         close(leak);
         ck_assert_int_eq(spawned_fds(), f.baseline);
         unsigned long points = 0;
-        for (int op = 0; op < 6; op++) {
+        for (int op = 0; op < 7; op++) {
                 for (unsigned long n = 1;; n++) {
                         struct res r;
                         res_init(&r);
@@ -1726,6 +1726,10 @@ START_TEST(no_descriptor_reaches_a_child)
                                 req.path_len = strlen(ws);
                                 warder_backend_grep(&r.grep, b, &req, NULL);
                                 break;
+                        case 5: /* through a literal directory, opened on its own */
+                                warder_backend_glob(&r.ents, b, "sub/*", strlen("sub/*"), ws,
+                                                    strlen(ws), 0, NULL);
+                                break;
                         default:
                                 warder_backend_realpath(&real, b, W("sub/vault-link/key"),
                                                         strlen(W("sub/vault-link/key")), NULL);
@@ -1746,6 +1750,96 @@ START_TEST(no_descriptor_reaches_a_child)
         }
         fprintf(stderr, "descriptor walk (%s): %lu points\n", _i ? "fallback" : "openat2", points);
         warder_backend_free(b);
+}
+END_TEST
+
+/* A glob whose matcher fails on some name (PCRE2 at its limits) fails as a whole: never a
+ * shorter list that looks complete. */
+START_TEST(glob_matcher_failures)
+{
+        warder_backend *b = NULL;
+        ck_assert_int_eq(warder_local_new(&b, ws, NULL, NULL), 0);
+        static const char pat[] = "**/*.{txt,env}";
+        struct warder_entries clean = WARDER_ENTRIES_INIT, e = WARDER_ENTRIES_INIT;
+        ck_assert_int_eq(warder_backend_glob(&clean, b, pat, strlen(pat), ws, strlen(ws), 0, NULL),
+                         0);
+        ck_assert_uint_gt(clean.count, 2);
+        unsigned long failed = 0;
+        for (unsigned long n = 1;; n++) {
+                warder__fault_arm(n, false, WARDER__FAULT_PCRE2);
+                int rc = warder_backend_glob(&e, b, pat, strlen(pat), ws, strlen(ws), 0, NULL);
+                bool reached = warder__fault_fired();
+                warder__fault_off();
+                if (rc) {
+                        ck_assert_int_lt(rc, 0);
+                        ck_assert_uint_eq(e.count, 0);
+                        failed++;
+                } else {
+                        ck_assert_msg(e.count == clean.count,
+                                      "point %lu: %zu entries of %zu, and no error", n, e.count,
+                                      clean.count);
+                }
+                warder_entries_free(&e);
+                if (!reached)
+                        break;
+        }
+        ck_assert_uint_gt(failed, 0);
+        warder_entries_free(&clean);
+        warder_backend_free(b);
+}
+END_TEST
+
+/* §6.6 under failures: a backend asked to act as the agent, created while the n-th allocation
+ * or kernel call fails, is either refused or acts as the agent — never one that acts as the
+ * host. Root only (acting as the agent needs CAP_SETUID and CAP_SETGID). */
+START_TEST(agent_backend_under_faults)
+{
+        if (geteuid() != 0) {
+                fprintf(stderr, "agent_backend_under_faults: skipped (not root)\n");
+                return;
+        }
+        const char *theirs = W("theirs.txt");
+        put(theirs, "THEIRS\n");
+        ck_assert_int_eq(chown(theirs, 40002, 40002), 0);
+        ck_assert_int_eq(chmod(theirs, 0600), 0);
+        static const uint32_t groups[] = {40010, 100, 40010}; /* sorted and deduplicated */
+        struct warder_local_options lo = WARDER_LOCAL_OPTIONS_INIT;
+        lo.act_as_agent = true;
+        lo.agent_uid = 40001;
+        lo.agent_gid = 40001;
+        lo.agent_groups = groups;
+        lo.agent_ngroups = 3;
+        /* control arm: the same backend without the option reads the file */
+        warder_backend *b = NULL;
+        lo.act_as_agent = false;
+        ck_assert_int_eq(warder_local_new(&b, ws, &lo, NULL), 0);
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        ck_assert_int_eq(warder_backend_read(&out, b, theirs, strlen(theirs), 0, 0, 0, NULL), 0);
+        warder_bytes_free(&out);
+        warder_backend_free(b);
+        lo.act_as_agent = true;
+        unsigned long created = 0, refused = 0;
+        for (unsigned long n = 1;; n++) {
+                b = NULL;
+                warder__fault_arm(n, false, WARDER__FAULT_ALLOC | WARDER__FAULT_KERNEL);
+                int rc = warder_local_new(&b, ws, &lo, NULL);
+                bool reached = warder__fault_fired();
+                warder__fault_off();
+                if (rc) {
+                        ck_assert_ptr_null(b);
+                        refused++;
+                } else {
+                        created++;
+                        int r = warder_backend_read(&out, b, theirs, strlen(theirs), 0, 0, 0, NULL);
+                        ck_assert_msg(r == WARDER_EACCES && !out.data,
+                                      "point %lu: a backend that reads as the host (%d)", n, r);
+                        warder_backend_free(b);
+                }
+                if (!reached)
+                        break;
+        }
+        ck_assert_uint_gt(refused, 0);
+        ck_assert_uint_gt(created, 0);
 }
 END_TEST
 
@@ -1840,6 +1934,8 @@ int main(void)
         tcase_add_test(tc, walk_loading_with_tests);
         tcase_add_loop_test(tc, swap_at_every_point, 0, 8);
         tcase_add_loop_test(tc, no_descriptor_reaches_a_child, 0, 2);
+        tcase_add_test(tc, agent_backend_under_faults);
+        tcase_add_test(tc, glob_matcher_failures);
         suite_add_tcase(s, tc);
         return warder_test_run(s);
 }

@@ -694,6 +694,67 @@ START_TEST(test_glob)
 }
 END_TEST
 
+/* ls and glob of what is not a directory: ENOTDIR, or nothing, at once — never an open for
+ * reading that a FIFO would block. And `err` is left alone when they succeed. */
+START_TEST(test_not_directories)
+{
+        ck_assert_int_eq(mkfifo(P("fifo"), 0644), 0);
+        warder_backend *b = backend(_i, true);
+        struct warder_entries e = WARDER_ENTRIES_INIT;
+        alarm(10);
+        ck_assert_int_eq(warder_backend_ls(&e, b, P("fifo"), strlen(P("fifo")), 0, NULL),
+                         WARDER_ENOTDIR);
+        const char *pats[] = {"fifo/*", "a.txt/*", "src/main.c/*"};
+        for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+                ck_assert_int_eq(warder_backend_glob(&e, b, pats[i], strlen(pats[i]), root,
+                                                     strlen(root), 0, NULL),
+                                 0);
+                ck_assert_uint_eq(e.count, 0);
+                warder_entries_free(&e);
+        }
+        alarm(0);
+        /* entries that do not match leave no message behind */
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_int_eq(
+            warder_backend_glob(&e, b, "**/*.c", strlen("**/*.c"), root, strlen(root), 0, &err), 0);
+        ck_assert_uint_eq(e.count, 3);
+        ck_assert_int_eq(err.code, 0);
+        ck_assert_str_eq(err.message, "");
+        warder_entries_free(&e);
+        warder_backend_free(b);
+}
+END_TEST
+
+/* A host whose standard input is closed: the kernel hands out descriptor 0 to the backend,
+ * which is a descriptor like any other (ls and glob through literal directories). */
+START_TEST(test_descriptor_zero)
+{
+        warder_backend *b = backend(_i, true);
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                close(0);
+                struct warder_entries e = WARDER_ENTRIES_INIT;
+                int bad = 0;
+                if (warder_backend_ls(&e, b, P("src"), strlen(P("src")), 0, NULL) != 0 ||
+                    !find(&e, "main.c"))
+                        bad |= 1;
+                warder_entries_free(&e);
+                if (warder_backend_glob(&e, b, "src/deep/*.c", strlen("src/deep/*.c"), root,
+                                        strlen(root), 0, NULL) != 0 ||
+                    e.count != 1 || strcmp(e.items[0].path, P("src/deep/x.c")) != 0)
+                        bad |= 2;
+                warder_entries_free(&e);
+                _exit(bad);
+        }
+        int st = 0;
+        ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+        ck_assert(WIFEXITED(st));
+        ck_assert_int_eq(WEXITSTATUS(st), 0);
+        warder_backend_free(b);
+}
+END_TEST
+
 /* grep: PCRE2 over lines, binary skipped, symlinks not followed, caps */
 START_TEST(test_grep)
 {
@@ -1403,6 +1464,8 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_edit, 0, 2);
         tcase_add_loop_test(tc, test_ls, 0, 2);
         tcase_add_loop_test(tc, test_glob, 0, 2);
+        tcase_add_loop_test(tc, test_not_directories, 0, 2);
+        tcase_add_loop_test(tc, test_descriptor_zero, 0, 2);
         tcase_add_loop_test(tc, test_grep, 0, 2);
         tcase_add_loop_test(tc, test_grep_fast_paths_exact, 0, 2);
         tcase_add_loop_test(tc, test_walk_limits, 0, 2);

@@ -318,7 +318,7 @@ static int glob_max_depth(const char *pattern)
 /*
  * Opens the directory `sub` (components without `.` or `..`, as glob_literal_prefix() gives
  * them) below the directory `fd`, one component at a time with O_NOFOLLOW, so no symlink on
- * the way is followed (warder__as_openat(2) with a multi-component path would follow all but the
+ * the way is followed (openat(2) with a multi-component path would follow all but the
  * last). `fd` is consumed. Returns the new descriptor or -1.
  */
 static int open_below(int fd, char *sub)
