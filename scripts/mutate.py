@@ -701,18 +701,41 @@ class Bench:
             with open(dst, "wb") as f:
                 f.write(data)
 
-    def coverage(self, wanted):
-        """{(file, function): names of the tests that execute it} for the files in `wanted`,
-        from a coverage build of the same tree (each test run alone, gcov after each). A test
-        that never runs a function cannot notice a change inside it, so a mutant runs only
-        the tests that reach its function. Cached while the tree's files are unchanged."""
+    def digest(self):
+        """Of every file of the scratch tree but the build directories."""
         digest = hashlib.sha1()
         for d, _, fs in sorted(os.walk(self.tree)):
             if "/_" in d + "/" and os.path.relpath(d, self.tree).startswith("_"):
                 continue
             for f in sorted(fs):
                 digest.update(open(os.path.join(d, f), "rb").read())
-        key = digest.hexdigest()
+        return digest.hexdigest()
+
+    def baseline(self):
+        """{test name: seconds} of the unmutated suite, which must pass (the durations set
+        the timeouts). Cached while the tree's files are unchanged."""
+        key = self.digest()
+        cache = os.path.join(self.work, os.path.basename(self.tree) + "-baseline.json")
+        if os.path.exists(cache):
+            c = json.load(open(cache))
+            if c.get("key") == key and set(c["secs"]) == {t["name"] for t in self.tests}:
+                return c["secs"]
+        secs = {}
+        for t in self.tests:
+            ok, rc, took = self.run_test(t, t.get("timeout") or 300)
+            if not ok:
+                sys.exit("test '%s' fails without any mutant (exit %s): fix the suite first" %
+                         (t["name"], rc))
+            secs[t["name"]] = took
+        json.dump({"key": key, "secs": secs}, open(cache, "w"))
+        return secs
+
+    def coverage(self, wanted):
+        """{(file, function): names of the tests that execute it} for the files in `wanted`,
+        from a coverage build of the same tree (each test run alone, gcov after each). A test
+        that never runs a function cannot notice a change inside it, so a mutant runs only
+        the tests that reach its function. Cached while the tree's files are unchanged."""
+        key = self.digest()
         cache = os.path.join(self.work, "coverage.json")
         if os.path.exists(cache):
             c = json.load(open(cache))
@@ -966,12 +989,8 @@ def main():
                 len(placed), len(wanted) - len(placed)), flush=True)
     # Baseline: the suite must pass, and how long each test takes sets its timeout.
     base = schema or bench
-    for t in [] if args.report else base.tests:
-        ok, rc, secs = base.run_test(t, t.get("timeout") or 300)
-        if not ok:
-            sys.exit("test '%s' fails without any mutant (exit %s): fix the suite first" %
-                     (t["name"], rc))
-        durations[t["name"]] = secs
+    if not args.report:
+        durations = base.baseline()
     if not args.report:
         print("mutate: baseline suite %.0f s over %d tests (%s)" % (
             sum(durations.values()), len(base.tests),
@@ -1053,9 +1072,12 @@ def main():
                     else:
                         rec["status"] = "survived"
                         reach = covered.get((m.file, m.func), set())
+                        # the most kills per second first: a slow test that kills often
+                        # (test-fault walks every failure point) must not go before a quick one
                         order = sorted((t for t in runner.tests if t["name"] in reach),
-                                       key=lambda t: (-kills.get(t["name"], 0),
-                                                      durations[t["name"]]))
+                                       key=lambda t: (-(kills.get(t["name"], 0) + 1) /
+                                                      max(durations[t["name"]], 0.05),
+                                                      t["name"]))
                         if not order:
                             rec["unreached"] = True  # no test runs this function
                         limits = {t["name"]: max(10.0, 5 * durations[t["name"]])
