@@ -1046,6 +1046,7 @@ def main():
                 in_schema = m.id in placed
                 if in_schema:
                     rec["mode"] = "schema"
+                    rec["mutant"] = placed[m.id]  # WARDER_MUTANT=N reruns it by hand
                     schema.env = {"WARDER_MUTANT": str(placed[m.id])}
                 elif not rebuilt:
                     # the first mutant the schema could not hold: build the rebuild tree
