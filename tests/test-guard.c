@@ -1016,6 +1016,58 @@ START_TEST(grep_skips_before_searching)
 }
 END_TEST
 
+/* may_search takes a length-delimited name: the gate decides exactly those `len` bytes or
+ * refuses. A name with a NUL inside, or one whose byte at `len` is not the terminator (the
+ * backend means a prefix of the buffer: "/w/.env" out of "/w/.env-public"), cannot be decided
+ * as the C string it starts with, which names another file; the gate says no. */
+static bool gate_answers[8];
+
+static int asking_grep(warder_backend *b, const struct warder_grep_request *req,
+                       struct warder_grep_result *out, struct warder_error *err)
+{
+        (void)b;
+        (void)err;
+        static const char with_nul[] = "/w/ok.txt\0/w/.env";
+        static const char longer[] = "/w/.env-public";
+        bool *a = gate_answers;
+        a[0] = req->may_search(req->may_search_ud, "/w/ok.txt", 9);       /* control: allowed */
+        a[1] = req->may_search(req->may_search_ud, "/w/.env", 7);         /* control: denied */
+        a[2] = req->may_search(req->may_search_ud, "/w/.env-public", 14); /* control: allowed */
+        a[3] = req->may_search(req->may_search_ud, with_nul, sizeof(with_nul) - 1);
+        a[4] = req->may_search(req->may_search_ud, longer, 7); /* "/w/.env", not terminated */
+        a[5] = req->may_search(req->may_search_ud, NULL, 0);
+        *out = (struct warder_grep_result)WARDER_GREP_RESULT_INIT;
+        return 0;
+}
+
+START_TEST(grep_gate_takes_exact_names)
+{
+        static struct warder_backend_ops asking;
+        asking = mock_ops;
+        asking.caps = WARDER_BACKEND_CAP_GREP_FILTER;
+        asking.grep = asking_grep;
+        struct mock *m = mock_new(false, NULL);
+        m->base.ops = &asking;
+        warder_ruleset *rs = load(all_ops_yaml, "/w");
+        warder_backend *g = guard_over(&m->base, rs, NULL);
+        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+        req.pattern = "TOKEN";
+        req.pattern_len = 5;
+        req.path = "/w";
+        req.path_len = 2;
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
+        memset(gate_answers, 0xff, sizeof(gate_answers));
+        ck_assert_int_eq(warder_backend_grep(&r, g, &req, NULL), 0);
+        ck_assert(gate_answers[0] && !gate_answers[1] && gate_answers[2]);
+        ck_assert_msg(!gate_answers[3], "a name with a NUL inside was decided as its prefix");
+        ck_assert_msg(!gate_answers[4], "an unterminated name was decided as the longer string");
+        ck_assert(!gate_answers[5]);
+        warder_grep_result_free(&r);
+        warder_backend_free(g);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 /* ---- §4.6 ls / glob filtering ------------------------------------------------------------ */
 
 static bool entries_have(const struct warder_entries *e, const char *name)
@@ -2369,6 +2421,7 @@ static Suite *guard_suite(void)
         tcase_add_test(tc, grep_filtering);
         tcase_add_test(tc, grep_real_form);
         tcase_add_test(tc, grep_skips_before_searching);
+        tcase_add_test(tc, grep_gate_takes_exact_names);
         tcase_add_test(tc, ls_filtering);
         tcase_add_test(tc, glob_filtering);
         tcase_add_test(tc, ls_through_link);
