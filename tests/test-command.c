@@ -1534,15 +1534,18 @@ static const char precise_yaml[] = "warder: 1\n"
                                    "  rules:\n"
                                    "    - deny: 'rm *'\n";
 
-/* /ws/link -> /ws/vault/pub and /ws/link2 -> /ws/safe/inner (allowed themselves): `..` after
- * a link climbs to /ws/vault (denied, keys too) or /ws/safe (keys denied), not to /ws. */
+/* /ws/link, /ws/l and /ws/.ln -> /ws/vault/pub, /ws/link2 -> /ws/safe/inner (allowed
+ * themselves): `..` after a link climbs to /ws/vault (denied, keys too) or /ws/safe (keys
+ * denied), not to /ws. */
 static int link_realpath(void *ud, const char *literal, char **out)
 {
         (void)ud;
         static const char *const map[][2] = {{"/ws/link2", "/ws/safe/inner"},
-                                             {"/ws/link", "/ws/vault/pub"}};
+                                             {"/ws/link", "/ws/vault/pub"},
+                                             {"/ws/l", "/ws/vault/pub"},
+                                             {"/ws/.ln", "/ws/vault/pub"}};
         *out = NULL;
-        for (size_t i = 0; i < 2 && !*out; i++) {
+        for (size_t i = 0; i < sizeof(map) / sizeof(map[0]) && !*out; i++) {
                 size_t n = strlen(map[i][0]);
                 if (strncmp(literal, map[i][0], n) == 0 && (literal[n] == '/' || !literal[n])) {
                         char buf[4096];
@@ -1602,6 +1605,17 @@ START_TEST(test_precise_answers)
             {"cat link/../x.key", true, WARDER_DENY},
             {"cat link/../x.key", false, WARDER_ALLOW}, /* control: lexically /ws/x.key */
             {"cat /ws/link/../x.key", true, WARDER_DENY},
+            /* the host's realpath is asked about the normal form of what precedes the `..`:
+             * one that knows only normal forms (a lookup table, a cache) answers a `.` or an
+             * empty component with the spelling itself, and the climb would start from /ws */
+            {"cat ./link/../x.key", true, WARDER_DENY},
+            {"cat /ws/./link/../x.key", true, WARDER_DENY},
+            {"cat /ws//link/../x.key", true, WARDER_DENY},
+            {"cat link/./../x.key", true, WARDER_DENY},
+            /* one-letter and dot names are components like any other */
+            {"cat l/../x.key", true, WARDER_DENY},
+            {"cat .ln/../x.key", true, WARDER_DENY},
+            {"cat ./other/../x.key", true, WARDER_ALLOW},
             {"cd link && cat ../x.key", true, WARDER_DENY},
             {"cd link && cat ../x.key", false, WARDER_ALLOW},
             {"cd link && ls ..", true, WARDER_DENY},

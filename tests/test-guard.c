@@ -1016,6 +1016,93 @@ START_TEST(grep_skips_before_searching)
 }
 END_TEST
 
+/* The host's own may_search is obeyed by the guard even when the inner backend ignores it:
+ * the hits of a file the host refused are dropped after the fact. */
+static bool host_refuses_sub(void *ud, const char *path, size_t len)
+{
+        (void)ud;
+        return !(len >= 7 && strncmp(path, "/w/sub/", 7) == 0);
+}
+
+START_TEST(grep_host_filter_without_backend_help)
+{
+        struct mock *m = mock_new(false, NULL); /* ignores may_search */
+        warder_ruleset *rs = load(all_ops_yaml, "/w");
+        warder_backend *g = guard_over(&m->base, rs, NULL);
+        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+        req.pattern = "TOKEN";
+        req.pattern_len = 5;
+        req.path = "/w";
+        req.path_len = 2;
+        for (int with_filter = 0; with_filter < 2; with_filter++) {
+                req.may_search = with_filter ? host_refuses_sub : NULL;
+                struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
+                ck_assert_int_eq(warder_backend_grep(&r, g, &req, NULL), 0);
+                ck_assert(grep_has(&r, "fine TOKEN"));
+                /* control: without the host's filter /w/sub/a.txt is found */
+                ck_assert_msg(grep_has(&r, "sub TOKEN") == !with_filter, "filter %d", with_filter);
+                warder_grep_result_free(&r);
+        }
+        warder_backend_free(g);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* may_search takes a length-delimited name: the gate decides exactly those `len` bytes or
+ * refuses. A name with a NUL inside, or one whose byte at `len` is not the terminator (the
+ * backend means a prefix of the buffer: "/w/.env" out of "/w/.env-public"), cannot be decided
+ * as the C string it starts with, which names another file; the gate says no. */
+static bool gate_answers[8];
+
+static int asking_grep(warder_backend *b, const struct warder_grep_request *req,
+                       struct warder_grep_result *out, struct warder_error *err)
+{
+        (void)b;
+        (void)err;
+        static const char with_nul[] = "/w/ok.txt\0/w/.env";
+        static const char longer[] = "/w/.env-public";
+        bool *a = gate_answers;
+        a[0] = req->may_search(req->may_search_ud, "/w/ok.txt", 9);       /* control: allowed */
+        a[1] = req->may_search(req->may_search_ud, "/w/.env", 7);         /* control: denied */
+        a[2] = req->may_search(req->may_search_ud, "/w/.env-public", 14); /* control: allowed */
+        a[3] = req->may_search(req->may_search_ud, with_nul, sizeof(with_nul) - 1);
+        a[4] = req->may_search(req->may_search_ud, longer, 7); /* "/w/.env", not terminated */
+        a[5] = req->may_search(req->may_search_ud, NULL, 0);
+        /* its real form cannot be resolved: undecidable, so skipped, and the grep goes on */
+        a[6] = req->may_search(req->may_search_ud, "/w/broken.txt", 13);
+        *out = (struct warder_grep_result)WARDER_GREP_RESULT_INIT;
+        return 0;
+}
+
+START_TEST(grep_gate_takes_exact_names)
+{
+        static struct warder_backend_ops asking;
+        asking = mock_ops;
+        asking.caps = WARDER_BACKEND_CAP_GREP_FILTER;
+        asking.grep = asking_grep;
+        struct mock *m = mock_new(false, NULL);
+        m->base.ops = &asking;
+        warder_ruleset *rs = load(all_ops_yaml, "/w");
+        warder_backend *g = guard_over(&m->base, rs, NULL);
+        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+        req.pattern = "TOKEN";
+        req.pattern_len = 5;
+        req.path = "/w";
+        req.path_len = 2;
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
+        memset(gate_answers, 0xff, sizeof(gate_answers));
+        ck_assert_int_eq(warder_backend_grep(&r, g, &req, NULL), 0);
+        ck_assert(gate_answers[0] && !gate_answers[1] && gate_answers[2]);
+        ck_assert_msg(!gate_answers[3], "a name with a NUL inside was decided as its prefix");
+        ck_assert_msg(!gate_answers[4], "an unterminated name was decided as the longer string");
+        ck_assert(!gate_answers[5]);
+        ck_assert_msg(!gate_answers[6], "a file whose real form is unknown was searched");
+        warder_grep_result_free(&r);
+        warder_backend_free(g);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 /* ---- §4.6 ls / glob filtering ------------------------------------------------------------ */
 
 static bool entries_have(const struct warder_entries *e, const char *name)
@@ -2369,6 +2456,8 @@ static Suite *guard_suite(void)
         tcase_add_test(tc, grep_filtering);
         tcase_add_test(tc, grep_real_form);
         tcase_add_test(tc, grep_skips_before_searching);
+        tcase_add_test(tc, grep_gate_takes_exact_names);
+        tcase_add_test(tc, grep_host_filter_without_backend_help);
         tcase_add_test(tc, ls_filtering);
         tcase_add_test(tc, glob_filtering);
         tcase_add_test(tc, ls_through_link);
