@@ -649,16 +649,28 @@ class Bench:
                      for d, dirs, fs in os.walk(ROOT)
                      if not os.path.relpath(d, ROOT).startswith(("build", ".git"))
                      for f in fs]
+        kept = set()
         for rel in files:
             src = os.path.join(ROOT, rel)
             if not rel or not os.path.isfile(src) or rel.startswith("build"):
                 continue
+            kept.add(rel)
             dst = os.path.join(self.tree, rel)
             os.makedirs(os.path.dirname(dst), exist_ok=True)
             if rel in generated:
                 self.write(rel, generated[rel])
             elif not os.path.exists(dst) or open(src, "rb").read() != open(dst, "rb").read():
                 shutil.copy(src, dst)  # a fresh mtime: ninja must rebuild from it
+        # A file the working tree no longer has goes from the copy too (a stale source would
+        # still be read by the tests that scan the tree, such as check-deps).
+        for d, dirs, fs in os.walk(self.tree):
+            rel_dir = os.path.relpath(d, self.tree)
+            if rel_dir == ".":
+                dirs[:] = [x for x in dirs if not x.startswith("_")]
+            for f in fs:
+                rel = os.path.normpath(os.path.join(rel_dir, f))
+                if rel not in kept:
+                    os.remove(os.path.join(d, f))
         vectors = os.path.normpath(os.path.join(ROOT, "..", "shared", "glob",
                                                 "wildmatch-vectors.tsv"))
         self.vectors = vectors
