@@ -1969,6 +1969,70 @@ START_TEST(test_guard_over_exec_backend)
 }
 END_TEST
 
+/* §6.5 through the guard: a file the rules deny for write but allow for read is bound
+ * read-only under the mask — the command reads it and cannot change it — and a file the rules
+ * deny for read is hidden. Without the mask the same command changes it (control arm). */
+START_TEST(test_guard_masks_write_denied_read_only)
+{
+        static const char yaml[] = "warder: 1\n"
+                                   "default: allow\n"
+                                   "read:\n"
+                                   "  default: allow\n"
+                                   "  rules:\n"
+                                   "    - deny: '**/.env'\n"
+                                   "write:\n"
+                                   "  default: allow\n"
+                                   "  rules:\n"
+                                   "    - deny: '**/main.c'\n"
+                                   "execute:\n"
+                                   "  default: allow\n";
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = root;
+        warder_ruleset *rs = NULL;
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_msg(warder_ruleset_load_string(&rs, yaml, sizeof(yaml) - 1, NULL, &ro, &err) == 0,
+                      "%s", err.message);
+        /* the name is built at run time: the inspection cannot see which file is written */
+        static const char cmd[] = "f=$(ls | grep -x 'mai.\\..'); cat \"$f\"; "
+                                  "echo CHANGED >> \"$f\" || echo REFUSED; "
+                                  "find . -maxdepth 1 -name '.e*' -exec cat {} +";
+        char path[PATH_MAX];
+        snprintf(path, sizeof(path), "%s/main.c", root);
+        for (int masked = 0; masked < 2; masked++) {
+                write_text(root, "main.c", "int main(void) { return 0; }\n");
+                struct warder_local_options opts = WARDER_LOCAL_OPTIONS_INIT;
+                opts.exec = true;
+                opts.mask_denied = masked;
+                warder_backend *local = NULL, *g = NULL;
+                ck_assert_int_eq(warder_local_new(&local, root, &opts, &err), 0);
+                ck_assert_msg(warder_guard_new(&g, local, rs, NULL, &err) == 0, "%s", err.message);
+                struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
+                req.command = cmd;
+                req.command_len = strlen(cmd);
+                req.flags = WARDER_APPROVED; /* satisfies ask, never deny */
+                struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
+                ck_assert_msg(warder_backend_execute(&r, g, &req, &err) == 0, "%s", err.message);
+                size_t n = 0;
+                char *now = warder_test_slurp(path, &n);
+                ck_assert_ptr_nonnull(now);
+                ck_assert_msg(strstr(r.out.data, "int main"), "masked %d: %s", masked, r.out.data);
+                if (masked) {
+                        ck_assert_msg(strstr(r.out.data, "REFUSED"), "%s", r.out.data);
+                        ck_assert(!strstr(now, "CHANGED"));
+                        ck_assert(!strstr(r.out.data, "SECRET"));
+                } else { /* control arm */
+                        ck_assert_msg(strstr(now, "CHANGED"), "%s", now);
+                        ck_assert(strstr(r.out.data, "SECRET-ROOT-ENV"));
+                }
+                free(now);
+                warder_exec_result_free(&r);
+                warder_backend_free(g);
+        }
+        warder_ruleset_free(rs);
+        warder_error_clear(&err);
+}
+END_TEST
+
 /* ---- hooks and docs ---- */
 
 struct open_dir_log {
@@ -2192,6 +2256,7 @@ static Suite *exec_suite(void)
         tcase_add_test(tc, test_open_dir_hook);
         tcase_add_test(tc, test_local_backend_execute);
         tcase_add_test(tc, test_guard_over_exec_backend);
+        tcase_add_test(tc, test_guard_masks_write_denied_read_only);
         tcase_add_test(tc, test_docs_default_read_list);
         tcase_add_test(tc, test_docs_configuration_example);
         suite_add_tcase(s, tc);

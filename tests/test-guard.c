@@ -39,6 +39,10 @@ struct mock {
         char last_cwd[256];
         char last_env[64];
         unsigned last_flags;
+        /* what the guard's mask predicate answered in the last execute: for /w/.env, for
+         * /w/ok.txt and for a relative name */
+        bool masked;
+        unsigned mask_env, mask_ok, mask_relative;
 };
 
 static void record(struct mock *m, const char *op, const char *path, unsigned flags)
@@ -215,6 +219,11 @@ static int mock_execute(warder_backend *b, const struct warder_exec_request *req
         snprintf(m->last_cwd, sizeof(m->last_cwd), "%s", req->cwd ? req->cwd : "");
         snprintf(m->last_env, sizeof(m->last_env), "%s",
                  req->env && req->env[0] ? req->env[0] : "");
+        if ((m->masked = req->mask != NULL)) {
+                m->mask_env = req->mask(req->mask_ud, "/w/.env", NULL);
+                m->mask_ok = req->mask(req->mask_ud, "/w/ok.txt", NULL);
+                m->mask_relative = req->mask(req->mask_ud, "ok.txt", NULL);
+        }
         out->exit_status = 0; /* `out` arrives initialised: never zero it (its version) */
         return warder_bytes_set(&out->out, "ran", 3);
 }
@@ -1509,6 +1518,12 @@ START_TEST(execute_exposure)
         ck_assert_str_eq(m->last_path, "echo hi");
         ck_assert_str_eq(m->last_cwd, "/w");     /* the root when the request names none */
         ck_assert_str_eq(m->last_env, "LANG=C"); /* the guard's environment */
+        /* §6.5: the guard's mask hides what is denied, leaves what is allowed, and hides a
+         * name it cannot place (not absolute) */
+        ck_assert(m->masked);
+        ck_assert_uint_eq(m->mask_env & WARDER_MASK_HIDE, WARDER_MASK_HIDE);
+        ck_assert_uint_eq(m->mask_ok, 0);
+        ck_assert_uint_eq(m->mask_relative, WARDER_MASK_HIDE);
         struct warder_exec_request xr = WARDER_EXEC_REQUEST_INIT;
         struct warder_exec_result xo = WARDER_EXEC_RESULT_INIT;
         const char *const env2[] = {"A=1", NULL};
