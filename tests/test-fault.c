@@ -1140,7 +1140,7 @@ START_TEST(walk_guard_setup)
         o.home = "/home/u";
         o.env = env;
         unsigned long points = 0;
-        for (int what = 0; what < 3; what++) {
+        for (int what = 0; what < 4; what++) {
                 for (unsigned long n = 0;; n++) {
                         struct warder_error err = WARDER_ERROR_INIT;
                         struct warder_decision d = WARDER_DECISION_INIT;
@@ -1155,9 +1155,12 @@ START_TEST(walk_guard_setup)
                         else if (what == 1)
                                 rc = warder_guard_check(&d, fx.guard, WARDER_OP_READ, "sub/../.env",
                                                         11, &err);
-                        else
+                        else if (what == 2)
                                 rc = warder_guard_check(&d, fx.guard, WARDER_OP_EXECUTE,
                                                         "cd sub && cat ../.env", 21, &err);
+                        else /* a glob expanded through a listing of the inner backend */
+                                rc = warder_guard_check(&d, fx.guard, WARDER_OP_EXECUTE, "cat .e*",
+                                                        7, &err);
                         bool reached = n == 0 || warder__fault_fired();
                         warder__fault_off();
                         if (rc) {
@@ -1172,6 +1175,12 @@ START_TEST(walk_guard_setup)
                                     warder_backend_read(&b, g, ".env", 4, 0, 0, 0, NULL),
                                     WARDER_EDENIED);
                                 warder_backend_free(g);
+                        } else if (what == 3 && n > 0) {
+                                /* §5.5: an expansion that cannot be completed (the listing
+                                 * failed) leaves the candidate at least ask; never allow */
+                                ck_assert_msg(d.action == WARDER_DENY || d.action == WARDER_ASK,
+                                              "%d after %s: %s", what, warder__fault_where(),
+                                              warder_action_name(d.action));
                         } else {
                                 ck_assert_msg(d.action == WARDER_DENY, "%d after %s: %s", what,
                                               warder__fault_where(), warder_action_name(d.action));
