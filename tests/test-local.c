@@ -725,6 +725,46 @@ START_TEST(test_not_directories)
 }
 END_TEST
 
+/* Names at the edges, through openat2 and through the walk that stands in for it: a component
+ * of exactly NAME_MAX bytes is read; one byte more is refused, and the backend keeps working
+ * (its root descriptor intact); names that start with dots are names, not `..`. */
+START_TEST(test_names_at_the_edges)
+{
+        char longest[NAME_MAX + 1], over[NAME_MAX + 2], path[NAME_MAX + 8];
+        memset(longest, 'n', NAME_MAX);
+        longest[NAME_MAX] = '\0';
+        memset(over, 'o', NAME_MAX + 1);
+        over[NAME_MAX + 1] = '\0';
+        put(longest, "LONGEST\n");
+        dir(".d");
+        put(".d/..x", "DOTS\n");
+        put(".d/.x", "DOT\n");
+        warder_backend *b = backend(_i, true);
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        ck_assert_int_eq(rd(b, P(longest), 0, &out), 0);
+        ck_assert_str_eq(out.data, "LONGEST\n");
+        warder_bytes_free(&out);
+        for (int twice = 0; twice < 2; twice++) {
+                snprintf(path, sizeof(path), "%s%s", over, twice ? "/x" : "");
+                ck_assert_int_ne(rd(b, P(path), 0, &out), 0);
+                ck_assert_ptr_null(out.data);
+                ck_assert_int_eq(rd(b, P("a.txt"), 0, &out), 0);
+                warder_bytes_free(&out);
+        }
+        ck_assert_int_eq(rd(b, P(".d/..x"), 0, &out), 0);
+        ck_assert_str_eq(out.data, "DOTS\n");
+        warder_bytes_free(&out);
+        ck_assert_int_eq(rd(b, P(".d/.x"), 0, &out), 0);
+        ck_assert_str_eq(out.data, "DOT\n");
+        warder_bytes_free(&out);
+        struct warder_entries e = WARDER_ENTRIES_INIT;
+        ck_assert_int_eq(warder_backend_ls(&e, b, P(".d"), strlen(P(".d")), 0, NULL), 0);
+        ck_assert_uint_eq(e.count, 2);
+        warder_entries_free(&e);
+        warder_backend_free(b);
+}
+END_TEST
+
 /* A host whose standard input is closed: the kernel hands out descriptor 0 to the backend,
  * which is a descriptor like any other (ls and glob through literal directories). */
 START_TEST(test_descriptor_zero)
@@ -739,6 +779,10 @@ START_TEST(test_descriptor_zero)
                 if (warder_backend_ls(&e, b, P("src"), strlen(P("src")), 0, NULL) != 0 ||
                     !find(&e, "main.c"))
                         bad |= 1;
+                warder_entries_free(&e);
+                if (warder_backend_ls(&e, b, root, strlen(root), 0, NULL) != 0 ||
+                    !find(&e, "a.txt"))
+                        bad |= 4;
                 warder_entries_free(&e);
                 if (warder_backend_glob(&e, b, "src/deep/*.c", strlen("src/deep/*.c"), root,
                                         strlen(root), 0, NULL) != 0 ||
@@ -1466,6 +1510,7 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_glob, 0, 2);
         tcase_add_loop_test(tc, test_not_directories, 0, 2);
         tcase_add_loop_test(tc, test_descriptor_zero, 0, 2);
+        tcase_add_loop_test(tc, test_names_at_the_edges, 0, 2);
         tcase_add_loop_test(tc, test_grep, 0, 2);
         tcase_add_loop_test(tc, test_grep_fast_paths_exact, 0, 2);
         tcase_add_loop_test(tc, test_walk_limits, 0, 2);
