@@ -548,7 +548,7 @@ END_TEST
 START_TEST(test_fork)
 {
         thread_creds(host_creds);
-        warder_backend *agent = local(true, NULL, 0);
+        warder_backend *agent = local(true, NULL, 0), *host = local(false, NULL, 0);
         struct warder_bytes out = WARDER_BYTES_INIT;
         ck_assert_int_eq(rd(agent, "mine.txt", &out, NULL), 0);
         warder_bytes_free(&out);
@@ -558,13 +558,18 @@ START_TEST(test_fork)
                 int a = rd(agent, "mine.txt", &out, NULL);
                 warder_bytes_free(&out);
                 int b = rd(agent, "theirs.txt", &out, NULL);
-                _exit(a == 0 && b == WARDER_EACCES && !out.data ? 0 : 10);
+                bool refused = !out.data;
+                /* control arm: the host, in the same child, reads it */
+                int c = rd(host, "theirs.txt", &out, NULL);
+                bool got = out.data && strstr(out.data, THEIR_SECRET);
+                _exit(a == 0 && b == WARDER_EACCES && refused && c == 0 && got ? 0 : 10);
         }
         int st = 0;
         ck_assert_int_eq(waitpid(pid, &st, 0), pid);
         ck_assert(WIFEXITED(st));
         ck_assert_int_eq(WEXITSTATUS(st), 0);
         warder_backend_free(agent);
+        warder_backend_free(host);
 }
 END_TEST
 

@@ -1905,6 +1905,32 @@ START_TEST(test_concurrent_calls)
 }
 END_TEST
 
+/* A ruleset from `yaml`, rooted at the test's root. */
+static warder_ruleset *rules_under_root(const char *yaml)
+{
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = root;
+        warder_ruleset *rs = NULL;
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_msg(warder_ruleset_load_string(&rs, yaml, strlen(yaml), NULL, &ro, &err) == 0,
+                      "%s", err.message);
+        return rs;
+}
+
+/* A guard under `rs` over a local backend that executes, masking what the guard denies when
+ * `masked` (§6.5). */
+static warder_backend *guard_over_exec(warder_ruleset *rs, bool masked)
+{
+        struct warder_local_options opts = WARDER_LOCAL_OPTIONS_INIT;
+        opts.exec = true;
+        opts.mask_denied = masked;
+        warder_backend *local = NULL, *g = NULL;
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_msg(warder_local_new(&local, root, &opts, &err) == 0, "%s", err.message);
+        ck_assert_msg(warder_guard_new(&g, local, rs, NULL, &err) == 0, "%s", err.message);
+        return g;
+}
+
 /*
  * §5.8: inspection is a guard rail, the backend's confinement is the boundary. A command the
  * guard lets through (it cannot see the file name being built) still finds nothing under the
@@ -1921,22 +1947,14 @@ START_TEST(test_guard_over_exec_backend)
                                    "    - deny: '**/.env'\n"
                                    "execute:\n"
                                    "  default: allow\n";
-        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
-        ro.root = root;
-        warder_ruleset *rs = NULL;
+        warder_ruleset *rs = rules_under_root(yaml);
         struct warder_error err = WARDER_ERROR_INIT;
-        ck_assert_msg(warder_ruleset_load_string(&rs, yaml, sizeof(yaml) - 1, NULL, &ro, &err) == 0,
-                      "%s", err.message);
 
         const char *cmds[] = {"find . -name '.e*' -exec cat {} +",
                               "python3 -c 'print(open(\".e\" + \"nv\").read())'"};
         for (int masked = 0; masked < 2; masked++) {
-                struct warder_local_options opts = WARDER_LOCAL_OPTIONS_INIT;
-                opts.exec = true;
-                opts.mask_denied = masked; /* the guard says what, per command */
-                warder_backend *local = NULL, *g = NULL;
-                ck_assert_int_eq(warder_local_new(&local, root, &opts, &err), 0);
-                ck_assert_msg(warder_guard_new(&g, local, rs, NULL, &err) == 0, "%s", err.message);
+                /* the guard says what to mask, per command */
+                warder_backend *g = guard_over_exec(rs, masked);
                 ck_assert(warder_backend_can_execute(g));
                 for (size_t i = 0; i < 2; i++) {
                         if (i == 1 && !python3_available())
@@ -1986,12 +2004,8 @@ START_TEST(test_guard_masks_write_denied_read_only)
                                    "    - deny: '**/main.c'\n"
                                    "execute:\n"
                                    "  default: allow\n";
-        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
-        ro.root = root;
-        warder_ruleset *rs = NULL;
+        warder_ruleset *rs = rules_under_root(yaml);
         struct warder_error err = WARDER_ERROR_INIT;
-        ck_assert_msg(warder_ruleset_load_string(&rs, yaml, sizeof(yaml) - 1, NULL, &ro, &err) == 0,
-                      "%s", err.message);
         /* the name is built at run time: the inspection cannot see which file is written */
         static const char cmd[] = "f=$(ls | grep -x 'mai.\\..'); cat \"$f\"; "
                                   "echo CHANGED >> \"$f\" || echo REFUSED; "
@@ -2000,12 +2014,7 @@ START_TEST(test_guard_masks_write_denied_read_only)
         snprintf(path, sizeof(path), "%s/main.c", root);
         for (int masked = 0; masked < 2; masked++) {
                 write_text(root, "main.c", "int main(void) { return 0; }\n");
-                struct warder_local_options opts = WARDER_LOCAL_OPTIONS_INIT;
-                opts.exec = true;
-                opts.mask_denied = masked;
-                warder_backend *local = NULL, *g = NULL;
-                ck_assert_int_eq(warder_local_new(&local, root, &opts, &err), 0);
-                ck_assert_msg(warder_guard_new(&g, local, rs, NULL, &err) == 0, "%s", err.message);
+                warder_backend *g = guard_over_exec(rs, masked);
                 struct warder_exec_request req = WARDER_EXEC_REQUEST_INIT;
                 req.command = cmd;
                 req.command_len = strlen(cmd);

@@ -1025,6 +1025,17 @@ START_TEST(grep_skips_before_searching)
 }
 END_TEST
 
+/* A grep for TOKEN under the fixture's root. */
+static struct warder_grep_request grep_token_under_w(void)
+{
+        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+        req.pattern = "TOKEN";
+        req.pattern_len = 5;
+        req.path = "/w";
+        req.path_len = 2;
+        return req;
+}
+
 /* The host's own may_search is obeyed by the guard even when the inner backend ignores it:
  * the hits of a file the host refused are dropped after the fact. */
 static bool host_refuses_sub(void *ud, const char *path, size_t len)
@@ -1038,11 +1049,7 @@ START_TEST(grep_host_filter_without_backend_help)
         struct mock *m = mock_new(false, NULL); /* ignores may_search */
         warder_ruleset *rs = load(all_ops_yaml, "/w");
         warder_backend *g = guard_over(&m->base, rs, NULL);
-        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
-        req.pattern = "TOKEN";
-        req.pattern_len = 5;
-        req.path = "/w";
-        req.path_len = 2;
+        struct warder_grep_request req = grep_token_under_w();
         for (int with_filter = 0; with_filter < 2; with_filter++) {
                 req.may_search = with_filter ? host_refuses_sub : NULL;
                 struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
@@ -1093,11 +1100,7 @@ START_TEST(grep_gate_takes_exact_names)
         m->base.ops = &asking;
         warder_ruleset *rs = load(all_ops_yaml, "/w");
         warder_backend *g = guard_over(&m->base, rs, NULL);
-        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
-        req.pattern = "TOKEN";
-        req.pattern_len = 5;
-        req.path = "/w";
-        req.path_len = 2;
+        struct warder_grep_request req = grep_token_under_w();
         struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
         memset(gate_answers, 0xff, sizeof(gate_answers));
         ck_assert_int_eq(warder_backend_grep(&r, g, &req, NULL), 0);
