@@ -616,6 +616,38 @@ def kill_session(sid):
         time.sleep(0.05)
 
 
+def split_tests(tests, build):
+    """Each test of a Check executable (tests/test-*) as a test of its own, selected with
+    WARDER_TEST_ONLY (tests/support.c): a mutant then runs only the few tests that reach it,
+    not every test of their executables. The executable lists its tests when WARDER_TEST_LIST
+    is set; one that does not (any other output) stays whole."""
+    out = []
+    for t in tests:
+        exe, names = t["cmd"][0], []
+        if os.path.basename(exe).startswith("test-") and os.path.isfile(exe) and \
+                os.access(exe, os.X_OK):
+            env = dict(os.environ)
+            env.update(t.get("env") or {})
+            env["WARDER_TEST_LIST"] = "1"
+            try:
+                r = subprocess.run(t["cmd"], cwd=t.get("workdir") or build, env=env,
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                   timeout=60)
+                lines = r.stdout.split("\n")[:-1]
+                if r.returncode == 0 and lines and all(re.fullmatch(r"\w+", x) for x in lines):
+                    names = list(dict.fromkeys(lines))
+            except subprocess.TimeoutExpired:
+                pass
+        if not names:
+            out.append(t)
+        for n in names:
+            sub = dict(t)
+            sub["name"] = "%s::%s" % (t["name"], n)
+            sub["env"] = dict(t.get("env") or {}, WARDER_TEST_ONLY=n)
+            out.append(sub)
+    return out
+
+
 def on_term(signum, frame):
     raise KeyboardInterrupt
 
@@ -704,6 +736,10 @@ class Bench:
                 self.objects[os.path.relpath(path, self.tree)] = os.path.join(self.build,
                                                                               e["output"])
 
+    def split(self):
+        """Once the tests are built: each Check test on its own (split_tests)."""
+        self.tests = split_tests(self.tests, self.build)
+
     def write(self, rel, text):
         """Writes a source of the scratch tree unless it already holds `text` (ninja keeps
         what is built)."""
@@ -720,6 +756,8 @@ class Bench:
             if "/_" in d + "/" and os.path.relpath(d, self.tree).startswith("_"):
                 continue
             for f in sorted(fs):
+                if f.startswith("mutate") and os.path.basename(d) == "scripts":
+                    continue  # the runner itself: no test depends on it
                 digest.update(open(os.path.join(d, f), "rb").read())
         return digest.hexdigest()
 
@@ -763,8 +801,9 @@ class Bench:
         r = sh(["ninja", "-C", cov])
         if r.returncode:
             sys.exit("the coverage build failed:\n" + r.stdout[-3000:])
-        tests = [t for t in json.loads(sh(["meson", "introspect", "--tests", cov]).stdout)
-                 if "warder:headers" not in t["suite"]]
+        tests = split_tests([t for t in json.loads(sh(["meson", "introspect", "--tests",
+                                                       cov]).stdout)
+                             if "warder:headers" not in t["suite"]], cov)
         objdir = [os.path.join(cov, d) for d in os.listdir(os.path.join(cov, "src"))
                   if d.startswith("libwarder.so") and d.endswith(".p")]
         objdir = os.path.join(cov, "src", os.path.basename(objdir[0])) if objdir else None
@@ -798,6 +837,12 @@ class Bench:
                     for fn in f.get("functions", []):
                         if fn.get("execution_count", 0) > 0:
                             result.setdefault((rel, fn["name"]), set()).add(t["name"])
+                    for ln in f.get("lines", []):
+                        # a line that no test runs has a record with count 0: it is known
+                        # to be unreached, unlike a line without any record
+                        tests_of = result.setdefault((rel, str(ln["line_number"])), set())
+                        if ln.get("count", 0) > 0:
+                            tests_of.add(t["name"])
         json.dump({"key": key, "files": sorted(wanted),
                    "map": {" :: ".join(k): sorted(v) for k, v in result.items()}},
                   open(cache, "w"))
@@ -878,6 +923,17 @@ class Bench:
 
 
 # ---- the campaign ------------------------------------------------------------------------------
+
+
+def reaching(covered, m, src):
+    """Names of the tests that run the lines a mutant changes (a test that never runs them
+    cannot notice it), or of those that run its function where gcov has no record of those
+    lines (a continuation line of an expression, say)."""
+    lines = {str(n) for s, e, _ in m.edits for n in range(line_no(src, s), line_no(src, e) + 1)}
+    known = [covered[(m.file, n)] for n in lines if (m.file, n) in covered]
+    if known:
+        return set().union(*known)
+    return covered.get((m.file, m.func), set())
 
 
 def core_files(patterns):
@@ -989,6 +1045,7 @@ def main():
             ok, log = bench.compile()
             if not ok:
                 sys.exit("the unmutated tree does not build:\n" + log[-3000:])
+            bench.split()
         else:
             schema = Bench(args.work, args.jobs, "schema", ["-Dmutation_schemata=true"])
             wanted = [m for _, muts in plan for m in muts if not equivalent(entries, m)]
@@ -999,6 +1056,7 @@ def main():
                                            for rel, muts in plan], numbers)
             print("mutate: %d mutants in the schema, %d to rebuild one by one" % (
                 len(placed), len(wanted) - len(placed)), flush=True)
+            schema.split()
     # Baseline: the suite must pass, and how long each test takes sets its timeout.
     base = schema or bench
     if not args.report:
@@ -1010,7 +1068,9 @@ def main():
             flush=True)
 
     if not args.report:
-        covered = bench.coverage({rel for rel, muts in plan if muts})
+        # every core file, so that runs over other files of the same tree reuse the cache
+        covered = bench.coverage({rel for rel, muts in plan if muts} |
+                                 set(core_files(SECURITY_CORE)))
 
     done = {}
     if os.path.exists(results_path):
@@ -1065,6 +1125,7 @@ def main():
                     ok, log = bench.compile()
                     if not ok:
                         sys.exit("the unmutated tree does not build:\n" + log[-3000:])
+                    bench.split()
                     rebuilt = True
                     base_obj = bench.stripped(rel)
                 if base_obj is None and not in_schema:
@@ -1084,7 +1145,7 @@ def main():
                         rec["status"] = "identical"
                     else:
                         rec["status"] = "survived"
-                        reach = covered.get((m.file, m.func), set())
+                        reach = reaching(covered, m, original)
                         # the most kills per second first: a slow test that kills often
                         # (test-fault walks every failure point) must not go before a quick one
                         order = sorted((t for t in runner.tests if t["name"] in reach),

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "support.h"
 #include "warder/sys/backend.h"
 
 #define CONTRACT_FN static __attribute__((unused))

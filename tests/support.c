@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#define WARDER_TEST_SUPPORT_C
 #include "support.h"
 
 #include <stdio.h>
@@ -7,8 +8,44 @@
 
 #include "backends/creds.h"
 
+static int listing(void)
+{
+        const char *l = getenv("WARDER_TEST_LIST");
+        return l && *l && strcmp(l, "0") != 0;
+}
+
+static int chosen(const char *name)
+{
+        const char *only = getenv("WARDER_TEST_ONLY");
+        if (!only)
+                return 1;
+        size_t n = strlen(name);
+        for (const char *p = only; *p;) {
+                const char *e = strchr(p, ',');
+                size_t len = e ? (size_t)(e - p) : strlen(p);
+                if (len == n && memcmp(p, name, n) == 0)
+                        return 1;
+                p += len + (e != NULL);
+        }
+        return 0;
+}
+
+void warder_test_add(TCase *tc, const TTest *ttest, int signal, int allowed_exit_value, int start,
+                     int end)
+{
+        if (listing())
+                printf("%s\n", ttest->name);
+        else if (chosen(ttest->name))
+                _tcase_add_test(tc, ttest, signal, allowed_exit_value, start, end);
+}
+
 int warder_test_run(Suite *s)
 {
+        if (listing()) {
+                srunner_free(srunner_create(s));
+                fflush(stdout);
+                return EXIT_SUCCESS;
+        }
         /* WARDER_TEST_AGENT_IO=switch: a backend acting as the agent (§6.6) switches the
          * thread's credentials for every operation, reads included, so that a suite run both
          * ways covers both (tests/meson.build). */

@@ -4,8 +4,19 @@
 
 #include <check.h>
 
-/* Runs the suite, prints Check's summary, and returns the process exit status. */
+/* Runs the suite, prints Check's summary, and returns the process exit status.
+ * Two variables serve the mutation runner (scripts/mutate.py), which runs each test on its
+ * own: WARDER_TEST_LIST=1 prints the name of every test, one per line, and runs none;
+ * WARDER_TEST_ONLY=name[,name...] runs only the tests so named. */
 int warder_test_run(Suite *s);
+
+/* Check's _tcase_add_test behind the filter above; every tcase_add_*test macro of a file
+ * that includes this header goes through it. */
+void warder_test_add(TCase *tc, const TTest *ttest, int signal, int allowed_exit_value, int start,
+                     int end);
+#ifndef WARDER_TEST_SUPPORT_C
+#define _tcase_add_test warder_test_add
+#endif
 
 /* The whole file at `path`, NUL-terminated, its length in *len; NULL when it cannot be
  * opened. Free with free(). */
