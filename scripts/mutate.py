@@ -24,6 +24,7 @@ tests were added), --fresh starts over. Exit status: 0, or 1 when a file's score
 """
 
 import argparse
+import fcntl
 import fnmatch
 import glob
 import hashlib
@@ -619,8 +620,9 @@ def kill_session(sid):
 def split_tests(tests, build):
     """Each test of a Check executable (tests/test-*) as a test of its own, selected with
     WARDER_TEST_ONLY (tests/support.c): a mutant then runs only the few tests that reach it,
-    not every test of their executables. The executable lists its tests when WARDER_TEST_LIST
-    is set; one that does not (any other output) stays whole."""
+    not every test of their executables (a loop test: each iteration, or chunk, on its own).
+    The executable lists its tests when WARDER_TEST_LIST is set; one that does not (any other
+    output) stays whole."""
     out = []
     for t in tests:
         exe, names = t["cmd"][0], []
@@ -634,7 +636,8 @@ def split_tests(tests, build):
                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                                    timeout=60)
                 lines = r.stdout.split("\n")[:-1]
-                if r.returncode == 0 and lines and all(re.fullmatch(r"\w+", x) for x in lines):
+                named = all(re.fullmatch(r"\w+(@\d+(-\d+)?)?", x) for x in lines)
+                if r.returncode == 0 and lines and named:
                     names = list(dict.fromkeys(lines))
             except subprocess.TimeoutExpired:
                 pass
@@ -989,7 +992,14 @@ def main():
                     help="schema (default): every mutant compiled once into one build and "
                     "selected at run time, the rest rebuilt one by one; rebuild: each mutant "
                     "built on its own (also detects mutants whose object code is identical)")
+    ap.add_argument("--shard", metavar="K/N", default="0/1",
+                    help="only every N-th mutant, from the K-th (0-based): N runs side by side "
+                    "with the same --work share its schema build, baseline and coverage")
     args = ap.parse_args()
+    m = re.fullmatch(r"(\d+)/(\d+)", args.shard)
+    if not m or int(m.group(1)) >= int(m.group(2)):
+        ap.error("--shard takes K/N with 0 <= K < N")
+    shard, shards = int(m.group(1)), int(m.group(2))
     signal.signal(signal.SIGTERM, on_term)
     signal.signal(signal.SIGINT, on_term)  # also when started in the background
 
@@ -1031,14 +1041,21 @@ def main():
         print("mutate: no function of the security core changed since %s" % args.changed)
         return 0
 
-    bench = Bench(args.work, args.jobs)
+    # each shard mutates its own copy of the tree (the rebuild mode writes into it)
+    bench = Bench(args.work, args.jobs, "tree" if shards == 1 else "tree-%d" % shard)
     results_path = os.path.join(bench.work, "results.jsonl")
     if args.fresh and os.path.exists(results_path):
         os.remove(results_path)
     durations, covered = {}, {}
     schema, placed = None, {}
     rebuilt = args.mode == "rebuild"  # whether the rebuild tree is built
+    setup_lock = None
     if not args.report:
+        # one shard sets up the schema build, the baseline and the coverage map; the others
+        # wait for it, then find them built and cached
+        os.makedirs(bench.work, exist_ok=True)
+        setup_lock = open(os.path.join(bench.work, "setup.lock"), "w")
+        fcntl.flock(setup_lock, fcntl.LOCK_EX)
         print("mutate: preparing %s" % bench.tree, flush=True)
         bench.prepare()
         if rebuilt:
@@ -1071,6 +1088,7 @@ def main():
         # every core file, so that runs over other files of the same tree reuse the cache
         covered = bench.coverage({rel for rel, muts in plan if muts} |
                                  set(core_files(SECURITY_CORE)))
+        setup_lock.close()
 
     done = {}
     if os.path.exists(results_path):
@@ -1088,6 +1106,7 @@ def main():
     os.makedirs(bench.work, exist_ok=True)
     out = open(results_path, "a")
     stopped = args.report
+    index = 0  # of the mutants that are run: the shards share them out
     try:
         for rel, muts in plan:
             path = os.path.join(bench.tree, rel)
@@ -1100,6 +1119,9 @@ def main():
                 why = equivalent(entries, m)
                 if why:
                     s["equivalent"] += 1
+                    continue
+                index += 1
+                if (index - 1) % shards != shard:
                     continue
                 prev = done.get((m.id, m.digest))
                 if prev and prev["status"] == "survived" and args.retry_survivors:

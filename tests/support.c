@@ -14,29 +14,67 @@ static int listing(void)
         return l && *l && strcmp(l, "0") != 0;
 }
 
-static int chosen(const char *name)
+/* A loop test of more iterations than this is listed in as many chunks. */
+#define LIST_CHUNKS 64
+
+/* Adds the iterations [a, b) of [start, end) that WARDER_TEST_ONLY names: "name" is every
+ * iteration, "name@i" the i-th, "name@i-j" those from i to j - 1. */
+static void add_chosen(TCase *tc, const TTest *tt, int signal, int allowed_exit_value, int start,
+                       int end)
 {
         const char *only = getenv("WARDER_TEST_ONLY");
-        if (!only)
-                return 1;
-        size_t n = strlen(name);
+        if (!only) {
+                _tcase_add_test(tc, tt, signal, allowed_exit_value, start, end);
+                return;
+        }
+        size_t n = strlen(tt->name);
         for (const char *p = only; *p;) {
                 const char *e = strchr(p, ',');
                 size_t len = e ? (size_t)(e - p) : strlen(p);
-                if (len == n && memcmp(p, name, n) == 0)
-                        return 1;
+                if (len >= n && memcmp(p, tt->name, n) == 0) {
+                        long a = start, b = end;
+                        char spec[64] = "";
+                        if (len - n < sizeof(spec))
+                                memcpy(spec, p + n, len - n);
+                        char *rest = spec;
+                        int ok = len == n;
+                        if (!ok && spec[0] == '@' && len - n < sizeof(spec)) {
+                                a = strtol(spec + 1, &rest, 10);
+                                b = a + 1;
+                                if (*rest == '-')
+                                        b = strtol(rest + 1, &rest, 10);
+                                ok = rest > spec + 1 && *rest == '\0';
+                        }
+                        if (ok && a < start)
+                                a = start;
+                        if (ok && b > end)
+                                b = end;
+                        if (ok && a < b)
+                                _tcase_add_test(tc, tt, signal, allowed_exit_value, (int)a, (int)b);
+                }
                 p += len + (e != NULL);
         }
-        return 0;
 }
 
 void warder_test_add(TCase *tc, const TTest *ttest, int signal, int allowed_exit_value, int start,
                      int end)
 {
-        if (listing())
+        if (!listing()) {
+                add_chosen(tc, ttest, signal, allowed_exit_value, start, end);
+                return;
+        }
+        int n = end - start;
+        if (n == 1 && start == 0) {
                 printf("%s\n", ttest->name);
-        else if (chosen(ttest->name))
-                _tcase_add_test(tc, ttest, signal, allowed_exit_value, start, end);
+                return;
+        }
+        int step = (n + LIST_CHUNKS - 1) / LIST_CHUNKS;
+        for (int i = start; i < end; i += step) {
+                if (step == 1)
+                        printf("%s@%d\n", ttest->name, i);
+                else
+                        printf("%s@%d-%d\n", ttest->name, i, i + step < end ? i + step : end);
+        }
 }
 
 int warder_test_run(Suite *s)

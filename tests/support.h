@@ -6,8 +6,9 @@
 
 /* Runs the suite, prints Check's summary, and returns the process exit status.
  * Two variables serve the mutation runner (scripts/mutate.py), which runs each test on its
- * own: WARDER_TEST_LIST=1 prints the name of every test, one per line, and runs none;
- * WARDER_TEST_ONLY=name[,name...] runs only the tests so named. */
+ * own: WARDER_TEST_LIST=1 prints every test, one per line, and runs none — a loop test as
+ * "name@i" per iteration (or "name@i-j" for the iterations i to j - 1, in at most 64 chunks);
+ * WARDER_TEST_ONLY=name[,name@i[-j]...] runs only those: a bare name, every iteration. */
 int warder_test_run(Suite *s);
 
 /* Check's _tcase_add_test behind the filter above; every tcase_add_*test macro of a file
