@@ -332,8 +332,66 @@ void shdiff_free(struct shdiff *d)
         memset(d, 0, sizeof(*d));
 }
 
+/*
+ * WARDER_SHDIFF_CACHE names a file that remembers which stubs each shell ran for each line,
+ * one "KEY MASK" line per run (KEY: a hash of the shell and the line). What the shells run
+ * involves no warder code, so a run that only changes warder (the mutation runner,
+ * docs/testing.md) reads it from there instead of starting the shells again.
+ */
+static uint64_t run_key(const char *shell, const char *line)
+{
+        uint64_t h = 1469598103934665603u;
+        for (const char *p = shell;; p++) {
+                h = (h ^ (unsigned char)*p) * 1099511628211u;
+                if (!*p)
+                        break;
+        }
+        for (const char *p = line; *p; p++)
+                h = (h ^ (unsigned char)*p) * 1099511628211u;
+        return h;
+}
+
+static bool cached_run(uint64_t key, unsigned *ran)
+{
+        const char *path = getenv("WARDER_SHDIFF_CACHE");
+        FILE *f = path ? fopen(path, "r") : NULL;
+        unsigned long long k;
+        unsigned mask;
+        bool found = false;
+        while (f && !found && fscanf(f, "%llx %u", &k, &mask) == 2)
+                found = k == key;
+        if (f)
+                fclose(f);
+        if (found)
+                *ran = mask;
+        return found;
+}
+
+static void remember_run(uint64_t key, unsigned ran)
+{
+        const char *path = getenv("WARDER_SHDIFF_CACHE");
+        FILE *f = path ? fopen(path, "a") : NULL;
+        if (f) {
+                fprintf(f, "%016llx %u\n", (unsigned long long)key, ran);
+                fclose(f);
+        }
+}
+
+static unsigned run_shell(struct shdiff *d, const char *shell, const char *line);
+
 /* Runs `line` with `shell -c` in the scratch directory; returns the set of stubs that ran. */
 static unsigned run(struct shdiff *d, const char *shell, const char *line)
+{
+        uint64_t key = run_key(shell, line);
+        unsigned ran;
+        if (cached_run(key, &ran))
+                return ran;
+        ran = run_shell(d, shell, line);
+        remember_run(key, ran);
+        return ran;
+}
+
+static unsigned run_shell(struct shdiff *d, const char *shell, const char *line)
 {
         if (!write_file(d->trace, "", 0600))
                 return 0;

@@ -874,6 +874,9 @@ class Bench:
         env.update(t.get("env") or {})
         env.update(self.env)
         env["CK_DEFAULT_TIMEOUT"] = str(max(10, int(timeout)))
+        # what the shells of test-command's differential test run involves no warder code:
+        # the baseline records it, the mutants read it back (fuzz/shell-diff.c)
+        env["WARDER_SHDIFF_CACHE"] = os.path.join(self.work, "shdiff-cache")
         return subprocess.Popen(t["cmd"], cwd=t.get("workdir") or self.build, env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                 start_new_session=True)
