@@ -881,14 +881,19 @@ class Bench:
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                 start_new_session=True)
 
-    def run_tests(self, order, limits):
+    def run_tests(self, order, limits, budget=0):
         """Runs `order` up to self.jobs at a time (each linked just before it starts); returns
         (name, status) of the first that fails or times out, ("", "invalid") when one does not
-        link, or (None, None) when all pass."""
+        link, (None, n) when `budget` seconds ran out with n tests not started, or (None, None)
+        when all pass."""
         pending, running = list(order), []
+        start = time.time()
         try:
             while pending or running:
-                while pending and len(running) < self.jobs:
+                over = budget and time.time() - start > budget
+                if over and pending and not running:
+                    return None, len(pending)
+                while pending and len(running) < self.jobs and not over:
                     t = pending.pop(0)
                     built = self.linked or self.compile(t["targets"])[0]
                     if not built:
@@ -995,6 +1000,10 @@ def main():
                     help="schema (default): every mutant compiled once into one build and "
                     "selected at run time, the rest rebuilt one by one; rebuild: each mutant "
                     "built on its own (also detects mutants whose object code is identical)")
+    ap.add_argument("--mutant-budget", type=float, default=0, metavar="SECS",
+                    help="stop running a mutant's tests after SECS (0: no limit); a mutant "
+                    "not killed by then counts as a survivor, with the number of tests it did "
+                    "not run, and --retry-survivors runs it again")
     ap.add_argument("--shard", metavar="K/N", default="0/1",
                     help="only every N-th mutant, from the K-th (0-based): N runs side by side "
                     "with the same --work share its schema build, baseline and coverage")
@@ -1106,6 +1115,7 @@ def main():
     start = time.time()
     summary = {}
     survivors = []
+    untested = {}  # survivor id -> tests left unrun when --mutant-budget ran out
     os.makedirs(bench.work, exist_ok=True)
     out = open(results_path, "a")
     stopped = args.report
@@ -1133,6 +1143,7 @@ def main():
                     s[prev["status"]] += 1
                     if prev["status"] == "survived":
                         survivors.append(m)
+                        untested[m.id] = prev.get("untested", 0)
                     continue
                 if stopped or (args.budget and time.time() - start > args.budget):
                     stopped = True
@@ -1181,8 +1192,10 @@ def main():
                             rec["unreached"] = True  # no test runs this function
                         limits = {t["name"]: max(10.0, 5 * durations[t["name"]])
                                   for t in runner.tests}
-                        killer, rc = runner.run_tests(order, limits)
-                        if rc == "invalid":
+                        killer, rc = runner.run_tests(order, limits, args.mutant_budget)
+                        if isinstance(rc, int) and not killer:
+                            rec["untested"] = rc  # the budget ran out: a survivor, untested
+                        elif rc == "invalid":
                             rec.update(status="invalid")  # compiles, does not link
                         elif killer:
                             rec.update(status="killed", killer=killer, exit=str(rc))
@@ -1195,11 +1208,13 @@ def main():
                 s[rec["status"]] += 1
                 if rec["status"] == "survived":
                     survivors.append(m)
+                    untested[m.id] = rec.get("untested", 0)
                 out.write(json.dumps(rec) + "\n")
                 out.flush()
                 print("%-9s %s:%d %s%s" % (rec["status"], rel, m.line, m.id.split(" :: ", 1)[1],
                                            " (%s)" % rec["killer"] if "killer" in rec else
-                                           " (no test runs it)" if rec.get("unreached") else ""),
+                                           " (no test runs it)" if rec.get("unreached") else
+                                           " (budget ran out)" if rec.get("untested") else ""),
                       flush=True)
     except KeyboardInterrupt:
         print("mutate: interrupted", file=sys.stderr)
@@ -1212,22 +1227,24 @@ def main():
                 shutil.copy(os.path.join(ROOT, rel), os.path.join(bench.tree, rel))
 
     status = 0
-    print("\n| file | killed | survived | score | equivalent (listed) | identical code | "
-          "not compiling | not run |")
+    print("\n| file | killed | survived (budget ran out) | score | equivalent (listed) | "
+          "identical code | not compiling | not run |")
     print("|---|---|---|---|---|---|---|---|")
     for rel, s in summary.items():
         denom = s["killed"] + s["survived"]
         score = 100.0 * s["killed"] / denom if denom else 100.0
-        print("| %s | %d | %d | %.1f%% | %d | %d | %d | %d |" % (
-            rel, s["killed"], s["survived"], score, s["equivalent"], s["identical"], s["invalid"],
-            s["skipped"]))
+        budget = sum(1 for m in survivors if m.file == rel and untested.get(m.id))
+        print("| %s | %d | %d (%d) | %.1f%% | %d | %d | %d | %d |" % (
+            rel, s["killed"], s["survived"], budget, score, s["equivalent"], s["identical"],
+            s["invalid"], s["skipped"]))
         if args.fail_under and denom and score < args.fail_under and not s["skipped"]:
             status = 1
     if survivors:
         print("\nsurvivors (a missing test, or an equivalent change to list in %s):" %
               os.path.relpath(EQUIVALENTS, ROOT))
         for m in survivors:
-            print("  %s:%d  %s" % (m.file, m.line, m.id))
+            print("  %s:%d  %s%s" % (m.file, m.line, m.id, "  [budget ran out: %d tests not run]"
+                                     % untested[m.id] if untested.get(m.id) else ""))
     if not args.changed and not args.functions and not args.files:
         for e in entries:
             if not e["used"]:
