@@ -1004,6 +1004,9 @@ def main():
                     help="stop running a mutant's tests after SECS (0: no limit); a mutant "
                     "not killed by then counts as a survivor, with the number of tests it did "
                     "not run, and --retry-survivors runs it again")
+    ap.add_argument("--reverse", action="store_true",
+                    help="run the mutants from the last: beside a run in the usual order with "
+                    "the same --work, each skips what the other has done, and they meet")
     ap.add_argument("--shard", metavar="K/N", default="0/1",
                     help="only every N-th mutant, from the K-th (0-based): N runs side by side "
                     "with the same --work share its schema build, baseline and coverage")
@@ -1054,7 +1057,8 @@ def main():
         return 0
 
     # each shard mutates its own copy of the tree (the rebuild mode writes into it)
-    bench = Bench(args.work, args.jobs, "tree" if shards == 1 else "tree-%d" % shard)
+    bench = Bench(args.work, args.jobs, "tree%s%s" % (
+        "" if shards == 1 else "-%d" % shard, "-reverse" if args.reverse else ""))
     results_path = os.path.join(bench.work, "results.jsonl")
     if args.fresh and os.path.exists(results_path):
         os.remove(results_path)
@@ -1103,10 +1107,28 @@ def main():
         setup_lock.close()
 
     done = {}
+    seen = 0  # how much of the results file was read
     if os.path.exists(results_path):
-        for line in open(results_path):
+        with open(results_path, "rb") as f:
+            data = f.read()
+        seen = data.rfind(b"\n") + 1
+        for line in data[:seen].decode().splitlines():
             r = json.loads(line)
             done[(r["id"], r["src"])] = r
+    fresh = {}  # results written since this run started, by it or by a run beside it
+
+    def read_fresh():
+        nonlocal seen
+        if not os.path.exists(results_path):
+            return
+        with open(results_path, "rb") as f:
+            f.seek(seen)
+            data = f.read()
+        end = data.rfind(b"\n") + 1
+        seen += end
+        for line in data[:end].decode().splitlines():
+            r = json.loads(line)
+            fresh[(r["id"], r["src"])] = r
     kills = {}  # test name -> mutants it killed (this run and earlier ones)
     for r in done.values():
         if r.get("killer"):
@@ -1120,6 +1142,8 @@ def main():
     out = open(results_path, "a")
     stopped = args.report
     index = 0  # of the mutants that are run: the shards share them out
+    if args.reverse:
+        plan = [(rel, muts[::-1]) for rel, muts in plan[::-1]]
     try:
         for rel, muts in plan:
             path = os.path.join(bench.tree, rel)
@@ -1139,6 +1163,9 @@ def main():
                 prev = done.get((m.id, m.digest))
                 if prev and prev["status"] == "survived" and args.retry_survivors:
                     prev = None
+                if not args.report:
+                    read_fresh()  # a run beside this one (--reverse) may have done it
+                prev = fresh.get((m.id, m.digest)) or prev
                 if prev:
                     s[prev["status"]] += 1
                     if prev["status"] == "survived":
@@ -1230,7 +1257,7 @@ def main():
     print("\n| file | killed | survived (budget ran out) | score | equivalent (listed) | "
           "identical code | not compiling | not run |")
     print("|---|---|---|---|---|---|---|---|")
-    for rel, s in summary.items():
+    for rel, s in sorted(summary.items(), key=lambda kv: files.index(kv[0])):
         denom = s["killed"] + s["survived"]
         score = 100.0 * s["killed"] / denom if denom else 100.0
         budget = sum(1 for m in survivors if m.file == rel and untested.get(m.id))
