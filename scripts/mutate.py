@@ -651,6 +651,13 @@ def split_tests(tests, build):
     return out
 
 
+def chosen_tests(tests, patterns):
+    """The tests whose names match one of `patterns` (all of them without patterns)."""
+    if not patterns:
+        return tests
+    return [t for t in tests if any(fnmatch.fnmatch(t["name"], p) for p in patterns)]
+
+
 def on_term(signum, frame):
     raise KeyboardInterrupt
 
@@ -669,6 +676,7 @@ class Bench:
         self.jobs = jobs
         self.options = list(options)  # extra meson options (the schema build's switch)
         self.env = {}  # extra environment of every test (WARDER_MUTANT)
+        self.only = []  # --tests: run only these tests (fnmatch patterns of their names)
         self.linked = False  # every test is built already: run_tests links nothing
 
     def prepare(self, generated=None):
@@ -740,8 +748,9 @@ class Bench:
                                                                               e["output"])
 
     def split(self):
-        """Once the tests are built: each Check test on its own (split_tests)."""
-        self.tests = split_tests(self.tests, self.build)
+        """Once the tests are built: each Check test on its own (split_tests), only those
+        that match self.only (fnmatch patterns) when it is set."""
+        self.tests = chosen_tests(split_tests(self.tests, self.build), self.only)
 
     def write(self, rel, text):
         """Writes a source of the scratch tree unless it already holds `text` (ninja keeps
@@ -789,7 +798,8 @@ class Bench:
         that never runs a function cannot notice a change inside it, so a mutant runs only
         the tests that reach its function. Cached while the tree's files are unchanged."""
         key = self.digest()
-        cache = os.path.join(self.work, "coverage.json")
+        cache = os.path.join(self.work, "coverage%s.json" % (
+            "-" + hashlib.sha1(" ".join(self.only).encode()).hexdigest()[:8] if self.only else ""))
         if os.path.exists(cache):
             c = json.load(open(cache))
             if c.get("key") == key and set(wanted) <= set(c.get("files", [])):
@@ -804,9 +814,9 @@ class Bench:
         r = sh(["ninja", "-C", cov])
         if r.returncode:
             sys.exit("the coverage build failed:\n" + r.stdout[-3000:])
-        tests = split_tests([t for t in json.loads(sh(["meson", "introspect", "--tests",
-                                                       cov]).stdout)
-                             if "warder:headers" not in t["suite"]], cov)
+        tests = chosen_tests(split_tests([t for t in json.loads(sh(["meson", "introspect",
+                                                                    "--tests", cov]).stdout)
+                                          if "warder:headers" not in t["suite"]], cov), self.only)
         objdir = [os.path.join(cov, d) for d in os.listdir(os.path.join(cov, "src"))
                   if d.startswith("libwarder.so") and d.endswith(".p")]
         objdir = os.path.join(cov, "src", os.path.basename(objdir[0])) if objdir else None
@@ -1004,6 +1014,11 @@ def main():
                     help="stop running a mutant's tests after SECS (0: no limit); a mutant "
                     "not killed by then counts as a survivor, with the number of tests it did "
                     "not run, and --retry-survivors runs it again")
+    ap.add_argument("--tests", nargs="+", metavar="PATTERN", default=[],
+                    help="run only the tests whose names match (fnmatch; a Check test is "
+                    "EXECUTABLE::NAME or EXECUTABLE::NAME@I): with --retry-survivors, settles "
+                    "whether new tests kill the survivors without rerunning the whole suite "
+                    "(a survivor that they do not kill stays one)")
     ap.add_argument("--reverse", action="store_true",
                     help="run the mutants from the last: beside a run in the usual order with "
                     "the same --work, each skips what the other has done, and they meet")
@@ -1059,6 +1074,7 @@ def main():
     # each shard mutates its own copy of the tree (the rebuild mode writes into it)
     bench = Bench(args.work, args.jobs, "tree%s%s" % (
         "" if shards == 1 else "-%d" % shard, "-reverse" if args.reverse else ""))
+    bench.only = args.tests
     results_path = os.path.join(bench.work, "results.jsonl")
     if args.fresh and os.path.exists(results_path):
         os.remove(results_path)
@@ -1081,6 +1097,7 @@ def main():
             bench.split()
         else:
             schema = Bench(args.work, args.jobs, "schema", ["-Dmutation_schemata=true"])
+            schema.only = args.tests
             wanted = [m for _, muts in plan for m in muts if not equivalent(entries, m)]
             numbers = {m.id: k for k, m in enumerate(wanted, 1)}
             print("mutate: building the schema of %d mutants in %s" % (len(wanted), schema.tree),
@@ -1161,6 +1178,9 @@ def main():
                 if (index - 1) % shards != shard:
                     continue
                 prev = done.get((m.id, m.digest))
+                if args.tests and not prev:
+                    s["skipped"] += 1  # some tests only: no verdict for a mutant never run
+                    continue
                 if prev and prev["status"] == "survived" and args.retry_survivors:
                     prev = None
                 if not args.report:
