@@ -542,7 +542,10 @@ def schema_source(src, rel, muts, numbers, excluded):
     return src, placed
 
 
-COMPILE_ERROR = re.compile(r"^([^\s:]+\.[ch]):(\d+):\d+: error:", re.M)
+# An error, and where a macro whose expansion it is was used: a statement macro (do { … }
+# while (0)) used inside a chain is reported at its definition, outside every chain.
+COMPILE_ERROR = re.compile(r"^([^\s:]+\.[ch]):(\d+):\d+: (?:error:|note: in expansion of macro)",
+                           re.M)
 
 
 def build_schema(bench, plan, numbers):
@@ -551,8 +554,18 @@ def build_schema(bench, plan, numbers):
     then the build is tried again."""
     originals = {rel: open(os.path.join(ROOT, rel), encoding="utf-8",
                            errors="surrogateescape").read() for rel, _ in plan}
-    excluded = {rel: set() for rel, _ in plan}
-    whole = set()  # files whose errors could not be placed: no schema at all
+    # The chains that did not compile last time, while the source and the mutants are the
+    # same: a second run then writes the schema as it was built, and rebuilds nothing under
+    # the tests of a run beside it (--reverse, --shard).
+    known = os.path.join(bench.work, "schema-excluded.json")
+    stamp = {rel: hashlib.sha1((originals[rel] + "".join(
+        "%s=%d;" % (m.id, numbers[m.id]) for m in muts)).encode(
+            "utf-8", "surrogateescape")).hexdigest() for rel, muts in plan}
+    saved = json.load(open(known)) if os.path.exists(known) else {}
+    excluded = {rel: set(saved[rel]["excluded"]) if saved.get(rel, {}).get("stamp") ==
+                stamp[rel] else set() for rel, _ in plan}
+    whole = {rel for rel, _ in plan if saved.get(rel, {}).get("stamp") == stamp[rel] and
+             saved[rel].get("whole")}  # files whose errors could not be placed: no schema
     prepared = False
     for _ in range(40):
         generated, placed, spans = {}, {}, {}
@@ -573,14 +586,19 @@ def build_schema(bench, plan, numbers):
         r = sh(["ninja", "-k", "0", "-C", bench.build] + bench.targets)
         if r.returncode == 0:
             bench.linked = True
+            json.dump({rel: {"stamp": stamp[rel], "excluded": sorted(excluded[rel]),
+                             "whole": rel in whole} for rel, _ in plan}, open(known, "w"))
             return placed
         progress = False
-        for path, line in set(COMPILE_ERROR.findall(r.stdout)):
+        hits = {}  # file -> chains that an error or a macro expansion names
+        for path, line in set(COMPILE_ERROR.findall(re.sub(r"\x1b\[[0-9;]*[mK]", "", r.stdout))):
             rel = os.path.relpath(os.path.normpath(os.path.join(bench.build, path)), bench.tree)
             if rel not in spans:
                 continue
             line, src = int(line), originals[rel]
-            hit = {lo for lo, hi in spans[rel] if line_no(src, lo) <= line <= line_no(src, hi)}
+            hits.setdefault(rel, set()).update(
+                lo for lo, hi in spans[rel] if line_no(src, lo) <= line <= line_no(src, hi))
+        for rel, hit in hits.items():
             if not hit:
                 whole.add(rel)
             excluded[rel] |= hit
