@@ -909,20 +909,23 @@ class Bench:
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                 start_new_session=True)
 
-    def run_tests(self, order, limits, budget=0):
+    def run_tests(self, order, limits, budget=0, cost=None):
         """Runs `order` up to self.jobs at a time (each linked just before it starts); returns
         (name, status) of the first that fails or times out, ("", "invalid") when one does not
-        link, (None, n) when `budget` seconds ran out with n tests not started, or (None, None)
-        when all pass."""
+        link, (None, n) when the tests started had cost `budget` seconds in all (their baseline
+        durations, `cost`: the same on a busy machine as on an idle one) with n tests not
+        started, or (None, None) when all pass."""
         pending, running = list(order), []
-        start = time.time()
+        spent = 0.0
         try:
             while pending or running:
-                over = budget and time.time() - start > budget
+                over = budget and spent >= budget
                 if over and pending and not running:
                     return None, len(pending)
                 while pending and len(running) < self.jobs and not over:
                     t = pending.pop(0)
+                    spent += (cost or {}).get(t["name"], 0)
+                    over = budget and spent >= budget
                     built = self.linked or self.compile(t["targets"])[0]
                     if not built:
                         return "", "invalid"
@@ -1029,9 +1032,10 @@ def main():
                     "selected at run time, the rest rebuilt one by one; rebuild: each mutant "
                     "built on its own (also detects mutants whose object code is identical)")
     ap.add_argument("--mutant-budget", type=float, default=0, metavar="SECS",
-                    help="stop running a mutant's tests after SECS (0: no limit); a mutant "
-                    "not killed by then counts as a survivor, with the number of tests it did "
-                    "not run, and --retry-survivors runs it again")
+                    help="start no more of a mutant's tests once those started took SECS in "
+                    "the baseline run (0: no limit); a mutant not killed by them counts as a "
+                    "survivor, with the number of tests it did not run, and --retry-survivors "
+                    "runs it again")
     ap.add_argument("--tests", nargs="+", metavar="PATTERN", default=[],
                     help="run only the tests whose names match (fnmatch; a Check test is "
                     "EXECUTABLE::NAME or EXECUTABLE::NAME@I): with --retry-survivors, settles "
@@ -1257,7 +1261,8 @@ def main():
                             rec["unreached"] = True  # no test runs this function
                         limits = {t["name"]: max(10.0, 5 * durations[t["name"]])
                                   for t in runner.tests}
-                        killer, rc = runner.run_tests(order, limits, args.mutant_budget)
+                        killer, rc = runner.run_tests(order, limits, args.mutant_budget,
+                                                      durations)
                         if isinstance(rc, int) and not killer:
                             rec["untested"] = rc  # the budget ran out: a survivor, untested
                         elif rc == "invalid":
