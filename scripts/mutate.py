@@ -1041,6 +1041,9 @@ def main():
                     "EXECUTABLE::NAME or EXECUTABLE::NAME@I): with --retry-survivors, settles "
                     "whether new tests kill the survivors without rerunning the whole suite "
                     "(a survivor that they do not kill stays one)")
+    ap.add_argument("--skip", nargs="+", default=[], metavar="FILE",
+                    help="leave these files' mutants not run (beside --reverse: one run "
+                    "takes the files the other should not reach first)")
     ap.add_argument("--reverse", action="store_true",
                     help="run the mutants from the last: beside a run in the usual order with "
                     "the same --work, each skips what the other has done, and they meet")
@@ -1200,6 +1203,9 @@ def main():
                 if (index - 1) % shards != shard:
                     continue
                 prev = done.get((m.id, m.digest))
+                if rel in args.skip and not (prev or fresh.get((m.id, m.digest))):
+                    s["skipped"] += 1  # left to a run beside this one, or a later one
+                    continue
                 if args.tests and not prev:
                     s["skipped"] += 1  # some tests only: no verdict for a mutant never run
                     continue
