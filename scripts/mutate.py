@@ -55,6 +55,7 @@ SECURITY_CORE = [
 ]
 
 EQUIVALENTS = os.path.join(ROOT, "scripts", "mutate-equivalents.txt")
+SAVED = os.path.join(ROOT, "scripts", "mutate-results.jsonl")
 
 # Calls whose deletion only leaks memory, a descriptor or a reference: the sanitizer builds
 # (LeakSanitizer) are what catches those, not the functional suite, so they are not mutated.
@@ -1041,6 +1042,9 @@ def main():
                     "EXECUTABLE::NAME or EXECUTABLE::NAME@I): with --retry-survivors, settles "
                     "whether new tests kill the survivors without rerunning the whole suite "
                     "(a survivor that they do not kill stays one)")
+    ap.add_argument("--save", action="store_true",
+                    help="write the latest result of every mutant of the plan to "
+                    "scripts/mutate-results.jsonl, which later runs start from")
     ap.add_argument("--skip", nargs="+", default=[], metavar="FILE",
                     help="leave these files' mutants not run (beside --reverse: one run "
                     "takes the files the other should not reach first)")
@@ -1149,6 +1153,11 @@ def main():
         setup_lock.close()
 
     done = {}
+    # The results kept in the repository (--save): each holds while its function's code does
+    if not args.fresh and os.path.exists(SAVED):
+        for line in open(SAVED):
+            r = json.loads(line)
+            done[(r["id"], r["src"])] = r
     seen = 0  # how much of the results file was read
     if os.path.exists(results_path):
         with open(results_path, "rb") as f:
@@ -1301,6 +1310,22 @@ def main():
         for rel, _ in plan:
             if os.path.isdir(bench.tree):
                 shutil.copy(os.path.join(ROOT, rel), os.path.join(bench.tree, rel))
+
+    if args.save:
+        latest = dict(done)
+        if os.path.exists(results_path):
+            for line in open(results_path):
+                r = json.loads(line)
+                latest[(r["id"], r["src"])] = r
+        keep = {(m.id, m.digest) for _, muts in plan for m in muts}
+        with open(SAVED, "w") as f:
+            for key in sorted(k for k in latest if k in keep):
+                r = latest[key]
+                f.write(json.dumps({k: r[k] for k in ("id", "src", "line", "status", "killer",
+                                                      "untested", "unreached") if k in r},
+                                   sort_keys=True) + "\n")
+        print("mutate: %d results saved to %s" % (len(keep & set(latest)),
+                                                 os.path.relpath(SAVED, ROOT)))
 
     status = 0
     print("\n| file | killed | survived (budget ran out) | score | equivalent (listed) | "
