@@ -24,6 +24,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "backends/local/confine.h"
 #include "backends/local/exec.h"
 #include "backends/local/local-internal.h"
 #include "contract.h"
@@ -33,6 +34,7 @@
 #include "warder/local.h"
 #include "warder/path.h"
 #include "warder/ruleset.h"
+#include "warder/sys/backend.h"
 
 static char root[256];
 static char outside[256];
@@ -690,6 +692,32 @@ START_TEST(test_glob)
         warder_entries_free(&e);
         ck_assert_int_eq(warder_backend_glob(&e, b, "*", strlen("*"), "/etc", 4, 0, NULL),
                          WARDER_EOUTSIDE);
+        /* `..` in a pattern's leading directories is never opened: the directory above the
+         * root (where the fixture's secret really is) is not listed */
+        struct stat st;
+        ck_assert_int_eq(stat(outside, &st), 0);
+        const char *up = strrchr(outside, '/') + 1;
+        snprintf(pat, sizeof(pat), "../%s/*", up);
+        const char *ups[] = {"../*", pat, "src/../../*"};
+        for (size_t i = 0; i < sizeof(ups) / sizeof(ups[0]); i++) {
+                ck_assert_int_eq(
+                    warder_backend_glob(&e, b, ups[i], strlen(ups[i]), root, strlen(root), 0, NULL),
+                    0);
+                ck_assert_msg(e.count == 0, "glob '%s': %zu entries", ups[i], e.count);
+                warder_entries_free(&e);
+        }
+        /* a base that is a file, not a directory, is ENOTDIR: never an empty answer */
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_int_eq(warder_backend_glob(&e, b, "*", strlen("*"), P("src/main.c"),
+                                             strlen(P("src/main.c")), 0, &err),
+                         WARDER_ENOTDIR);
+        ck_assert_ptr_null(e.items);
+        /* the glob slot called directly, as a backend that forwards to this one calls it:
+         * no pattern is EINVAL */
+        err = (struct warder_error)WARDER_ERROR_INIT;
+        ck_assert_int_eq(b->ops->glob(b, NULL, root, 0, &e, &err), WARDER_EINVAL);
+        ck_assert_int_eq(err.code, WARDER_EINVAL);
+        ck_assert_ptr_null(e.items);
         warder_backend_free(b);
 }
 END_TEST
@@ -766,35 +794,49 @@ START_TEST(test_names_at_the_edges)
 END_TEST
 
 /* A host whose standard input is closed: the kernel hands out descriptor 0 to the backend,
- * which is a descriptor like any other (ls and glob through literal directories). */
+ * which is a descriptor like any other (ls and glob through literal directories). The test
+ * closes its own descriptor 0 (no child process: what runs is the test itself) and puts it
+ * back before it asserts anything. */
 START_TEST(test_descriptor_zero)
 {
         warder_backend *b = backend(_i, true);
-        pid_t pid = fork();
-        ck_assert_int_ge(pid, 0);
-        if (pid == 0) {
-                close(0);
-                struct warder_entries e = WARDER_ENTRIES_INIT;
-                int bad = 0;
-                if (warder_backend_ls(&e, b, P("src"), strlen(P("src")), 0, NULL) != 0 ||
-                    !find(&e, "main.c"))
-                        bad |= 1;
-                warder_entries_free(&e);
-                if (warder_backend_ls(&e, b, root, strlen(root), 0, NULL) != 0 ||
-                    !find(&e, "a.txt"))
-                        bad |= 4;
-                warder_entries_free(&e);
-                if (warder_backend_glob(&e, b, "src/deep/*.c", strlen("src/deep/*.c"), root,
-                                        strlen(root), 0, NULL) != 0 ||
-                    e.count != 1 || strcmp(e.items[0].path, P("src/deep/x.c")) != 0)
-                        bad |= 2;
-                warder_entries_free(&e);
-                _exit(bad);
-        }
-        int st = 0;
-        ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-        ck_assert(WIFEXITED(st));
-        ck_assert_int_eq(WEXITSTATUS(st), 0);
+        dir("src/deep/inner");
+        put("src/deep/inner/y.c", "int y;\n");
+        int saved = fcntl(0, F_DUPFD_CLOEXEC, 3);
+        ck_assert_int_ge(saved, 3);
+        ck_assert_int_eq(close(0), 0);
+        struct warder_entries e = WARDER_ENTRIES_INIT;
+        int bad = 0;
+        if (warder_backend_ls(&e, b, P("src"), strlen(P("src")), 0, NULL) != 0 ||
+            !find(&e, "main.c"))
+                bad |= 1;
+        warder_entries_free(&e);
+        if (warder_backend_ls(&e, b, root, strlen(root), 0, NULL) != 0 || !find(&e, "a.txt"))
+                bad |= 4;
+        warder_entries_free(&e);
+        /* the root is opened on descriptor 0; "deep" on the 0 that closing it freed */
+        if (warder_backend_glob(&e, b, "src/deep/*.c", strlen("src/deep/*.c"), root, strlen(root),
+                                0, NULL) != 0 ||
+            e.count != 1 || strcmp(e.items[0].path, P("src/deep/x.c")) != 0)
+                bad |= 2;
+        warder_entries_free(&e);
+        /* three literal directories: the walk goes on from descriptor 0 ("deep") */
+        if (warder_backend_glob(&e, b, "src/deep/inner/*.c", strlen("src/deep/inner/*.c"), root,
+                                strlen(root), 0, NULL) != 0 ||
+            e.count != 1 || strcmp(e.items[0].path, P("src/deep/inner/y.c")) != 0)
+                bad |= 8;
+        warder_entries_free(&e);
+        /* no literal directory: the walk starts on descriptor 0 itself */
+        if (warder_backend_glob(&e, b, "*.txt", strlen("*.txt"), root, strlen(root), 0, NULL) !=
+                0 ||
+            e.count != 1 || strcmp(e.items[0].path, P("a.txt")) != 0)
+                bad |= 16;
+        warder_entries_free(&e);
+        int zero_was_free = fcntl(0, F_GETFD) < 0;
+        ck_assert_int_eq(dup2(saved, 0), 0);
+        close(saved);
+        ck_assert(zero_was_free); /* the backend left no descriptor behind */
+        ck_assert_int_eq(bad, 0);
         warder_backend_free(b);
 }
 END_TEST
@@ -1028,6 +1070,35 @@ START_TEST(test_walk_limits)
             warder_backend_glob(&e, b, "**/x", strlen("**/x"), root, strlen(root), 0, &err),
             WARDER_ELIMIT);
         ck_assert_ptr_null(e.items);
+        /* A pattern that cannot reach below the top level, or below its literal directories,
+         * is not failed by the deep tree beside it: the walk goes only where the pattern can
+         * match (a long name is one component, however many bytes it has). */
+        char name[NAME_MAX + 1], pat[NAME_MAX + 3];
+        memset(name, 'n', NAME_MAX);
+        name[NAME_MAX] = '\0';
+        put(name, "");
+        snprintf(pat, sizeof(pat), "[n]%s", name + 1); /* more bytes than the walk's depth */
+        /* literal leading directories deeper than the walk may go: only what is below
+         * them is walked (one dot in a name does not make it `.` or `..`) */
+        char deep[1100] = "x.y";
+        ck_assert_int_eq(mkdir(P(deep), 0755), 0);
+        for (int k = 0; k < LOCAL_MAX_DEPTH; k++) {
+                strcat(deep, "/d");
+                ck_assert_int_eq(mkdir(P(deep), 0755), 0);
+        }
+        strcat(deep, "/f");
+        put(deep, "");
+        char deep_pat[1100];
+        snprintf(deep_pat, sizeof(deep_pat), "%.*s*", (int)strlen(deep) - 1, deep);
+        const char *bounded[] = {"*", "a.txt", pat, "src/*.c", "d/d/*", deep_pat};
+        const size_t found[] = {5, 1, 1, 2, 1, 1};
+        for (size_t i = 0; i < sizeof(bounded) / sizeof(bounded[0]); i++) {
+                ck_assert_msg(warder_backend_glob(&e, b, bounded[i], strlen(bounded[i]), root,
+                                                  strlen(root), 0, &err) == 0,
+                              "glob '%.20s': %s", bounded[i], err.message);
+                ck_assert_uint_eq(e.count, found[i]);
+                warder_entries_free(&e);
+        }
         pid_t pid = fork();
         ck_assert_int_ge(pid, 0);
         if (pid == 0) {
