@@ -1079,11 +1079,12 @@ START_TEST(test_walk_limits)
         put(name, "");
         snprintf(pat, sizeof(pat), "[n]%s", name + 1); /* more bytes than the walk's depth */
         /* literal leading directories deeper than the walk may go: only what is below
-         * them is walked (one dot in a name does not make it `.` or `..`) */
+         * them is walked (a dot in a name, or a name of one or two bytes, is not `.` or
+         * `..`) */
         char deep[1100] = "x.y";
         ck_assert_int_eq(mkdir(P(deep), 0755), 0);
         for (int k = 0; k < LOCAL_MAX_DEPTH; k++) {
-                strcat(deep, "/d");
+                strcat(deep, k ? "/dd" : "/d");
                 ck_assert_int_eq(mkdir(P(deep), 0755), 0);
         }
         strcat(deep, "/f");
