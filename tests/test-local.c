@@ -841,6 +841,37 @@ START_TEST(test_descriptor_zero)
 }
 END_TEST
 
+/* A backend made while the host's descriptors 0 to 2 are closed: its root lands on 0, is
+ * moved off the descriptors a child's stdio takes, and works. */
+START_TEST(test_new_without_stdio)
+{
+        int saved[3];
+        for (int k = 0; k < 3; k++) {
+                saved[k] = fcntl(k, F_DUPFD_CLOEXEC, 10);
+                ck_assert_int_ge(saved[k], 10);
+        }
+        for (int k = 0; k < 3; k++)
+                close(k);
+        struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
+        o.force_fallback = _i;
+        warder_backend *b = NULL;
+        struct warder_error err = WARDER_ERROR_INIT;
+        int rc = warder_local_new(&b, root, &o, &err);
+        int zero_free = fcntl(0, F_GETFD) < 0;
+        for (int k = 0; k < 3; k++) {
+                dup2(saved[k], k);
+                close(saved[k]);
+        }
+        ck_assert_msg(rc == 0, "warder_local_new: %s", err.message);
+        ck_assert(zero_free); /* the root was moved off descriptor 0 */
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        ck_assert_int_eq(rd(b, P("a.txt"), 0, &out), 0);
+        ck_assert_str_eq(out.data, "hello\nworld\n");
+        warder_bytes_free(&out);
+        warder_backend_free(b);
+}
+END_TEST
+
 /* grep: PCRE2 over lines, binary skipped, symlinks not followed, caps */
 START_TEST(test_grep)
 {
@@ -1582,6 +1613,7 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_glob, 0, 2);
         tcase_add_loop_test(tc, test_not_directories, 0, 2);
         tcase_add_loop_test(tc, test_descriptor_zero, 0, 2);
+        tcase_add_loop_test(tc, test_new_without_stdio, 0, 2);
         tcase_add_loop_test(tc, test_names_at_the_edges, 0, 2);
         tcase_add_loop_test(tc, test_grep, 0, 2);
         tcase_add_loop_test(tc, test_grep_fast_paths_exact, 0, 2);
