@@ -899,6 +899,20 @@ START_TEST(test_grep)
         ck_assert(!r.truncated);
         warder_grep_result_free(&r);
 
+        /* The grep slot called directly, as a backend that forwards to this one calls it: no
+         * pattern, no path or no request at all is EINVAL, and nothing is searched. */
+        struct warder_grep_request bad = req;
+        bad.pattern = NULL;
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_int_eq(b->ops->grep(b, &bad, &r, &err), WARDER_EINVAL);
+        ck_assert_int_eq(err.code, WARDER_EINVAL);
+        ck_assert_uint_eq(r.count, 0);
+        bad = req;
+        bad.path = NULL;
+        ck_assert_int_eq(b->ops->grep(b, &bad, &r, NULL), WARDER_EINVAL);
+        ck_assert_int_eq(b->ops->grep(b, NULL, &r, NULL), WARDER_EINVAL);
+        ck_assert_uint_eq(r.count, 0);
+
         /* A regex (no literal fast path), line numbers past the first line. */
         req.pattern = "^\\s+return [0-9]+;$";
         req.pattern_len = strlen(req.pattern);
