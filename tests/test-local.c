@@ -832,11 +832,51 @@ START_TEST(test_descriptor_zero)
             e.count != 1 || strcmp(e.items[0].path, P("a.txt")) != 0)
                 bad |= 16;
         warder_entries_free(&e);
+        /* reads, writes (missing parents made), edits and realpath, at the top and below */
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        if (warder_backend_read(&out, b, P("a.txt"), strlen(P("a.txt")), 0, 0, 0, NULL) != 0 ||
+            !out.data || strcmp(out.data, "hello\nworld\n") != 0)
+                bad |= 32;
+        warder_bytes_free(&out);
+        if (warder_backend_read(&out, b, P("src/deep/x.c"), strlen(P("src/deep/x.c")), 0, 0, 0,
+                                NULL) != 0 ||
+            !out.data || strcmp(out.data, "int x; /* main */\n") != 0)
+                bad |= 64;
+        warder_bytes_free(&out);
+        if (warder_backend_write(b, P("top.txt"), strlen(P("top.txt")), "T\n", 2, 0, NULL) != 0 ||
+            warder_backend_write(b, P("src/deep/w.txt"), strlen(P("src/deep/w.txt")), "W\n", 2, 0,
+                                 NULL) != 0 ||
+            warder_backend_write(b, P("new/dir/n.txt"), strlen(P("new/dir/n.txt")), "N\n", 2, 0,
+                                 NULL) != 0)
+                bad |= 128;
+        size_t count = 0;
+        if (warder_backend_edit(&count, b, P("src/deep/x.c"), strlen(P("src/deep/x.c")), "x;", 2,
+                                "z;", 2, 0, NULL) != 0 ||
+            count != 1)
+                bad |= 256;
+        char *real = NULL;
+        if (warder_backend_realpath(&real, b, P("src/deep/x.c"), strlen(P("src/deep/x.c")), NULL) !=
+                0 ||
+            !real || strcmp(real, P("src/deep/x.c")) != 0)
+                bad |= 512;
+        free(real);
         int zero_was_free = fcntl(0, F_GETFD) < 0;
         ck_assert_int_eq(dup2(saved, 0), 0);
         close(saved);
         ck_assert(zero_was_free); /* the backend left no descriptor behind */
-        ck_assert_int_eq(bad, 0);
+        ck_assert_msg(bad == 0, "failed with descriptor 0 free: %#x", (unsigned)bad);
+        /* what was written is where it should be, with its contents */
+        char buf[32] = "";
+        FILE *f = fopen(P("new/dir/n.txt"), "r");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
+        fclose(f);
+        ck_assert_str_eq(buf, "N\n");
+        f = fopen(P("src/deep/x.c"), "r");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
+        fclose(f);
+        ck_assert_str_eq(buf, "int z; /* main */\n");
         warder_backend_free(b);
 }
 END_TEST
