@@ -800,8 +800,19 @@ END_TEST
 START_TEST(test_descriptor_zero)
 {
         warder_backend *b = backend(_i, true);
+        warder_backend *nb = backend(_i, false);
         dir("src/deep/inner");
         put("src/deep/inner/y.c", "int y;\n");
+        link_("src", "src-link");
+        char secret[PATH_MAX];
+        snprintf(secret, sizeof(secret), "%s/secret", outside);
+        link_(secret, "out-link");
+        FILE *sf = fopen(secret, "r"); /* the fixture really holds the secret */
+        char sbuf[32] = "";
+        ck_assert_ptr_nonnull(sf);
+        ck_assert_ptr_nonnull(fgets(sbuf, sizeof(sbuf), sf));
+        fclose(sf);
+        ck_assert_str_eq(sbuf, "OUTSIDE-SECRET\n");
         int saved = fcntl(0, F_DUPFD_CLOEXEC, 3);
         ck_assert_int_ge(saved, 3);
         ck_assert_int_eq(close(0), 0);
@@ -811,6 +822,7 @@ START_TEST(test_descriptor_zero)
             !find(&e, "main.c"))
                 bad |= 1;
         warder_entries_free(&e);
+        errno = ENOENT; /* what a host's last failed call left: the root is not missing */
         if (warder_backend_ls(&e, b, root, strlen(root), 0, NULL) != 0 || !find(&e, "a.txt"))
                 bad |= 4;
         warder_entries_free(&e);
@@ -860,6 +872,23 @@ START_TEST(test_descriptor_zero)
             !real || strcmp(real, P("src/deep/x.c")) != 0)
                 bad |= 512;
         free(real);
+        /* symlinks opened on descriptor 0 are still symlinks: one on the way, and one as the
+         * last component of a grep's path (which points out of the root) */
+        if (warder_backend_read(&out, nb, P("src-link/main.c"), strlen(P("src-link/main.c")), 0, 0,
+                                0, NULL) != WARDER_ESYMLINK ||
+            out.data)
+                bad |= 1024;
+        warder_bytes_free(&out);
+        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
+        req.pattern = "SECRET";
+        req.pattern_len = strlen(req.pattern);
+        req.path = P("out-link");
+        req.path_len = strlen(req.path);
+        int grc = warder_backend_grep(&r, nb, &req, NULL);
+        if (grc == 0 || r.count != 0)
+                bad |= 2048;
+        warder_grep_result_free(&r);
         int zero_was_free = fcntl(0, F_GETFD) < 0;
         ck_assert_int_eq(dup2(saved, 0), 0);
         close(saved);
@@ -877,6 +906,8 @@ START_TEST(test_descriptor_zero)
         ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
         fclose(f);
         ck_assert_str_eq(buf, "int z; /* main */\n");
+        ck_assert_int_eq(grc, WARDER_ESYMLINK);
+        warder_backend_free(nb);
         warder_backend_free(b);
 }
 END_TEST
