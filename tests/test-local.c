@@ -872,6 +872,18 @@ START_TEST(test_descriptor_zero)
             !real || strcmp(real, P("src/deep/x.c")) != 0)
                 bad |= 512;
         free(real);
+        /* a symlink followed component by component (its real form resolved on descriptor 0),
+         * and a walk that descends into a directory opened on descriptor 0 */
+        if (warder_backend_read(&out, b, P("src-link/util.c"), strlen(P("src-link/util.c")), 0, 0,
+                                0, NULL) != 0 ||
+            !out.data || strcmp(out.data, "/* util */\nint util;\n") != 0)
+                bad |= 4096;
+        warder_bytes_free(&out);
+        if (warder_backend_glob(&e, b, "src/**/*.c", strlen("src/**/*.c"), root, strlen(root), 0,
+                                NULL) != 0 ||
+            e.count != 4)
+                bad |= 8192;
+        warder_entries_free(&e);
         /* symlinks opened on descriptor 0 are still symlinks: one on the way, and one as the
          * last component of a grep's path (which points out of the root) */
         if (warder_backend_read(&out, nb, P("src-link/main.c"), strlen(P("src-link/main.c")), 0, 0,
