@@ -1219,8 +1219,13 @@ START_TEST(test_walk_limits)
         put(deep, "");
         char deep_pat[1100];
         snprintf(deep_pat, sizeof(deep_pat), "%.*s*", (int)strlen(deep) - 1, deep);
-        const char *bounded[] = {"*", "a.txt", pat, "src/*.c", "d/d/*", deep_pat};
-        const size_t found[] = {5, 1, 1, 2, 1, 1};
+        /* as deep as the walk may go, and not one level deeper */
+        char stars[2 * LOCAL_MAX_DEPTH + 2] = "";
+        for (int k = 0; k < LOCAL_MAX_DEPTH; k++)
+                strcat(stars, "*/");
+        strcat(stars, "*");
+        const char *bounded[] = {"*", "a.txt", pat, "src/*.c", "d/d/*", deep_pat, stars};
+        const size_t found[] = {5, 1, 1, 2, 1, 1, 2};
         for (size_t i = 0; i < sizeof(bounded) / sizeof(bounded[0]); i++) {
                 ck_assert_msg(warder_backend_glob(&e, b, bounded[i], strlen(bounded[i]), root,
                                                   strlen(root), 0, &err) == 0,
