@@ -924,6 +924,27 @@ START_TEST(test_descriptor_zero)
 }
 END_TEST
 
+/* A backend whose root is `/` itself: the paths it lists are `/name`, not `//name`. */
+START_TEST(test_root_is_slash)
+{
+        struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
+        o.force_fallback = _i;
+        warder_backend *b = NULL;
+        ck_assert_int_eq(warder_local_new(&b, "/", &o, NULL), 0);
+        struct warder_entries e = WARDER_ENTRIES_INIT;
+        ck_assert_int_eq(warder_backend_ls(&e, b, "/", 1, 0, NULL), 0);
+        const struct warder_entry *tmp = find(&e, "tmp");
+        ck_assert_ptr_nonnull(tmp);
+        ck_assert_str_eq(tmp->path, "/tmp");
+        warder_entries_free(&e);
+        ck_assert_int_eq(warder_backend_glob(&e, b, "tm?", 3, "/", 1, 0, NULL), 0);
+        ck_assert_uint_eq(e.count, 1);
+        ck_assert_str_eq(e.items[0].path, "/tmp");
+        warder_entries_free(&e);
+        warder_backend_free(b);
+}
+END_TEST
+
 /* A backend made while the host's descriptors 0 to 2 are closed: its root lands on 0, is
  * moved off the descriptors a child's stdio takes, and works. */
 START_TEST(test_new_without_stdio)
@@ -1716,6 +1737,7 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_not_directories, 0, 2);
         tcase_add_loop_test(tc, test_descriptor_zero, 0, 2);
         tcase_add_loop_test(tc, test_new_without_stdio, 0, 2);
+        tcase_add_loop_test(tc, test_root_is_slash, 0, 2);
         tcase_add_loop_test(tc, test_names_at_the_edges, 0, 2);
         tcase_add_loop_test(tc, test_grep, 0, 2);
         tcase_add_loop_test(tc, test_grep_fast_paths_exact, 0, 2);
