@@ -1247,6 +1247,12 @@ START_TEST(test_walk_limits)
         strcat(stars, "*");
         const char *bounded[] = {"*", "a.txt", pat, "src/*.c", "d/d/*", deep_pat, stars};
         const size_t found[] = {5, 1, 1, 2, 1, 1, 2};
+        /* the limit is exact: a directory at depth 256 is not entered, even one that holds
+         * only a file */
+        ck_assert_int_eq(
+            warder_backend_glob(&e, b, "x.y/**", strlen("x.y/**"), root, strlen(root), 0, &err),
+            WARDER_ELIMIT);
+        ck_assert_ptr_null(e.items);
         for (size_t i = 0; i < sizeof(bounded) / sizeof(bounded[0]); i++) {
                 ck_assert_msg(warder_backend_glob(&e, b, bounded[i], strlen(bounded[i]), root,
                                                   strlen(root), 0, &err) == 0,
