@@ -552,6 +552,56 @@ START_TEST(grep_threads_every_point)
         rm_rf(root);
 }
 END_TEST
+
+/* A grep whose glob filter fails on some name (PCRE2 at its limits) fails as a whole: never a
+ * result that silently lacks the files the filter could not decide. */
+START_TEST(grep_filter_failures)
+{
+        strcpy(root, "/tmp/warder-test-grep-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(root));
+        for (int i = 0; i < 6; i++) {
+                char name[400];
+                snprintf(name, sizeof(name), "%s/f%d.%s", root, i, i % 2 ? "txt" : "env");
+                FILE *f = fopen(name, "w");
+                ck_assert_ptr_nonnull(f);
+                fprintf(f, "needle %d\n", i);
+                fclose(f);
+        }
+        warder_backend *b = NULL;
+        ck_assert_int_eq(warder_local_new(&b, root, NULL, NULL), 0);
+        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+        req.pattern = "needle";
+        req.pattern_len = 6;
+        req.path = root;
+        req.path_len = strlen(root);
+        req.glob = "*.{txt,env}";
+        req.glob_len = strlen(req.glob);
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
+        ck_assert_int_eq(warder_backend_grep(&r, b, &req, NULL), 0);
+        ck_assert_uint_eq(r.count, 6);
+        warder_grep_result_free(&r);
+        unsigned long failed = 0;
+        for (unsigned long n = 1;; n++) {
+                warder__fault_arm(n, false, WARDER__FAULT_PCRE2);
+                int rc = warder_backend_grep(&r, b, &req, NULL);
+                bool reached = warder__fault_fired();
+                warder__fault_off();
+                if (rc) {
+                        ck_assert_int_lt(rc, 0);
+                        failed++;
+                } else {
+                        ck_assert_msg(r.count == 6 || r.truncated,
+                                      "point %lu: %zu lines of 6, and no error", n, r.count);
+                }
+                warder_grep_result_free(&r);
+                if (!reached)
+                        break;
+        }
+        ck_assert_uint_gt(failed, 0);
+        warder_backend_free(b);
+        rm_rf(root);
+}
+END_TEST
 #endif
 
 int main(void)
@@ -570,6 +620,7 @@ int main(void)
         tcase_add_test(tc, guard_predicate_is_thread_safe);
 #ifdef WARDER__FAULT_INJECTION
         tcase_add_test(tc, grep_threads_every_point);
+        tcase_add_test(tc, grep_filter_failures);
 #endif
         suite_add_tcase(s, tc);
         return warder_test_run(s);

@@ -24,6 +24,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "backends/local/confine.h"
 #include "backends/local/exec.h"
 #include "backends/local/local-internal.h"
 #include "contract.h"
@@ -33,6 +34,7 @@
 #include "warder/local.h"
 #include "warder/path.h"
 #include "warder/ruleset.h"
+#include "warder/sys/backend.h"
 
 static char root[256];
 static char outside[256];
@@ -690,6 +692,32 @@ START_TEST(test_glob)
         warder_entries_free(&e);
         ck_assert_int_eq(warder_backend_glob(&e, b, "*", strlen("*"), "/etc", 4, 0, NULL),
                          WARDER_EOUTSIDE);
+        /* `..` in a pattern's leading directories is never opened: the directory above the
+         * root (where the fixture's secret really is) is not listed */
+        struct stat st;
+        ck_assert_int_eq(stat(outside, &st), 0);
+        const char *up = strrchr(outside, '/') + 1;
+        snprintf(pat, sizeof(pat), "../%s/*", up);
+        const char *ups[] = {"../*", pat, "src/../../*"};
+        for (size_t i = 0; i < sizeof(ups) / sizeof(ups[0]); i++) {
+                ck_assert_int_eq(
+                    warder_backend_glob(&e, b, ups[i], strlen(ups[i]), root, strlen(root), 0, NULL),
+                    0);
+                ck_assert_msg(e.count == 0, "glob '%s': %zu entries", ups[i], e.count);
+                warder_entries_free(&e);
+        }
+        /* a base that is a file, not a directory, is ENOTDIR: never an empty answer */
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_int_eq(warder_backend_glob(&e, b, "*", strlen("*"), P("src/main.c"),
+                                             strlen(P("src/main.c")), 0, &err),
+                         WARDER_ENOTDIR);
+        ck_assert_ptr_null(e.items);
+        /* the glob slot called directly, as a backend that forwards to this one calls it:
+         * no pattern is EINVAL */
+        err = (struct warder_error)WARDER_ERROR_INIT;
+        ck_assert_int_eq(b->ops->glob(b, NULL, root, 0, &e, &err), WARDER_EINVAL);
+        ck_assert_int_eq(err.code, WARDER_EINVAL);
+        ck_assert_ptr_null(e.items);
         warder_backend_free(b);
 }
 END_TEST
@@ -766,35 +794,184 @@ START_TEST(test_names_at_the_edges)
 END_TEST
 
 /* A host whose standard input is closed: the kernel hands out descriptor 0 to the backend,
- * which is a descriptor like any other (ls and glob through literal directories). */
+ * which is a descriptor like any other (ls and glob through literal directories). The test
+ * closes its own descriptor 0 (no child process: what runs is the test itself) and puts it
+ * back before it asserts anything. */
 START_TEST(test_descriptor_zero)
 {
         warder_backend *b = backend(_i, true);
-        pid_t pid = fork();
-        ck_assert_int_ge(pid, 0);
-        if (pid == 0) {
-                close(0);
-                struct warder_entries e = WARDER_ENTRIES_INIT;
-                int bad = 0;
-                if (warder_backend_ls(&e, b, P("src"), strlen(P("src")), 0, NULL) != 0 ||
-                    !find(&e, "main.c"))
-                        bad |= 1;
-                warder_entries_free(&e);
-                if (warder_backend_ls(&e, b, root, strlen(root), 0, NULL) != 0 ||
-                    !find(&e, "a.txt"))
-                        bad |= 4;
-                warder_entries_free(&e);
-                if (warder_backend_glob(&e, b, "src/deep/*.c", strlen("src/deep/*.c"), root,
-                                        strlen(root), 0, NULL) != 0 ||
-                    e.count != 1 || strcmp(e.items[0].path, P("src/deep/x.c")) != 0)
-                        bad |= 2;
-                warder_entries_free(&e);
-                _exit(bad);
+        warder_backend *nb = backend(_i, false);
+        dir("src/deep/inner");
+        put("src/deep/inner/y.c", "int y;\n");
+        link_("src", "src-link");
+        char secret[PATH_MAX];
+        snprintf(secret, sizeof(secret), "%s/secret", outside);
+        link_(secret, "out-link");
+        FILE *sf = fopen(secret, "r"); /* the fixture really holds the secret */
+        char sbuf[32] = "";
+        ck_assert_ptr_nonnull(sf);
+        ck_assert_ptr_nonnull(fgets(sbuf, sizeof(sbuf), sf));
+        fclose(sf);
+        ck_assert_str_eq(sbuf, "OUTSIDE-SECRET\n");
+        int saved = fcntl(0, F_DUPFD_CLOEXEC, 3);
+        ck_assert_int_ge(saved, 3);
+        ck_assert_int_eq(close(0), 0);
+        struct warder_entries e = WARDER_ENTRIES_INIT;
+        int bad = 0;
+        if (warder_backend_ls(&e, b, P("src"), strlen(P("src")), 0, NULL) != 0 ||
+            !find(&e, "main.c"))
+                bad |= 1;
+        warder_entries_free(&e);
+        errno = ENOENT; /* what a host's last failed call left: the root is not missing */
+        if (warder_backend_ls(&e, b, root, strlen(root), 0, NULL) != 0 || !find(&e, "a.txt"))
+                bad |= 4;
+        warder_entries_free(&e);
+        /* the root is opened on descriptor 0; "deep" on the 0 that closing it freed */
+        if (warder_backend_glob(&e, b, "src/deep/*.c", strlen("src/deep/*.c"), root, strlen(root),
+                                0, NULL) != 0 ||
+            e.count != 1 || strcmp(e.items[0].path, P("src/deep/x.c")) != 0)
+                bad |= 2;
+        warder_entries_free(&e);
+        /* three literal directories: the walk goes on from descriptor 0 ("deep") */
+        if (warder_backend_glob(&e, b, "src/deep/inner/*.c", strlen("src/deep/inner/*.c"), root,
+                                strlen(root), 0, NULL) != 0 ||
+            e.count != 1 || strcmp(e.items[0].path, P("src/deep/inner/y.c")) != 0)
+                bad |= 8;
+        warder_entries_free(&e);
+        /* no literal directory: the walk starts on descriptor 0 itself */
+        if (warder_backend_glob(&e, b, "*.txt", strlen("*.txt"), root, strlen(root), 0, NULL) !=
+                0 ||
+            e.count != 1 || strcmp(e.items[0].path, P("a.txt")) != 0)
+                bad |= 16;
+        warder_entries_free(&e);
+        /* reads, writes (missing parents made), edits and realpath, at the top and below */
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        if (warder_backend_read(&out, b, P("a.txt"), strlen(P("a.txt")), 0, 0, 0, NULL) != 0 ||
+            !out.data || strcmp(out.data, "hello\nworld\n") != 0)
+                bad |= 32;
+        warder_bytes_free(&out);
+        if (warder_backend_read(&out, b, P("src/deep/x.c"), strlen(P("src/deep/x.c")), 0, 0, 0,
+                                NULL) != 0 ||
+            !out.data || strcmp(out.data, "int x; /* main */\n") != 0)
+                bad |= 64;
+        warder_bytes_free(&out);
+        if (warder_backend_write(b, P("top.txt"), strlen(P("top.txt")), "T\n", 2, 0, NULL) != 0 ||
+            warder_backend_write(b, P("src/deep/w.txt"), strlen(P("src/deep/w.txt")), "W\n", 2, 0,
+                                 NULL) != 0 ||
+            warder_backend_write(b, P("new/dir/n.txt"), strlen(P("new/dir/n.txt")), "N\n", 2, 0,
+                                 NULL) != 0)
+                bad |= 128;
+        size_t count = 0;
+        if (warder_backend_edit(&count, b, P("src/deep/x.c"), strlen(P("src/deep/x.c")), "x;", 2,
+                                "z;", 2, 0, NULL) != 0 ||
+            count != 1)
+                bad |= 256;
+        char *real = NULL;
+        if (warder_backend_realpath(&real, b, P("src/deep/x.c"), strlen(P("src/deep/x.c")), NULL) !=
+                0 ||
+            !real || strcmp(real, P("src/deep/x.c")) != 0)
+                bad |= 512;
+        free(real);
+        /* a symlink followed component by component (its real form resolved on descriptor 0),
+         * and a walk that descends into a directory opened on descriptor 0 */
+        if (warder_backend_read(&out, b, P("src-link/util.c"), strlen(P("src-link/util.c")), 0, 0,
+                                0, NULL) != 0 ||
+            !out.data || strcmp(out.data, "/* util */\nint util;\n") != 0)
+                bad |= 4096;
+        warder_bytes_free(&out);
+        if (warder_backend_glob(&e, b, "src/**/*.c", strlen("src/**/*.c"), root, strlen(root), 0,
+                                NULL) != 0 ||
+            e.count != 4)
+                bad |= 8192;
+        warder_entries_free(&e);
+        /* symlinks opened on descriptor 0 are still symlinks: one on the way, and one as the
+         * last component of a grep's path (which points out of the root) */
+        if (warder_backend_read(&out, nb, P("src-link/main.c"), strlen(P("src-link/main.c")), 0, 0,
+                                0, NULL) != WARDER_ESYMLINK ||
+            out.data)
+                bad |= 1024;
+        warder_bytes_free(&out);
+        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
+        req.pattern = "SECRET";
+        req.pattern_len = strlen(req.pattern);
+        req.path = P("out-link");
+        req.path_len = strlen(req.path);
+        int grc = warder_backend_grep(&r, nb, &req, NULL);
+        if (grc == 0 || r.count != 0)
+                bad |= 2048;
+        warder_grep_result_free(&r);
+        int zero_was_free = fcntl(0, F_GETFD) < 0;
+        ck_assert_int_eq(dup2(saved, 0), 0);
+        close(saved);
+        ck_assert(zero_was_free); /* the backend left no descriptor behind */
+        ck_assert_msg(bad == 0, "failed with descriptor 0 free: %#x", (unsigned)bad);
+        /* what was written is where it should be, with its contents */
+        char buf[32] = "";
+        FILE *f = fopen(P("new/dir/n.txt"), "r");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
+        fclose(f);
+        ck_assert_str_eq(buf, "N\n");
+        f = fopen(P("src/deep/x.c"), "r");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
+        fclose(f);
+        ck_assert_str_eq(buf, "int z; /* main */\n");
+        ck_assert_int_eq(grc, WARDER_ESYMLINK);
+        warder_backend_free(nb);
+        warder_backend_free(b);
+}
+END_TEST
+
+/* A backend whose root is `/` itself: the paths it lists are `/name`, not `//name`. */
+START_TEST(test_root_is_slash)
+{
+        struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
+        o.force_fallback = _i;
+        warder_backend *b = NULL;
+        ck_assert_int_eq(warder_local_new(&b, "/", &o, NULL), 0);
+        struct warder_entries e = WARDER_ENTRIES_INIT;
+        ck_assert_int_eq(warder_backend_ls(&e, b, "/", 1, 0, NULL), 0);
+        const struct warder_entry *tmp = find(&e, "tmp");
+        ck_assert_ptr_nonnull(tmp);
+        ck_assert_str_eq(tmp->path, "/tmp");
+        warder_entries_free(&e);
+        ck_assert_int_eq(warder_backend_glob(&e, b, "tm?", 3, "/", 1, 0, NULL), 0);
+        ck_assert_uint_eq(e.count, 1);
+        ck_assert_str_eq(e.items[0].path, "/tmp");
+        warder_entries_free(&e);
+        warder_backend_free(b);
+}
+END_TEST
+
+/* A backend made while the host's descriptors 0 to 2 are closed: its root lands on 0, is
+ * moved off the descriptors a child's stdio takes, and works. */
+START_TEST(test_new_without_stdio)
+{
+        int saved[3];
+        for (int k = 0; k < 3; k++) {
+                saved[k] = fcntl(k, F_DUPFD_CLOEXEC, 10);
+                ck_assert_int_ge(saved[k], 10);
         }
-        int st = 0;
-        ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-        ck_assert(WIFEXITED(st));
-        ck_assert_int_eq(WEXITSTATUS(st), 0);
+        for (int k = 0; k < 3; k++)
+                close(k);
+        struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
+        o.force_fallback = _i;
+        warder_backend *b = NULL;
+        struct warder_error err = WARDER_ERROR_INIT;
+        int rc = warder_local_new(&b, root, &o, &err);
+        int zero_free = fcntl(0, F_GETFD) < 0;
+        for (int k = 0; k < 3; k++) {
+                dup2(saved[k], k);
+                close(saved[k]);
+        }
+        ck_assert_msg(rc == 0, "warder_local_new: %s", err.message);
+        ck_assert(zero_free); /* the root was moved off descriptor 0 */
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        ck_assert_int_eq(rd(b, P("a.txt"), 0, &out), 0);
+        ck_assert_str_eq(out.data, "hello\nworld\n");
+        warder_bytes_free(&out);
         warder_backend_free(b);
 }
 END_TEST
@@ -825,6 +1002,20 @@ START_TEST(test_grep)
         ck_assert_uint_eq(r.items[2].line, 1);
         ck_assert(!r.truncated);
         warder_grep_result_free(&r);
+
+        /* The grep slot called directly, as a backend that forwards to this one calls it: no
+         * pattern, no path or no request at all is EINVAL, and nothing is searched. */
+        struct warder_grep_request bad = req;
+        bad.pattern = NULL;
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_int_eq(b->ops->grep(b, &bad, &r, &err), WARDER_EINVAL);
+        ck_assert_int_eq(err.code, WARDER_EINVAL);
+        ck_assert_uint_eq(r.count, 0);
+        bad = req;
+        bad.path = NULL;
+        ck_assert_int_eq(b->ops->grep(b, &bad, &r, NULL), WARDER_EINVAL);
+        ck_assert_int_eq(b->ops->grep(b, NULL, &r, NULL), WARDER_EINVAL);
+        ck_assert_uint_eq(r.count, 0);
 
         /* A regex (no literal fast path), line numbers past the first line. */
         req.pattern = "^\\s+return [0-9]+;$";
@@ -1028,6 +1219,47 @@ START_TEST(test_walk_limits)
             warder_backend_glob(&e, b, "**/x", strlen("**/x"), root, strlen(root), 0, &err),
             WARDER_ELIMIT);
         ck_assert_ptr_null(e.items);
+        /* A pattern that cannot reach below the top level, or below its literal directories,
+         * is not failed by the deep tree beside it: the walk goes only where the pattern can
+         * match (a long name is one component, however many bytes it has). */
+        char name[NAME_MAX + 1], pat[NAME_MAX + 3];
+        memset(name, 'n', NAME_MAX);
+        name[NAME_MAX] = '\0';
+        put(name, "");
+        snprintf(pat, sizeof(pat), "[n]%s", name + 1); /* more bytes than the walk's depth */
+        /* literal leading directories deeper than the walk may go: only what is below
+         * them is walked (a dot in a name, or a name of one or two bytes, is not `.` or
+         * `..`) */
+        char deep[1100] = "x.y";
+        ck_assert_int_eq(mkdir(P(deep), 0755), 0);
+        for (int k = 0; k < LOCAL_MAX_DEPTH; k++) {
+                strcat(deep, k ? "/dd" : "/d");
+                ck_assert_int_eq(mkdir(P(deep), 0755), 0);
+        }
+        strcat(deep, "/f");
+        put(deep, "");
+        char deep_pat[1100];
+        snprintf(deep_pat, sizeof(deep_pat), "%.*s*", (int)strlen(deep) - 1, deep);
+        /* as deep as the walk may go, and not one level deeper */
+        char stars[2 * LOCAL_MAX_DEPTH + 2] = "";
+        for (int k = 0; k < LOCAL_MAX_DEPTH; k++)
+                strcat(stars, "*/");
+        strcat(stars, "*");
+        const char *bounded[] = {"*", "a.txt", pat, "src/*.c", "d/d/*", deep_pat, stars};
+        const size_t found[] = {5, 1, 1, 2, 1, 1, 2};
+        /* the limit is exact: a directory at depth 256 is not entered, even one that holds
+         * only a file */
+        ck_assert_int_eq(
+            warder_backend_glob(&e, b, "x.y/**", strlen("x.y/**"), root, strlen(root), 0, &err),
+            WARDER_ELIMIT);
+        ck_assert_ptr_null(e.items);
+        for (size_t i = 0; i < sizeof(bounded) / sizeof(bounded[0]); i++) {
+                ck_assert_msg(warder_backend_glob(&e, b, bounded[i], strlen(bounded[i]), root,
+                                                  strlen(root), 0, &err) == 0,
+                              "glob '%.20s': %s", bounded[i], err.message);
+                ck_assert_uint_eq(e.count, found[i]);
+                warder_entries_free(&e);
+        }
         pid_t pid = fork();
         ck_assert_int_ge(pid, 0);
         if (pid == 0) {
@@ -1510,6 +1742,8 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_glob, 0, 2);
         tcase_add_loop_test(tc, test_not_directories, 0, 2);
         tcase_add_loop_test(tc, test_descriptor_zero, 0, 2);
+        tcase_add_loop_test(tc, test_new_without_stdio, 0, 2);
+        tcase_add_loop_test(tc, test_root_is_slash, 0, 2);
         tcase_add_loop_test(tc, test_names_at_the_edges, 0, 2);
         tcase_add_loop_test(tc, test_grep, 0, 2);
         tcase_add_loop_test(tc, test_grep_fast_paths_exact, 0, 2);
