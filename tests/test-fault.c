@@ -30,6 +30,7 @@
 #include "fault.h"
 #include "fs-fixture.h"
 #include "mock-backend.h"
+#include "ruleset/ruleset-internal.h"
 #include "support.h"
 #include "util.h"
 #include "warder/tooling.h"
@@ -1894,6 +1895,44 @@ START_TEST(path_out_of_memory)
 }
 END_TEST
 
+/* §5.4.1 under allocation failure: a directory too long for the stack buffers needs two heap
+ * copies (with its trailing slash, and folded); when either cannot be made, the question
+ * "can a deny rule match beneath?" is answered with the first deny rule, whatever the
+ * directory — never "no rule", never an allow or ask rule. */
+START_TEST(subtree_out_of_memory)
+{
+        warder_ruleset *rs = NULL;
+        static const char doc[] = "warder: 1\nfold_case: true\nread:\n  rules:\n"
+                                  "    - allow: '/open/**'\n    - ask: '/maybe/**'\n"
+                                  "    - deny: '/vault/**'\n    - deny: '/keys/**'\n";
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, doc, strlen(doc), "fault", NULL, NULL), 0);
+        char dir[600];
+        memset(dir, 'q', sizeof(dir) - 1);
+        dir[0] = '/';
+        dir[sizeof(dir) - 1] = '\0';
+        size_t len = strlen(dir);
+        struct warder_decision d = WARDER_DECISION_INIT;
+        /* control: with memory, no rule can match beneath the long directory */
+        warder__fault_count(WARDER__FAULT_ALLOC);
+        ck_assert(!warder__ruleset_subtree(rs, WARDER_OP_READ, dir, len, &d));
+        unsigned long points = warder__fault_points();
+        warder__fault_off();
+        ck_assert_uint_eq(points, 2);
+        for (int sticky = 0; sticky < 2; sticky++)
+                for (unsigned long n = 1; n <= points; n++) {
+                        d = (struct warder_decision)WARDER_DECISION_INIT;
+                        warder__fault_arm(n, sticky, WARDER__FAULT_ALLOC);
+                        bool hit = warder__ruleset_subtree(rs, WARDER_OP_READ, dir, len, &d);
+                        warder__fault_off();
+                        ck_assert_msg(hit, "point %lu failed: no rule", n);
+                        ck_assert_int_eq(d.action, WARDER_DENY);
+                        ck_assert_uint_eq(d.rule_index, 2);
+                        ck_assert_str_eq(d.pattern, "/vault/**");
+                }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 START_TEST(counter_semantics)
 {
         warder__fault_count(WARDER__FAULT_ALLOC);
@@ -1945,6 +1984,7 @@ int main(void)
         tcase_add_loop_test(tc, no_descriptor_reaches_a_child, 0, 2);
         tcase_add_test(tc, agent_backend_under_faults);
         tcase_add_test(tc, glob_matcher_failures);
+        tcase_add_test(tc, subtree_out_of_memory);
         suite_add_tcase(s, tc);
         return warder_test_run(s);
 }

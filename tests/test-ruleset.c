@@ -777,6 +777,53 @@ START_TEST(test_fold_case)
 }
 END_TEST
 
+/* §5.4.1's question "can a rule of this action match beneath this directory?": an operation
+ * without directories (execute), a missing ruleset, an empty or relative directory are never
+ * asked, even when a rule would match anything; A and Z fold like every other letter; the
+ * root's answer is the first rule that can match anywhere. */
+START_TEST(test_subtree)
+{
+        warder_ruleset *rs = load_ok("warder: 1\ndefault: allow\nfold_case: true\n"
+                                     "read:\n  rules:\n    - deny: '/vault/az/**'\n"
+                                     "    - ask: '/etc/**'\n"
+                                     "execute:\n  rules:\n    - deny: '**'\n    - deny: '*'\n");
+        struct warder_decision d = WARDER_DECISION_INIT;
+        /* control: the read rules answer beneath their directories and the root */
+        ck_assert(warder__ruleset_subtree(rs, WARDER_OP_READ, "/vault/az", 9, &d));
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        ck_assert_uint_eq(d.rule_index, 0);
+        ck_assert_int_eq(d.op, WARDER_OP_READ);
+        ck_assert(warder__ruleset_subtree(rs, WARDER_OP_READ, "/", 1, &d));
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        ck_assert_uint_eq(d.rule_index, 0);
+        ck_assert(warder__ruleset_subtree(rs, WARDER_OP_READ, "/etc", 4, &d));
+        ck_assert_int_eq(d.action, WARDER_ASK);
+        ck_assert(!warder__ruleset_subtree(rs, WARDER_OP_READ, "/srv", 4, &d));
+        /* folded: both ends of the alphabet */
+        ck_assert(warder__ruleset_subtree(rs, WARDER_OP_READ, "/vault/AZ", 9, &d));
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        ck_assert(warder__ruleset_subtree(rs, WARDER_OP_READ, "/VAULT/aZ/x", 11, &d));
+        ck_assert(warder__ruleset_subtree(rs, WARDER_OP_READ, "/Vault/Az", 9, &d));
+        ck_assert(!warder__ruleset_subtree(rs, WARDER_OP_READ, "/vault/a", 8, &d));
+        /* never asked */
+        ck_assert(!warder__ruleset_subtree(rs, WARDER_OP_EXECUTE, "/", 1, &d));
+        ck_assert(!warder__ruleset_subtree(rs, WARDER_OP_EXECUTE, "/vault/az", 9, &d));
+        ck_assert(!warder__ruleset_subtree(NULL, WARDER_OP_READ, "/vault/az", 9, &d));
+        ck_assert(!warder__ruleset_subtree(rs, (enum warder_op)WARDER_OP_COUNT, "/", 1, &d));
+        ck_assert(!warder__ruleset_subtree(rs, WARDER_OP_READ, "/vault/az", 0, &d));
+        ck_assert(!warder__ruleset_subtree(rs, WARDER_OP_READ, "vault/az", 8, &d));
+        warder_ruleset_free(rs);
+        /* the root is "/", not "//": a glob whose first component starts with a letter still
+         * matches beneath it */
+        rs = load_ok("warder: 1\nread:\n  rules:\n    - deny: '/[a-z]*/key'\n");
+        ck_assert(warder__ruleset_subtree(rs, WARDER_OP_READ, "/", 1, &d));
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        ck_assert(warder__ruleset_subtree(rs, WARDER_OP_READ, "/etc", 4, &d));
+        ck_assert(!warder__ruleset_subtree(rs, WARDER_OP_READ, "/etc/x", 6, &d));
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 /* Misuse of the API: every entry point refuses NULL and out-of-range arguments with EINVAL
  * (and its message) or a safe answer, never touching its outputs; an operation that does not
  * exist defaults to deny. */
@@ -1581,6 +1628,7 @@ static Suite *suite(void)
         tcase_add_test(tc, test_two_forms);
         tcase_add_test(tc, test_misuse);
         tcase_add_test(tc, test_fold_case);
+        tcase_add_test(tc, test_subtree);
         tcase_add_test(tc, test_threads);
         suite_add_tcase(s, tc);
         tc = tcase_create("extends");
