@@ -1603,6 +1603,126 @@ START_TEST(test_digest)
 }
 END_TEST
 
+/* The fields the digest covers beyond the rules' actions and patterns: each one, changed
+ * alone, changes it — else an approval given under one ruleset would be honoured under
+ * another that decides otherwise (home anchors `~/`, precedence combines rules) or that
+ * names another source for the same rule. */
+START_TEST(test_digest_fields)
+{
+        /* every variant keeps each rule on its line */
+        const char *base = "warder: 1\nprecedence: first-match\nread:\n  default: deny\n  rules:\n"
+                           "    - deny: \"~/.ssh/**\"\n    - allow: \"**\"\n";
+        warder_ruleset *a = load_ok(base);
+        const char *da = warder_ruleset_digest(a);
+        ck_assert_ptr_nonnull(da);
+        warder_ruleset *v[6] = {NULL};
+        ck_assert_int_eq(load_opts(&v[0], base, "/r", "/h2", NULL), 0);
+        v[1] = load_ok("warder: 1\nprecedence: strictest\nread:\n  default: deny\n  rules:\n"
+                       "    - deny: \"~/.ssh/**\"\n    - allow: \"**\"\n");
+        /* the same rules, named by another file */
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        o.root = "/r";
+        o.home = "/h";
+        ck_assert_int_eq(warder_ruleset_load_string(&v[2], base, strlen(base), "u.yaml", &o, NULL),
+                         0);
+        /* the same rules, two columns further right */
+        v[3] = load_ok("warder: 1\nprecedence: first-match\nread:\n  default: deny\n  rules:\n"
+                       "      - deny: \"~/.ssh/**\"\n      - allow: \"**\"\n");
+        /* read's default written out or inherited: the same default, the same decisions,
+         * but not the same ruleset text (warder_ruleset_operation_has_default) */
+        v[4] = load_ok("warder: 1\ndefault: deny\nread:\n  # inherited\n  rules:\n"
+                       "    - deny: \"~/.ssh/**\"\n    - allow: \"**\"\n");
+        v[5] = load_ok("warder: 1\ndefault: deny\nread:\n  default: deny\n  rules:\n"
+                       "    - deny: \"~/.ssh/**\"\n    - allow: \"**\"\n");
+        ck_assert_int_eq(warder_ruleset_default(v[4], WARDER_OP_READ),
+                         warder_ruleset_default(v[5], WARDER_OP_READ));
+        ck_assert_uint_eq(warder_ruleset_rule_count(v[4], WARDER_OP_READ),
+                          warder_ruleset_rule_count(v[5], WARDER_OP_READ));
+        for (size_t i = 0; i < 4; i++)
+                ck_assert_msg(strcmp(warder_ruleset_digest(v[i]), da) != 0, "variant %zu", i);
+        ck_assert_str_ne(warder_ruleset_digest(v[4]), warder_ruleset_digest(v[5]));
+        for (size_t i = 0; i < 6; i++)
+                warder_ruleset_free(v[i]);
+        warder_ruleset_free(a);
+        /* fields are delimited: moving bytes from a rule's id to its pattern changes it */
+        warder_ruleset *x = load_ok("warder: 1\nread:\n  rules:\n    - {deny: '**/a', id: k}\n");
+        warder_ruleset *y = load_ok("warder: 1\nread:\n  rules:\n    - {deny: '*/a', id: 'k*'}\n");
+        ck_assert_str_ne(warder_ruleset_digest(x), warder_ruleset_digest(y));
+        warder_ruleset_free(x);
+        warder_ruleset_free(y);
+}
+END_TEST
+
+/* Feeds one field of the digest's stream: its length + 1 (0 for none) in 8 little-endian
+ * bytes and 0xff, then its bytes. */
+static void stream_field(struct warder__sha256 *c, const char *s)
+{
+        unsigned char tag[9];
+        uint64_t n = s ? (uint64_t)strlen(s) + 1 : 0;
+        for (int i = 0; i < 8; i++)
+                tag[i] = (unsigned char)(n >> (8 * i));
+        tag[8] = 0xff;
+        warder__sha256_update(c, tag, sizeof(tag));
+        if (s)
+                warder__sha256_update(c, s, strlen(s));
+}
+
+static void stream_num(struct warder__sha256 *c, unsigned long long v)
+{
+        char buf[24];
+        snprintf(buf, sizeof(buf), "%llu", v);
+        stream_field(c, buf);
+}
+
+/* The digest is one stream, versioned by its first field: a host may keep digests beside the
+ * approvals it gave, so the same ruleset digests the same way in every build, and a change to
+ * what is hashed comes with a new version tag. Rebuilt here from the public accessors. */
+START_TEST(test_digest_stream)
+{
+        warder_ruleset *rs = load_ok("warder: 1\ndefault: deny\nfold_case: true\n"
+                                     "read:\n  default: allow\n  rules:\n"
+                                     "    - {deny: '**/.env', reason: secrets}\n"
+                                     "    - {ask: 'docs/**', id: docs}\n"
+                                     "execute:\n  rules:\n    - allow: 'ls *'\n");
+        struct warder__sha256 c;
+        warder__sha256_init(&c);
+        stream_field(&c, "warder-ruleset-digest-1");
+        stream_field(&c, warder_ruleset_root(rs));
+        stream_field(&c, warder_ruleset_home(rs));
+        stream_num(&c, WARDER_DENY); /* the top-level default (no accessor) */
+        stream_num(&c, (unsigned long long)warder_ruleset_precedence(rs));
+        stream_num(&c, warder_ruleset_fold_case(rs));
+        size_t total = 0;
+        for (int op = 0; op < WARDER_OP_COUNT; op++) {
+                size_t n = warder_ruleset_rule_count(rs, (enum warder_op)op);
+                stream_num(&c, (unsigned long long)op);
+                stream_num(&c, warder_ruleset_operation_has_default(rs, (enum warder_op)op));
+                stream_num(&c, (unsigned long long)warder_ruleset_default(rs, (enum warder_op)op));
+                stream_num(&c, n);
+                for (size_t i = 0; i < n; i++) {
+                        struct warder_rule_info info = WARDER_RULE_INFO_INIT;
+                        ck_assert_int_eq(warder_ruleset_rule(&info, rs, (enum warder_op)op, i), 0);
+                        stream_num(&c, (unsigned long long)info.action);
+                        stream_field(&c, info.id);
+                        stream_field(&c, info.pattern);
+                        stream_field(&c, info.reason);
+                        stream_field(&c, info.file);
+                        stream_num(&c, info.line);
+                        stream_num(&c, info.column);
+                }
+                total += n;
+        }
+        ck_assert_uint_eq(total, 3);
+        unsigned char sum[32];
+        warder__sha256_final(&c, sum);
+        char want[7 + 64 + 1] = "sha256:";
+        for (int i = 0; i < 32; i++)
+                snprintf(want + 7 + 2 * i, 3, "%02x", sum[i]);
+        ck_assert_str_eq(warder_ruleset_digest(rs), want);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 static Suite *suite(void)
 {
         Suite *s = suite_create("ruleset");
@@ -1644,6 +1764,8 @@ static Suite *suite(void)
         tcase_add_test(tc, test_docs_examples);
         tcase_add_test(tc, test_sha256_vectors);
         tcase_add_test(tc, test_digest);
+        tcase_add_test(tc, test_digest_fields);
+        tcase_add_test(tc, test_digest_stream);
         suite_add_tcase(s, tc);
         return s;
 }
