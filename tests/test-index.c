@@ -415,6 +415,7 @@ static void run_execute_round(unsigned long long seed, bool fold, size_t nrules,
                         struct warder_decision l = WARDER_DECISION_INIT;
                         bool lin =
                             warder__ruleset_match_execute_linear(rs, p.data, p.len, whole, &l);
+                        ck_assert_int_eq(lin, want >= 0);
                         ck_assert_int_eq(lin ? (long)l.rule_index : -1, want);
                 }
         }
@@ -478,9 +479,17 @@ START_TEST(test_execute_index_examples)
                         ck_assert_msg((got ? (long)d.rule_index : -1) == want, "'%s' whole=%d", t,
                                       whole);
                         ck_assert_int_eq(want, execute_reference(rs, t, whole));
+                        struct warder_decision l = WARDER_DECISION_INIT;
+                        ck_assert_int_eq(
+                            warder__ruleset_match_execute_linear(rs, t, strlen(t), whole, &l),
+                            want >= 0);
                 }
         }
         warder_ruleset_free(rs);
+        /* no ruleset, no rule: neither matcher names one */
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert(!warder__ruleset_match_execute(NULL, "ls", 2, false, &d));
+        ck_assert(!warder__ruleset_match_execute_linear(NULL, "ls", 2, false, &d));
 }
 END_TEST
 

@@ -921,6 +921,14 @@ START_TEST(test_misuse)
         ck_assert_ptr_null(warder_ruleset_ref(NULL));
         warder_ruleset_free(NULL);
         warder_ruleset_free(rs);
+        /* the first operation past the last is refused with a ruleset of any shape (one with
+         * inline tests and an extended preset holds more than rules after them) */
+        rs = load_ok("warder: 1\nextends: strict\nread:\n  default: ask\n"
+                     "tests:\n  cases:\n    - {op: read, target: /r/.env, expect: deny}\n");
+        ck_assert(!warder_ruleset_operation_has_default(rs, bad));
+        REFUSED(warder_ruleset_rule_alternatives(&v, &count, rs, bad, 0, &err));
+        ck_assert(v == (char **)(uintptr_t)0x1 && count == 7);
+        warder_ruleset_free(rs);
 #undef REFUSED
 }
 END_TEST
@@ -1363,10 +1371,14 @@ START_TEST(test_lint_accessors)
         ck_assert_int_eq(warder_ruleset_rule_alternatives(&v, &n, rs, WARDER_OP_READ, 2, NULL),
                          WARDER_EINVAL);
         bool m = false;
+        struct warder_error err = WARDER_ERROR_INIT;
         ck_assert_int_eq(warder_ruleset_rule_match(&m, rs, WARDER_OP_READ, 0, "a/b.key",
-                                                   strlen("a/b.key"), NULL),
+                                                   strlen("a/b.key"), &err),
                          0);
         ck_assert(m);
+        /* a match that succeeded reports no error */
+        ck_assert_int_eq(err.code, 0);
+        ck_assert_str_eq(err.message, "");
         ck_assert_int_eq(warder_ruleset_rule_match(&m, rs, WARDER_OP_READ, 1, "a/b.key",
                                                    strlen("a/b.key"), NULL),
                          0);
