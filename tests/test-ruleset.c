@@ -2,6 +2,8 @@
 /* Rulesets: the YAML format (§1.8), loading errors, anchoring (§2.11), decisions (§1.5,
  * §3.3), fold_case (§2.12), extends (§1.7), explanations, inline tests, and docs/rules.md. */
 #include <pthread.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -821,6 +823,90 @@ START_TEST(test_subtree)
         ck_assert(warder__ruleset_subtree(rs, WARDER_OP_READ, "/etc", 4, &d));
         ck_assert(!warder__ruleset_subtree(rs, WARDER_OP_READ, "/etc/x", 6, &d));
         warder_ruleset_free(rs);
+}
+END_TEST
+
+/* Options from a newer or a broken caller are refused before anything loads: version 0 (a
+ * struct never initialised) and a version this library does not know. */
+START_TEST(test_options_version)
+{
+        static const unsigned bad[] = {0, WARDER_RULESET_OPTIONS_VERSION + 1};
+        for (size_t i = 0; i < WARDER__ARRAY_SIZE(bad); i++) {
+                struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+                o.version = bad[i];
+                o.root = "/r";
+                warder_ruleset *rs = (warder_ruleset *)(uintptr_t)0x1;
+                struct warder_error err = WARDER_ERROR_INIT;
+                ck_assert_int_eq(warder_ruleset_load_string(&rs, "warder: 1\n", 10, NULL, &o, &err),
+                                 WARDER_EINVAL);
+                ck_assert_int_eq(err.code, WARDER_EINVAL);
+                char want[64];
+                snprintf(want, sizeof(want), "unsupported ruleset options version %u", bad[i]);
+                ck_assert_str_eq(err.message, want);
+                ck_assert_ptr_eq(rs, (warder_ruleset *)(uintptr_t)0x1);
+                warder_error_clear(&err);
+        }
+        /* control: the versions it knows load */
+        for (unsigned v = 1; v <= WARDER_RULESET_OPTIONS_VERSION; v++) {
+                struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+                o.version = v;
+                o.root = "/r";
+                warder_ruleset *rs = NULL;
+                ck_assert_int_eq(warder_ruleset_load_string(&rs, "warder: 1\n", 10, NULL, &o, NULL),
+                                 0);
+                warder_ruleset_free(rs);
+        }
+}
+END_TEST
+
+/* A working directory whose path is longer than PATH_MAX (getcwd() fails; the directory is
+ * there): a ruleset that needs the current directory as its root is refused with EIO, and a
+ * string's relative `extends` is found in "." — not in whatever the failed getcwd() left. */
+START_TEST(test_unnamed_cwd)
+{
+        int back = open(".", O_RDONLY | O_DIRECTORY);
+        ck_assert_int_ge(back, 0);
+        char top[] = "/tmp/warder-cwd-XXXXXX";
+        ck_assert_ptr_nonnull(mkdtemp(top));
+        ck_assert_int_eq(chdir(top), 0);
+        char name[201];
+        memset(name, 'd', 200);
+        name[200] = '\0';
+        int depth = 0;
+        for (; depth < (PATH_MAX / 200) + 2; depth++) {
+                ck_assert_int_eq(mkdir(name, 0700), 0);
+                ck_assert_int_eq(chdir(name), 0);
+        }
+        char cwd[PATH_MAX];
+        ck_assert_ptr_null(getcwd(cwd, sizeof(cwd)));
+        FILE *f = fopen("base.yaml", "w");
+        ck_assert_ptr_nonnull(f);
+        fputs("warder: 1\nread:\n  rules:\n    - deny: '**/.env'\n", f);
+        ck_assert_int_eq(fclose(f), 0);
+        /* no root given: the current directory would be it */
+        warder_ruleset *rs = (warder_ruleset *)(uintptr_t)0x1;
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, "warder: 1\n", 10, NULL, NULL, &err),
+                         WARDER_EIO);
+        ck_assert_int_eq(err.code, WARDER_EIO);
+        ck_assert_ptr_nonnull(strstr(err.message, "current directory"));
+        ck_assert_ptr_eq(rs, (warder_ruleset *)(uintptr_t)0x1);
+        warder_error_clear(&err);
+        /* a root given: the relative extends is read from "." */
+        static const char doc[] = "warder: 1\ndefault: allow\nextends: ./base.yaml\n";
+        rs = NULL;
+        ck_assert_int_eq(load_opts(&rs, doc, "/r", "/h", &err), 0);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/r/.env", NULL), WARDER_DENY);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/r/a.txt", NULL), WARDER_ALLOW);
+        warder_ruleset_free(rs);
+        ck_assert_int_eq(unlink("base.yaml"), 0);
+        for (; depth > 0; depth--) {
+                ck_assert_int_eq(chdir(".."), 0);
+                ck_assert_int_eq(rmdir(name), 0);
+        }
+        ck_assert_int_eq(fchdir(back), 0);
+        close(back);
+        ck_assert_int_eq(rmdir(top), 0);
 }
 END_TEST
 
@@ -1759,6 +1845,7 @@ static Suite *suite(void)
         tcase_add_test(tc, test_defaults);
         tcase_add_test(tc, test_two_forms);
         tcase_add_test(tc, test_misuse);
+        tcase_add_test(tc, test_options_version);
         tcase_add_test(tc, test_fold_case);
         tcase_add_test(tc, test_subtree);
         tcase_add_test(tc, test_threads);
@@ -1768,6 +1855,7 @@ static Suite *suite(void)
         tcase_add_test(tc, test_extends_files);
         tcase_add_test(tc, test_loader_refuses_special_files);
         tcase_add_test(tc, test_errors_quote_little_of_extended_files);
+        tcase_add_test(tc, test_unnamed_cwd);
         suite_add_tcase(s, tc);
         tc = tcase_create("tools");
         tcase_add_test(tc, test_explain);
