@@ -1933,6 +1933,98 @@ START_TEST(subtree_out_of_memory)
 }
 END_TEST
 
+/* Each preset loads from its table (src/ruleset/ruleset.c): with any allocation failing, the
+ * load is an error with its detail, the output untouched, or the whole preset — every rule of
+ * every operation, and its inline tests passing — never a preset with rules missing. */
+START_TEST(walk_loading_presets)
+{
+        const char *const *names = warder_preset_names();
+        for (size_t p = 0; names[p]; p++) {
+                struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+                ro.root = ws;
+                ro.home = "/home/agent";
+                ro.base_dir = ws;
+                warder_ruleset *rs = NULL;
+                warder__fault_count(WARDER__FAULT_ALLOC);
+                ck_assert_int_eq(warder_ruleset_load_preset(&rs, names[p], &ro, NULL), 0);
+                unsigned long total = warder__fault_points();
+                warder__fault_off();
+                size_t want[WARDER_OP_COUNT], rules = 0;
+                for (int op = 0; op < WARDER_OP_COUNT; op++)
+                        rules += want[op] = warder_ruleset_rule_count(rs, (enum warder_op)op);
+                size_t ncases = warder_ruleset_test_count(rs);
+                ck_assert_uint_gt(rules, 10);
+                ck_assert_uint_gt(ncases, 5);
+                warder_ruleset_free(rs);
+                fprintf(stderr, "fault walk over preset %s: %lu allocations\n", names[p], total);
+                for (unsigned long n = 1; n <= total; n++) {
+                        rs = (warder_ruleset *)(uintptr_t)0x1;
+                        struct warder_error err = WARDER_ERROR_INIT;
+                        warder__fault_arm(n, false, WARDER__FAULT_ALLOC);
+                        int rc = warder_ruleset_load_preset(&rs, names[p], &ro, &err);
+                        warder__fault_off();
+                        if (rc) {
+                                ck_assert_ptr_eq(rs, (warder_ruleset *)(uintptr_t)0x1);
+                                ck_assert_msg(err.code == rc && err.message[0],
+                                              "%s with point %lu failed (%s): error detail %d "
+                                              "for %d",
+                                              names[p], n, warder__fault_where(), err.code, rc);
+                                warder_error_clear(&err);
+                                continue;
+                        }
+                        for (int op = 0; op < WARDER_OP_COUNT; op++)
+                                ck_assert_msg(
+                                    warder_ruleset_rule_count(rs, (enum warder_op)op) == want[op],
+                                    "%s with point %lu failed (%s): %s has %zu rules", names[p], n,
+                                    warder__fault_where(), warder_op_name((enum warder_op)op),
+                                    warder_ruleset_rule_count(rs, (enum warder_op)op));
+                        size_t passed = 0, failed = 0;
+                        ck_assert_int_eq(
+                            warder_ruleset_run_tests(&passed, &failed, rs, NULL, NULL, NULL), 0);
+                        ck_assert_msg(passed == ncases && failed == 0,
+                                      "%s with point %lu failed (%s): %zu of %zu cases pass",
+                                      names[p], n, warder__fault_where(), passed, ncases);
+                        warder_ruleset_free(rs);
+                }
+        }
+}
+END_TEST
+
+/* An execute rule's one alternative is a copy of its pattern: when that copy cannot be made,
+ * the call says so and leaves the outputs alone. */
+START_TEST(alternatives_out_of_memory)
+{
+        static const char doc[] = "warder: 1\nexecute:\n  rules:\n    - deny: 'rm *'\n";
+        warder_ruleset *rs = NULL;
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, doc, strlen(doc), "fault", NULL, NULL), 0);
+        char **v = NULL;
+        size_t count = 0;
+        warder__fault_count(WARDER__FAULT_ALLOC);
+        ck_assert_int_eq(
+            warder_ruleset_rule_alternatives(&v, &count, rs, WARDER_OP_EXECUTE, 0, NULL), 0);
+        unsigned long points = warder__fault_points();
+        warder__fault_off();
+        ck_assert_uint_eq(count, 1);
+        ck_assert_str_eq(v[0], "rm *");
+        warder_ruleset_strv_free(v, count);
+        ck_assert_uint_eq(points, 2);
+        for (unsigned long n = 1; n <= points; n++) {
+                struct warder_error err = WARDER_ERROR_INIT;
+                v = (char **)(uintptr_t)0x1;
+                count = 7;
+                warder__fault_arm(n, false, WARDER__FAULT_ALLOC);
+                int rc =
+                    warder_ruleset_rule_alternatives(&v, &count, rs, WARDER_OP_EXECUTE, 0, &err);
+                warder__fault_off();
+                ck_assert_int_eq(rc, WARDER_ENOMEM);
+                ck_assert_int_eq(err.code, WARDER_ENOMEM);
+                ck_assert_str_eq(err.message, "out of memory");
+                ck_assert(v == (char **)(uintptr_t)0x1 && count == 7);
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 START_TEST(counter_semantics)
 {
         warder__fault_count(WARDER__FAULT_ALLOC);
@@ -1985,6 +2077,8 @@ int main(void)
         tcase_add_test(tc, agent_backend_under_faults);
         tcase_add_test(tc, glob_matcher_failures);
         tcase_add_test(tc, subtree_out_of_memory);
+        tcase_add_test(tc, walk_loading_presets);
+        tcase_add_test(tc, alternatives_out_of_memory);
         suite_add_tcase(s, tc);
         return warder_test_run(s);
 }
