@@ -699,6 +699,22 @@ START_TEST(test_two_forms)
         ck_assert_int_eq(d.action, WARDER_DENY);
         ck_assert_int_eq(d.form, WARDER_FORM_LITERAL);
         warder_decision_clear(&d);
+        /* rule 0 denies the literal form, a later ask rule takes the real one: the deny wins
+         * (rule 0's action counts like any other's) */
+        ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_READ, "~/.ssh/x",
+                                              strlen("~/.ssh/x"), "/tmp/x", strlen("/tmp/x"), NULL),
+                         0);
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        ck_assert_int_eq(d.form, WARDER_FORM_LITERAL);
+        ck_assert_uint_eq(d.rule_index, 0);
+        warder_decision_clear(&d);
+        ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_READ, "/tmp/x", strlen("/tmp/x"),
+                                              "~/.ssh/x", strlen("~/.ssh/x"), NULL),
+                         0);
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        ck_assert_int_eq(d.form, WARDER_FORM_REAL);
+        ck_assert_uint_eq(d.rule_index, 0);
+        warder_decision_clear(&d);
         ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_READ, "/safe/a", strlen("/safe/a"),
                                               "/tmp/a", strlen("/tmp/a"), NULL),
                          0);
