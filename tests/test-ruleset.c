@@ -715,6 +715,15 @@ START_TEST(test_two_forms)
         ck_assert_int_eq(d.form, WARDER_FORM_REAL);
         ck_assert_uint_eq(d.rule_index, 0);
         warder_decision_clear(&d);
+        /* two paths, both under rule 0: the one rule decides both forms */
+        ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_READ, "~/.ssh/a",
+                                              strlen("~/.ssh/a"), "~/.ssh/b", strlen("~/.ssh/b"),
+                                              NULL),
+                         0);
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        ck_assert_int_eq(d.form, WARDER_FORM_BOTH);
+        ck_assert_uint_eq(d.rule_index, 0);
+        warder_decision_clear(&d);
         ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_READ, "/safe/a", strlen("/safe/a"),
                                               "/tmp/a", strlen("/tmp/a"), NULL),
                          0);
