@@ -2025,6 +2025,55 @@ START_TEST(alternatives_out_of_memory)
 }
 END_TEST
 
+/* §2.10 in a decision: an `ask` rule whose pattern cannot be matched (the engine failed) is
+ * taken to match, but under first match it may hide a later deny rule — so the answer is
+ * deny, never an ask a user could approve, never allow. */
+START_TEST(ask_rule_match_failure)
+{
+        static const char doc[] = "warder: 1\ndefault: allow\nread:\n  rules:\n"
+                                  "    - ask: '**/[a-z]*.{txt,md}'\n    - deny: 'secret/**'\n";
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = "/ws";
+        warder_ruleset *rs = NULL;
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, doc, strlen(doc), "fault", &ro, NULL), 0);
+        static const char target[] = "/ws/secret/a.txt";
+        struct warder_decision d = WARDER_DECISION_INIT;
+        /* control: the ask rule hides the deny rule, and the deny rule is there */
+        ck_assert_int_eq(
+            warder_ruleset_check(&d, rs, WARDER_OP_READ, target, strlen(target), NULL, 0, NULL), 0);
+        ck_assert_int_eq(d.action, WARDER_ASK);
+        ck_assert_uint_eq(d.rule_index, 0);
+        ck_assert_ptr_null(d.note);
+        warder_decision_clear(&d);
+        ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_READ, "/ws/secret/a.bin",
+                                              strlen("/ws/secret/a.bin"), NULL, 0, NULL),
+                         0);
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        warder_decision_clear(&d);
+        unsigned long denied = 0;
+        for (unsigned long n = 1;; n++) {
+                warder__fault_arm(n, false, WARDER__FAULT_PCRE2);
+                int rc = warder_ruleset_check(&d, rs, WARDER_OP_READ, target, strlen(target), NULL,
+                                              0, NULL);
+                bool reached = warder__fault_fired();
+                warder__fault_off();
+                ck_assert_int_eq(rc, 0);
+                if (!reached) {
+                        ck_assert_int_eq(d.action, WARDER_ASK);
+                        warder_decision_clear(&d);
+                        break;
+                }
+                ck_assert_msg(d.action == WARDER_DENY, "point %lu (%s): %s", n,
+                              warder__fault_where(), warder_action_name(d.action));
+                ck_assert_ptr_nonnull(d.note);
+                warder_decision_clear(&d);
+                denied++;
+        }
+        ck_assert_uint_gt(denied, 0);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 START_TEST(counter_semantics)
 {
         warder__fault_count(WARDER__FAULT_ALLOC);
@@ -2079,6 +2128,7 @@ int main(void)
         tcase_add_test(tc, subtree_out_of_memory);
         tcase_add_test(tc, walk_loading_presets);
         tcase_add_test(tc, alternatives_out_of_memory);
+        tcase_add_test(tc, ask_rule_match_failure);
         suite_add_tcase(s, tc);
         return warder_test_run(s);
 }
