@@ -1015,6 +1015,18 @@ START_TEST(test_misuse)
         REFUSED(warder_ruleset_check(&d, rs, WARDER_OP_READ, NULL, 0, NULL, 0, &err));
         REFUSED(
             warder_ruleset_check(NULL, rs, WARDER_OP_READ, "/r/x", strlen("/r/x"), NULL, 0, &err));
+        /* the path decision that guard, command inspection and check share refuses alike:
+         * execute is not a path operation */
+        REFUSED(warder__ruleset_check_path(&d, rs, WARDER_OP_EXECUTE, "/r/x", strlen("/r/x"), NULL,
+                                           0, &err));
+        REFUSED(warder__ruleset_check_path(&d, rs, bad, "/r/x", strlen("/r/x"), NULL, 0, &err));
+        REFUSED(warder__ruleset_check_path(&d, NULL, WARDER_OP_READ, "/r/x", strlen("/r/x"), NULL,
+                                           0, &err));
+        REFUSED(warder__ruleset_check_path(&d, rs, WARDER_OP_READ, NULL, 0, NULL, 0, &err));
+        d.version = 0;
+        REFUSED(warder__ruleset_check_path(&d, rs, WARDER_OP_READ, "/r/x", strlen("/r/x"), NULL, 0,
+                                           &err));
+        d = (struct warder_decision)WARDER_DECISION_INIT;
         struct warder_explanation *ex = (struct warder_explanation *)(uintptr_t)0x1;
         REFUSED(warder_ruleset_explain(&ex, rs, bad, "/r/x", strlen("/r/x"), NULL, 0, &err));
         REFUSED(warder_ruleset_explain(&ex, NULL, WARDER_OP_READ, "/r/x", strlen("/r/x"), NULL, 0,
