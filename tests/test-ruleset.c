@@ -840,6 +840,15 @@ START_TEST(test_subtree)
         ck_assert(!warder__ruleset_subtree(rs, WARDER_OP_READ, "/vault/az", 0, &d));
         ck_assert(!warder__ruleset_subtree(rs, WARDER_OP_READ, "vault/az", 8, &d));
         warder_ruleset_free(rs);
+        /* allow rules are not asked about, and a relative directory is never asked, even
+         * under a rule that matches everywhere */
+        rs = load_ok("warder: 1\nread:\n  rules:\n    - allow: '/open/**'\n"
+                     "write:\n  rules:\n    - deny: '/**'\n");
+        ck_assert(!warder__ruleset_subtree(rs, WARDER_OP_READ, "/open", 5, &d));
+        ck_assert(!warder__ruleset_subtree(rs, WARDER_OP_READ, "/", 1, &d));
+        ck_assert(warder__ruleset_subtree(rs, WARDER_OP_WRITE, "/open", 5, &d));
+        ck_assert(!warder__ruleset_subtree(rs, WARDER_OP_WRITE, "open", 4, &d));
+        warder_ruleset_free(rs);
         /* the root is "/", not "//": a glob whose first component starts with a letter still
          * matches beneath it */
         rs = load_ok("warder: 1\nread:\n  rules:\n    - deny: '/[a-z]*/key'\n");
@@ -1051,6 +1060,11 @@ START_TEST(test_misuse)
         ck_assert(!warder_ruleset_operation_has_default(rs, bad));
         REFUSED(warder_ruleset_rule_alternatives(&v, &count, rs, bad, 0, &err));
         ck_assert(v == (char **)(uintptr_t)0x1 && count == 7);
+        ck_assert_uint_eq(warder_ruleset_rule_count(rs, bad), 0);
+        ck_assert_int_eq(warder_ruleset_rule(&info, rs, bad, 0), WARDER_EINVAL);
+        REFUSED(
+            warder_ruleset_rule_match(&matched, rs, bad, 0, "/r/.env", strlen("/r/.env"), &err));
+        ck_assert(!warder__ruleset_subtree(rs, bad, "/", 1, &d));
         warder_ruleset_free(rs);
 #undef REFUSED
 }
