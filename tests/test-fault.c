@@ -2074,6 +2074,92 @@ START_TEST(ask_rule_match_failure)
 }
 END_TEST
 
+/* A path of many components needs a larger table of separators than a thread starts with.
+ * When it cannot be had — deciding the real form of a check, or matching one rule — the call
+ * fails with ENOMEM and says so; it never returns success with the decision left as it was
+ * (here an allow from an earlier call). Each attempt runs on a new thread, whose tables start
+ * small. */
+struct long_job {
+        const warder_ruleset *rs;
+        const char *real;
+        bool match; /* warder_ruleset_rule_match() instead of a check */
+        unsigned long n;
+        bool fired, matched;
+        int rc;
+        struct warder_decision d;
+        struct warder_error err;
+};
+
+static void *long_job_run(void *arg)
+{
+        struct long_job *j = arg;
+        j->d = (struct warder_decision)WARDER_DECISION_INIT;
+        j->d.action = WARDER_ALLOW;
+        warder__fault_arm(j->n, false, WARDER__FAULT_ALLOC);
+        if (j->match)
+                j->rc = warder_ruleset_rule_match(&j->matched, j->rs, WARDER_OP_READ, 0, j->real,
+                                                  strlen(j->real), &j->err);
+        else
+                j->rc = warder_ruleset_check(&j->d, j->rs, WARDER_OP_READ, "/ws/a", 5, j->real,
+                                             strlen(j->real), &j->err);
+        j->fired = warder__fault_fired();
+        warder__fault_off();
+        return NULL;
+}
+
+START_TEST(long_paths_out_of_memory)
+{
+        static const char doc[] = "warder: 1\ndefault: allow\nread:\n  rules:\n"
+                                  "    - ask: '/ws/deep/**'\n";
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = "/ws";
+        warder_ruleset *rs = NULL;
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, doc, strlen(doc), "fault", &ro, NULL), 0);
+        struct warder__buf real = WARDER__BUF_INIT;
+        warder__buf_puts(&real, "/ws/deep");
+        for (int i = 0; i < 300; i++)
+                warder__buf_puts(&real, "/d");
+        for (int match = 0; match < 2; match++) {
+                unsigned long failed = 0;
+                for (unsigned long n = 1;; n++) {
+                        struct long_job j = {rs,
+                                             real.data,
+                                             match != 0,
+                                             n,
+                                             false,
+                                             false,
+                                             0,
+                                             WARDER_DECISION_INIT,
+                                             WARDER_ERROR_INIT};
+                        pthread_t t;
+                        ck_assert_int_eq(pthread_create(&t, NULL, long_job_run, &j), 0);
+                        ck_assert_int_eq(pthread_join(t, NULL), 0);
+                        if (j.rc == 0) {
+                                if (match)
+                                        ck_assert_msg(j.matched, "point %lu: no match", n);
+                                else
+                                        ck_assert_msg(j.d.action == WARDER_ASK &&
+                                                          j.d.form == WARDER_FORM_REAL,
+                                                      "point %lu: %s", n,
+                                                      warder_action_name(j.d.action));
+                                warder_decision_clear(&j.d);
+                                if (!j.fired)
+                                        break;
+                                continue;
+                        }
+                        ck_assert_msg(j.fired, "point %lu: %d without a fault", n, j.rc);
+                        ck_assert_int_eq(j.rc, WARDER_ENOMEM);
+                        ck_assert_int_eq(j.err.code, WARDER_ENOMEM);
+                        ck_assert_str_eq(j.err.message, "out of memory");
+                        failed++;
+                }
+                ck_assert_uint_gt(failed, 2);
+        }
+        warder__buf_free(&real);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 START_TEST(counter_semantics)
 {
         warder__fault_count(WARDER__FAULT_ALLOC);
@@ -2129,6 +2215,7 @@ int main(void)
         tcase_add_test(tc, walk_loading_presets);
         tcase_add_test(tc, alternatives_out_of_memory);
         tcase_add_test(tc, ask_rule_match_failure);
+        tcase_add_test(tc, long_paths_out_of_memory);
         suite_add_tcase(s, tc);
         return warder_test_run(s);
 }
