@@ -1930,6 +1930,18 @@ START_TEST(subtree_out_of_memory)
                         ck_assert_str_eq(d.pattern, "/vault/**");
                 }
         warder_ruleset_free(rs);
+        /* the first deny rule is rule 0: it is the answer, not a later one */
+        static const char first[] = "warder: 1\nread:\n  rules:\n    - deny: '/a/**'\n"
+                                    "    - deny: '/b/**'\n";
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, first, strlen(first), "fault", NULL, NULL),
+                         0);
+        d = (struct warder_decision)WARDER_DECISION_INIT;
+        warder__fault_arm(1, true, WARDER__FAULT_ALLOC);
+        bool hit = warder__ruleset_subtree(rs, WARDER_OP_READ, dir, len, &d);
+        warder__fault_off();
+        ck_assert(hit);
+        ck_assert_uint_eq(d.rule_index, 0);
+        warder_ruleset_free(rs);
 }
 END_TEST
 
@@ -2021,6 +2033,16 @@ START_TEST(alternatives_out_of_memory)
                 ck_assert_str_eq(err.message, "out of memory");
                 ck_assert(v == (char **)(uintptr_t)0x1 && count == 7);
         }
+        /* an operation that does not exist is refused before anything is allocated */
+        struct warder_explanation *ex = (struct warder_explanation *)(uintptr_t)0x1;
+        struct warder_error err = WARDER_ERROR_INIT;
+        warder__fault_arm(1, true, WARDER__FAULT_ALLOC);
+        int rc = warder_ruleset_explain(&ex, rs, (enum warder_op)WARDER_OP_COUNT, "/x", 2, NULL, 0,
+                                        &err);
+        warder__fault_off();
+        ck_assert_int_eq(rc, WARDER_EINVAL);
+        ck_assert_str_eq(err.message, "invalid argument");
+        ck_assert(ex == (struct warder_explanation *)(uintptr_t)0x1);
         warder_ruleset_free(rs);
 }
 END_TEST
