@@ -1480,6 +1480,15 @@ START_TEST(test_explain)
         ck_assert_str_eq(ex->decision.rule_id, "read:1");
         warder_explanation_free(ex);
         warder_explanation_free(NULL);
+        /* a target the check refuses: its error is passed on as it is, not called a lack of
+         * memory */
+        struct warder_error err = WARDER_ERROR_INIT;
+        ex = (struct warder_explanation *)(uintptr_t)0x1;
+        ck_assert_int_eq(warder_ruleset_explain(&ex, rs, WARDER_OP_READ, "", 0, NULL, 0, &err),
+                         WARDER_EINVAL);
+        ck_assert_int_eq(err.code, WARDER_EINVAL);
+        ck_assert_msg(strstr(err.message, "out of memory") == NULL, "%s", err.message);
+        ck_assert(ex == (struct warder_explanation *)(uintptr_t)0x1);
         warder_ruleset_free(rs);
 }
 END_TEST
