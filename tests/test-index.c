@@ -582,6 +582,37 @@ START_TEST(test_index_no_literal)
 }
 END_TEST
 
+/* A rule whose exact alternative and matcher alternative both have nothing to key on: both
+ * are run on every check, the matcher too — a path only the matcher's alternative names is
+ * still found. */
+START_TEST(test_index_residual_parts)
+{
+        static const char *const patterns[] = {"{**/*q*,**/[0-9]*}", "{**/q*,**/[0-9]*}",
+                                               "{**/*q,**/[0-9]*}", "{**/*q*,**/?[0-9]}"};
+        for (size_t i = 0; i < WARDER__ARRAY_SIZE(patterns); i++) {
+                char doc[256];
+                snprintf(doc, sizeof(doc),
+                         "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: '%s'\n",
+                         patterns[i]);
+                warder_ruleset *rs = NULL;
+                ck_assert_int_eq(
+                    warder_ruleset_load_string(&rs, doc, strlen(doc), NULL, NULL, NULL), 0);
+                /* control: the matcher's alternative alone names the first path */
+                const char *only = i == 3 ? "/r/x5" : "/r/5";
+                ck_assert_int_eq(warder__linear_decide(rs, WARDER_OP_READ, only, strlen(only)), 0);
+                static const char *const targets[] = {"/r/5", "/r/d/x5", "/r/q", "/r/xqx", "/r/ab"};
+                for (size_t c = 0; c < WARDER__ARRAY_SIZE(targets); c++) {
+                        const char *t = targets[c];
+                        long lin = warder__linear_decide(rs, WARDER_OP_READ, t, strlen(t));
+                        long got = warder__index_decide(rs, WARDER_OP_READ, t, strlen(t));
+                        ck_assert_msg(got == lin, "%s %s: index %ld, linear %ld", patterns[i], t,
+                                      got, lin);
+                }
+                warder_ruleset_free(rs);
+        }
+}
+END_TEST
+
 START_TEST(test_index_rarest_key)
 {
         /* 1,000 rules share the extension `tmp`, each has its own directory component: each is
@@ -859,6 +890,7 @@ static Suite *suite(void)
         tcase_set_timeout(ta, 300);
         tcase_add_loop_test(ta, test_index_adversarial, 0, 6);
         tcase_add_test(ta, test_index_no_literal);
+        tcase_add_test(ta, test_index_residual_parts);
         tcase_add_test(ta, test_index_rarest_key);
         suite_add_tcase(s, ta);
         TCase *tx = tcase_create("execute");
