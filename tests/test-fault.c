@@ -2182,6 +2182,62 @@ START_TEST(long_paths_out_of_memory)
 }
 END_TEST
 
+/* Rules with nothing to key on are run on every check from one list, which grows as they are
+ * filed: loaded with any allocation failing, the ruleset is an error or has every one of them
+ * (each target below is denied by its own rule only). */
+START_TEST(walk_loading_unkeyed)
+{
+        struct warder__buf doc = WARDER__BUF_INIT;
+        warder__buf_puts(&doc, "warder: 1\ndefault: allow\nread:\n  rules:\n");
+        for (int i = 0; i < 9; i++)
+                warder__buf_printf(&doc, "    - deny: '**/[a-c]?%d[!x]*'\n", i);
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = "/ws";
+        warder_ruleset *rs = NULL;
+        warder__fault_count(WARDER__FAULT_ALLOC);
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, doc.data, doc.len, "fault", &ro, NULL), 0);
+        unsigned long total = warder__fault_points();
+        warder__fault_off();
+        /* control: each target is denied, by its own rule */
+        for (int i = 0; i < 9; i++) {
+                char t[32];
+                snprintf(t, sizeof(t), "/ws/q/ab%dy", i);
+                struct warder_decision d = WARDER_DECISION_INIT;
+                ck_assert_int_eq(
+                    warder_ruleset_check(&d, rs, WARDER_OP_READ, t, strlen(t), NULL, 0, NULL), 0);
+                ck_assert_int_eq(d.action, WARDER_DENY);
+                ck_assert_uint_eq(d.rule_index, (size_t)i);
+        }
+        warder_ruleset_free(rs);
+        for (unsigned long n = 1; n <= total; n++) {
+                rs = NULL;
+                struct warder_error err = WARDER_ERROR_INIT;
+                warder__fault_arm(n, false, WARDER__FAULT_ALLOC);
+                int rc = warder_ruleset_load_string(&rs, doc.data, doc.len, "fault", &ro, &err);
+                warder__fault_off();
+                if (rc) {
+                        ck_assert_ptr_null(rs);
+                        ck_assert_int_eq(err.code, rc);
+                        warder_error_clear(&err);
+                        continue;
+                }
+                for (int i = 0; i < 9; i++) {
+                        char t[32];
+                        snprintf(t, sizeof(t), "/ws/q/ab%dy", i);
+                        struct warder_decision d = WARDER_DECISION_INIT;
+                        ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_READ, t, strlen(t),
+                                                              NULL, 0, NULL),
+                                         0);
+                        ck_assert_msg(d.action == WARDER_DENY,
+                                      "loaded with point %lu failed (%s): %s is %s", n,
+                                      warder__fault_where(), t, warder_action_name(d.action));
+                }
+                warder_ruleset_free(rs);
+        }
+        warder__buf_free(&doc);
+}
+END_TEST
+
 START_TEST(counter_semantics)
 {
         warder__fault_count(WARDER__FAULT_ALLOC);
@@ -2238,6 +2294,7 @@ int main(void)
         tcase_add_test(tc, alternatives_out_of_memory);
         tcase_add_test(tc, ask_rule_match_failure);
         tcase_add_test(tc, long_paths_out_of_memory);
+        tcase_add_test(tc, walk_loading_unkeyed);
         suite_add_tcase(s, tc);
         return warder_test_run(s);
 }
