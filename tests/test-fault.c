@@ -2183,14 +2183,20 @@ START_TEST(long_paths_out_of_memory)
 END_TEST
 
 /* Rules with nothing to key on are run on every check from one list, which grows as they are
- * filed: loaded with any allocation failing, the ruleset is an error or has every one of them
- * (each target below is denied by its own rule only). */
+ * filed; many rules have their shared grams counted in a table that grows too: loaded with any
+ * allocation failing, the ruleset is an error or has every one of them (each target below is denied
+ * by its own rule only). */
 START_TEST(walk_loading_unkeyed)
 {
+        /* _i 1: enough rules (70) that the index counts which grams they share before it
+         * chooses their keys */
+        const int nrules = _i ? 70 : 9;
         struct warder__buf doc = WARDER__BUF_INIT;
         warder__buf_puts(&doc, "warder: 1\ndefault: allow\nread:\n  rules:\n");
-        for (int i = 0; i < 9; i++)
-                warder__buf_printf(&doc, "    - deny: '**/[a-c]?%d[!x]*'\n", i);
+        for (int i = 0; i < nrules; i++)
+                warder__buf_printf(
+                    &doc, _i ? "    - deny: '**/*q%02dz*'\n" : "    - deny: '**/[a-c]?%d[!x]*'\n",
+                    i);
         struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
         ro.root = "/ws";
         warder_ruleset *rs = NULL;
@@ -2199,9 +2205,9 @@ START_TEST(walk_loading_unkeyed)
         unsigned long total = warder__fault_points();
         warder__fault_off();
         /* control: each target is denied, by its own rule */
-        for (int i = 0; i < 9; i++) {
+        for (int i = 0; i < nrules; i++) {
                 char t[32];
-                snprintf(t, sizeof(t), "/ws/q/ab%dy", i);
+                snprintf(t, sizeof(t), _i ? "/ws/q/aq%02dzb" : "/ws/q/ab%dy", i);
                 struct warder_decision d = WARDER_DECISION_INIT;
                 ck_assert_int_eq(
                     warder_ruleset_check(&d, rs, WARDER_OP_READ, t, strlen(t), NULL, 0, NULL), 0);
@@ -2221,9 +2227,9 @@ START_TEST(walk_loading_unkeyed)
                         warder_error_clear(&err);
                         continue;
                 }
-                for (int i = 0; i < 9; i++) {
+                for (int i = 0; i < nrules; i++) {
                         char t[32];
-                        snprintf(t, sizeof(t), "/ws/q/ab%dy", i);
+                        snprintf(t, sizeof(t), _i ? "/ws/q/aq%02dzb" : "/ws/q/ab%dy", i);
                         struct warder_decision d = WARDER_DECISION_INIT;
                         ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_READ, t, strlen(t),
                                                               NULL, 0, NULL),
@@ -2294,7 +2300,7 @@ int main(void)
         tcase_add_test(tc, alternatives_out_of_memory);
         tcase_add_test(tc, ask_rule_match_failure);
         tcase_add_test(tc, long_paths_out_of_memory);
-        tcase_add_test(tc, walk_loading_unkeyed);
+        tcase_add_loop_test(tc, walk_loading_unkeyed, 0, 2);
         suite_add_tcase(s, tc);
         return warder_test_run(s);
 }
