@@ -2182,21 +2182,38 @@ START_TEST(long_paths_out_of_memory)
 }
 END_TEST
 
-/* Rules with nothing to key on are run on every check from one list, which grows as they are
- * filed; many rules have their shared grams counted in a table that grows too: loaded with any
- * allocation failing, the ruleset is an error or has every one of them (each target below is denied
- * by its own rule only). */
+/* Rule i of walk_loading_unkeyed, and a target only it denies: _i 0, nine rules with nothing
+ * to key on (run on every check from one list, which grows as they are filed); _i 1, seventy
+ * rules keyed by grams of a 20-letter word each, which the index counts first (over a
+ * thousand grams: the count table grows). */
+static void unkeyed_rule(int variant, int i, char *rule, char *target, size_t size)
+{
+        if (!variant) {
+                snprintf(rule, size, "**/[a-c]?%d[!x]*", i);
+                snprintf(target, size, "/ws/q/ab%dy", i);
+                return;
+        }
+        char word[21];
+        unsigned x = 2654435761u * (unsigned)(i + 1);
+        for (int k = 0; k < 20; k++) {
+                x = x * 1103515245u + 12345u;
+                word[k] = (char)('a' + (x >> 16) % 26);
+        }
+        word[20] = '\0';
+        snprintf(rule, size, "/**/*%s*", word);
+        snprintf(target, size, "/ws/q/9%s9", word);
+}
+
 START_TEST(walk_loading_unkeyed)
 {
-        /* _i 1: enough rules (70) that the index counts which grams they share before it
-         * chooses their keys */
         const int nrules = _i ? 70 : 9;
+        char rule[64], t[64];
         struct warder__buf doc = WARDER__BUF_INIT;
         warder__buf_puts(&doc, "warder: 1\ndefault: allow\nread:\n  rules:\n");
-        for (int i = 0; i < nrules; i++)
-                warder__buf_printf(
-                    &doc, _i ? "    - deny: '**/*q%02dz*'\n" : "    - deny: '**/[a-c]?%d[!x]*'\n",
-                    i);
+        for (int i = 0; i < nrules; i++) {
+                unkeyed_rule(_i, i, rule, t, sizeof(rule));
+                warder__buf_printf(&doc, "    - deny: '%s'\n", rule);
+        }
         struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
         ro.root = "/ws";
         warder_ruleset *rs = NULL;
@@ -2206,8 +2223,7 @@ START_TEST(walk_loading_unkeyed)
         warder__fault_off();
         /* control: each target is denied, by its own rule */
         for (int i = 0; i < nrules; i++) {
-                char t[32];
-                snprintf(t, sizeof(t), _i ? "/ws/q/aq%02dzb" : "/ws/q/ab%dy", i);
+                unkeyed_rule(_i, i, rule, t, sizeof(rule));
                 struct warder_decision d = WARDER_DECISION_INIT;
                 ck_assert_int_eq(
                     warder_ruleset_check(&d, rs, WARDER_OP_READ, t, strlen(t), NULL, 0, NULL), 0);
@@ -2215,31 +2231,33 @@ START_TEST(walk_loading_unkeyed)
                 ck_assert_uint_eq(d.rule_index, (size_t)i);
         }
         warder_ruleset_free(rs);
-        for (unsigned long n = 1; n <= total; n++) {
-                rs = NULL;
-                struct warder_error err = WARDER_ERROR_INIT;
-                warder__fault_arm(n, false, WARDER__FAULT_ALLOC);
-                int rc = warder_ruleset_load_string(&rs, doc.data, doc.len, "fault", &ro, &err);
-                warder__fault_off();
-                if (rc) {
-                        ck_assert_ptr_null(rs);
-                        ck_assert_int_eq(err.code, rc);
-                        warder_error_clear(&err);
-                        continue;
+        for (int sticky = 0; sticky < 2; sticky++)
+                for (unsigned long n = 1; n <= total; n++) {
+                        rs = NULL;
+                        struct warder_error err = WARDER_ERROR_INIT;
+                        warder__fault_arm(n, sticky, WARDER__FAULT_ALLOC);
+                        int rc =
+                            warder_ruleset_load_string(&rs, doc.data, doc.len, "fault", &ro, &err);
+                        warder__fault_off();
+                        if (rc) {
+                                ck_assert_ptr_null(rs);
+                                ck_assert_int_eq(err.code, rc);
+                                warder_error_clear(&err);
+                                continue;
+                        }
+                        for (int i = 0; i < nrules; i++) {
+                                unkeyed_rule(_i, i, rule, t, sizeof(rule));
+                                struct warder_decision d = WARDER_DECISION_INIT;
+                                ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_READ, t,
+                                                                      strlen(t), NULL, 0, NULL),
+                                                 0);
+                                ck_assert_msg(d.action == WARDER_DENY,
+                                              "loaded with point %lu failed (%s): %s is %s", n,
+                                              warder__fault_where(), t,
+                                              warder_action_name(d.action));
+                        }
+                        warder_ruleset_free(rs);
                 }
-                for (int i = 0; i < nrules; i++) {
-                        char t[32];
-                        snprintf(t, sizeof(t), _i ? "/ws/q/aq%02dzb" : "/ws/q/ab%dy", i);
-                        struct warder_decision d = WARDER_DECISION_INIT;
-                        ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_READ, t, strlen(t),
-                                                              NULL, 0, NULL),
-                                         0);
-                        ck_assert_msg(d.action == WARDER_DENY,
-                                      "loaded with point %lu failed (%s): %s is %s", n,
-                                      warder__fault_where(), t, warder_action_name(d.action));
-                }
-                warder_ruleset_free(rs);
-        }
         warder__buf_free(&doc);
 }
 END_TEST
