@@ -1577,6 +1577,25 @@ START_TEST(test_inline_tests)
         ck_assert_msg(strstr(t.last_fail, "t.yaml:15 read ok expected deny got allow"), "%s",
                       t.last_fail);
         warder_ruleset_free(rs);
+        /* a root of their own and the load's home: reloaded for the root alone */
+        rs = load_ok("warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: '.env'\n"
+                     "tests:\n  root: /proj\n  cases:\n"
+                     "    - {op: read, target: /proj/.env, expect: deny}\n"
+                     "    - {op: read, target: /r/.env, expect: allow}\n");
+        ck_assert_int_eq(warder_ruleset_run_tests(&passed, &failed, rs, NULL, NULL, NULL), 0);
+        ck_assert_uint_eq(passed, 2);
+        ck_assert_uint_eq(failed, 0);
+        warder_ruleset_free(rs);
+        /* a preset loaded under another root reloads itself, by name, for its tests */
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        o.root = "/elsewhere";
+        o.home = "/home/other";
+        ck_assert_int_eq(warder_ruleset_load_preset(&rs, "default", &o, NULL), 0);
+        ck_assert_int_eq(warder_ruleset_run_tests(&passed, &failed, rs, NULL, NULL, NULL), 0);
+        ck_assert_uint_eq(passed, warder_ruleset_test_count(rs));
+        ck_assert_uint_gt(passed, 5);
+        ck_assert_uint_eq(failed, 0);
+        warder_ruleset_free(rs);
 }
 END_TEST
 
