@@ -613,6 +613,32 @@ START_TEST(test_index_residual_parts)
 }
 END_TEST
 
+/* The execute report `warder lint` prints: commands that start with a wildcard have no key and
+ * run on every check; the first of them is named. Bad arguments are refused. */
+START_TEST(test_execute_index_stats)
+{
+        static const char doc[] = "warder: 1\nexecute:\n  rules:\n    - allow: 'git *'\n"
+                                  "    - deny: '*mkfs*'\n    - ask: '*curl *'\n"
+                                  "    - deny: 'rm -rf *'\n";
+        warder_ruleset *rs = NULL;
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, doc, strlen(doc), NULL, NULL, NULL), 0);
+        struct warder_ruleset_index_stats st = WARDER_RULESET_INDEX_STATS_INIT;
+        ck_assert_int_eq(warder_ruleset_index_stats(&st, rs, WARDER_OP_EXECUTE, NULL), 0);
+        ck_assert_uint_eq(st.rules, 4);
+        ck_assert_uint_eq(st.always, 2);
+        ck_assert_uint_eq(st.first_always, 1);
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_int_eq(warder_ruleset_index_stats(&st, NULL, WARDER_OP_READ, &err),
+                         WARDER_EINVAL);
+        ck_assert_int_eq(err.code, WARDER_EINVAL);
+        ck_assert_int_eq(warder_ruleset_index_stats(NULL, rs, WARDER_OP_READ, NULL), WARDER_EINVAL);
+        st.version = 0;
+        ck_assert_int_eq(warder_ruleset_index_stats(&st, rs, WARDER_OP_READ, NULL), WARDER_EINVAL);
+        ck_assert_int_eq(st.version, 0); /* untouched */
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 START_TEST(test_index_rarest_key)
 {
         /* 1,000 rules share the extension `tmp`, each has its own directory component: each is
@@ -898,6 +924,7 @@ static Suite *suite(void)
         tcase_add_loop_test(tx, test_execute_index_equals_linear, 0, 2);
         tcase_add_test(tx, test_execute_index_small_sets);
         tcase_add_test(tx, test_execute_index_examples);
+        tcase_add_test(tx, test_execute_index_stats);
         suite_add_tcase(s, tx);
         TCase *tl = tcase_create("lazy");
         tcase_set_timeout(tl, 120);
