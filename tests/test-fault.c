@@ -30,6 +30,7 @@
 #include "fault.h"
 #include "fs-fixture.h"
 #include "mock-backend.h"
+#include "ruleset/ruleset-internal.h"
 #include "support.h"
 #include "util.h"
 #include "warder/tooling.h"
@@ -1894,6 +1895,373 @@ START_TEST(path_out_of_memory)
 }
 END_TEST
 
+/* §5.4.1 under allocation failure: a directory too long for the stack buffers needs two heap
+ * copies (with its trailing slash, and folded); when either cannot be made, the question
+ * "can a deny rule match beneath?" is answered with the first deny rule, whatever the
+ * directory — never "no rule", never an allow or ask rule. */
+START_TEST(subtree_out_of_memory)
+{
+        warder_ruleset *rs = NULL;
+        static const char doc[] = "warder: 1\nfold_case: true\nread:\n  rules:\n"
+                                  "    - allow: '/open/**'\n    - ask: '/maybe/**'\n"
+                                  "    - deny: '/vault/**'\n    - deny: '/keys/**'\n";
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, doc, strlen(doc), "fault", NULL, NULL), 0);
+        char dir[600];
+        memset(dir, 'q', sizeof(dir) - 1);
+        dir[0] = '/';
+        dir[sizeof(dir) - 1] = '\0';
+        size_t len = strlen(dir);
+        struct warder_decision d = WARDER_DECISION_INIT;
+        /* control: with memory, no rule can match beneath the long directory */
+        warder__fault_count(WARDER__FAULT_ALLOC);
+        ck_assert(!warder__ruleset_subtree(rs, WARDER_OP_READ, dir, len, &d));
+        unsigned long points = warder__fault_points();
+        warder__fault_off();
+        ck_assert_uint_eq(points, 2);
+        for (int sticky = 0; sticky < 2; sticky++)
+                for (unsigned long n = 1; n <= points; n++) {
+                        d = (struct warder_decision)WARDER_DECISION_INIT;
+                        warder__fault_arm(n, sticky, WARDER__FAULT_ALLOC);
+                        bool hit = warder__ruleset_subtree(rs, WARDER_OP_READ, dir, len, &d);
+                        warder__fault_off();
+                        ck_assert_msg(hit, "point %lu failed: no rule", n);
+                        ck_assert_int_eq(d.action, WARDER_DENY);
+                        ck_assert_uint_eq(d.rule_index, 2);
+                        ck_assert_str_eq(d.pattern, "/vault/**");
+                }
+        warder_ruleset_free(rs);
+        /* the first deny rule is rule 0: it is the answer, not a later one */
+        static const char first[] = "warder: 1\nread:\n  rules:\n    - deny: '/a/**'\n"
+                                    "    - deny: '/b/**'\n";
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, first, strlen(first), "fault", NULL, NULL),
+                         0);
+        d = (struct warder_decision)WARDER_DECISION_INIT;
+        warder__fault_arm(1, true, WARDER__FAULT_ALLOC);
+        bool hit = warder__ruleset_subtree(rs, WARDER_OP_READ, dir, len, &d);
+        warder__fault_off();
+        ck_assert(hit);
+        ck_assert_uint_eq(d.rule_index, 0);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* Each preset loads from its table (src/ruleset/ruleset.c): with any allocation failing, the
+ * load is an error with its detail, the output untouched, or the whole preset — every rule of
+ * every operation, and its inline tests passing — never a preset with rules missing. */
+START_TEST(walk_loading_presets)
+{
+        const char *const *names = warder_preset_names();
+        for (size_t p = 0; names[p]; p++) {
+                struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+                ro.root = ws;
+                ro.home = "/home/agent";
+                ro.base_dir = ws;
+                warder_ruleset *rs = NULL;
+                warder__fault_count(WARDER__FAULT_ALLOC);
+                ck_assert_int_eq(warder_ruleset_load_preset(&rs, names[p], &ro, NULL), 0);
+                unsigned long total = warder__fault_points();
+                warder__fault_off();
+                size_t want[WARDER_OP_COUNT], rules = 0;
+                for (int op = 0; op < WARDER_OP_COUNT; op++)
+                        rules += want[op] = warder_ruleset_rule_count(rs, (enum warder_op)op);
+                size_t ncases = warder_ruleset_test_count(rs);
+                ck_assert_uint_gt(rules, 10);
+                ck_assert_uint_gt(ncases, 5);
+                warder_ruleset_free(rs);
+                fprintf(stderr, "fault walk over preset %s: %lu allocations\n", names[p], total);
+                for (unsigned long n = 1; n <= total; n++) {
+                        rs = (warder_ruleset *)(uintptr_t)0x1;
+                        struct warder_error err = WARDER_ERROR_INIT;
+                        warder__fault_arm(n, false, WARDER__FAULT_ALLOC);
+                        int rc = warder_ruleset_load_preset(&rs, names[p], &ro, &err);
+                        warder__fault_off();
+                        if (rc) {
+                                ck_assert_ptr_eq(rs, (warder_ruleset *)(uintptr_t)0x1);
+                                ck_assert_msg(err.code == rc && err.message[0],
+                                              "%s with point %lu failed (%s): error detail %d "
+                                              "for %d",
+                                              names[p], n, warder__fault_where(), err.code, rc);
+                                warder_error_clear(&err);
+                                continue;
+                        }
+                        for (int op = 0; op < WARDER_OP_COUNT; op++)
+                                ck_assert_msg(
+                                    warder_ruleset_rule_count(rs, (enum warder_op)op) == want[op],
+                                    "%s with point %lu failed (%s): %s has %zu rules", names[p], n,
+                                    warder__fault_where(), warder_op_name((enum warder_op)op),
+                                    warder_ruleset_rule_count(rs, (enum warder_op)op));
+                        size_t passed = 0, failed = 0;
+                        ck_assert_int_eq(
+                            warder_ruleset_run_tests(&passed, &failed, rs, NULL, NULL, NULL), 0);
+                        ck_assert_msg(passed == ncases && failed == 0,
+                                      "%s with point %lu failed (%s): %zu of %zu cases pass",
+                                      names[p], n, warder__fault_where(), passed, ncases);
+                        warder_ruleset_free(rs);
+                }
+        }
+}
+END_TEST
+
+/* An execute rule's one alternative is a copy of its pattern: when that copy cannot be made,
+ * the call says so and leaves the outputs alone. */
+START_TEST(alternatives_out_of_memory)
+{
+        static const char doc[] = "warder: 1\nexecute:\n  rules:\n    - deny: 'rm *'\n";
+        warder_ruleset *rs = NULL;
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, doc, strlen(doc), "fault", NULL, NULL), 0);
+        char **v = NULL;
+        size_t count = 0;
+        warder__fault_count(WARDER__FAULT_ALLOC);
+        ck_assert_int_eq(
+            warder_ruleset_rule_alternatives(&v, &count, rs, WARDER_OP_EXECUTE, 0, NULL), 0);
+        unsigned long points = warder__fault_points();
+        warder__fault_off();
+        ck_assert_uint_eq(count, 1);
+        ck_assert_str_eq(v[0], "rm *");
+        warder_ruleset_strv_free(v, count);
+        ck_assert_uint_eq(points, 2);
+        for (unsigned long n = 1; n <= points; n++) {
+                struct warder_error err = WARDER_ERROR_INIT;
+                v = (char **)(uintptr_t)0x1;
+                count = 7;
+                warder__fault_arm(n, false, WARDER__FAULT_ALLOC);
+                int rc =
+                    warder_ruleset_rule_alternatives(&v, &count, rs, WARDER_OP_EXECUTE, 0, &err);
+                warder__fault_off();
+                ck_assert_int_eq(rc, WARDER_ENOMEM);
+                ck_assert_int_eq(err.code, WARDER_ENOMEM);
+                ck_assert_str_eq(err.message, "out of memory");
+                ck_assert(v == (char **)(uintptr_t)0x1 && count == 7);
+        }
+        /* an operation that does not exist is refused before anything is allocated */
+        struct warder_explanation *ex = (struct warder_explanation *)(uintptr_t)0x1;
+        struct warder_error err = WARDER_ERROR_INIT;
+        warder__fault_arm(1, true, WARDER__FAULT_ALLOC);
+        int rc = warder_ruleset_explain(&ex, rs, (enum warder_op)WARDER_OP_COUNT, "/x", 2, NULL, 0,
+                                        &err);
+        warder__fault_off();
+        ck_assert_int_eq(rc, WARDER_EINVAL);
+        ck_assert_str_eq(err.message, "invalid argument");
+        ck_assert(ex == (struct warder_explanation *)(uintptr_t)0x1);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* §2.10 in a decision: an `ask` rule whose pattern cannot be matched (the engine failed) is
+ * taken to match, but under first match it may hide a later deny rule — so the answer is
+ * deny, never an ask a user could approve, never allow. */
+START_TEST(ask_rule_match_failure)
+{
+        static const char doc[] = "warder: 1\ndefault: allow\nread:\n  rules:\n"
+                                  "    - ask: '**/[a-z]*.{txt,md}'\n    - deny: 'secret/**'\n";
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = "/ws";
+        warder_ruleset *rs = NULL;
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, doc, strlen(doc), "fault", &ro, NULL), 0);
+        static const char target[] = "/ws/secret/a.txt";
+        struct warder_decision d = WARDER_DECISION_INIT;
+        /* control: the ask rule hides the deny rule, and the deny rule is there */
+        ck_assert_int_eq(
+            warder_ruleset_check(&d, rs, WARDER_OP_READ, target, strlen(target), NULL, 0, NULL), 0);
+        ck_assert_int_eq(d.action, WARDER_ASK);
+        ck_assert_uint_eq(d.rule_index, 0);
+        ck_assert_ptr_null(d.note);
+        warder_decision_clear(&d);
+        ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_READ, "/ws/secret/a.bin",
+                                              strlen("/ws/secret/a.bin"), NULL, 0, NULL),
+                         0);
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        warder_decision_clear(&d);
+        unsigned long denied = 0;
+        for (unsigned long n = 1;; n++) {
+                warder__fault_arm(n, false, WARDER__FAULT_PCRE2);
+                int rc = warder_ruleset_check(&d, rs, WARDER_OP_READ, target, strlen(target), NULL,
+                                              0, NULL);
+                bool reached = warder__fault_fired();
+                warder__fault_off();
+                ck_assert_int_eq(rc, 0);
+                if (!reached) {
+                        ck_assert_int_eq(d.action, WARDER_ASK);
+                        warder_decision_clear(&d);
+                        break;
+                }
+                ck_assert_msg(d.action == WARDER_DENY, "point %lu (%s): %s", n,
+                              warder__fault_where(), warder_action_name(d.action));
+                ck_assert_ptr_nonnull(d.note);
+                warder_decision_clear(&d);
+                denied++;
+        }
+        ck_assert_uint_gt(denied, 0);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* A path of many components needs a larger table of separators than a thread starts with.
+ * When it cannot be had — deciding the real form of a check, or matching one rule — the call
+ * fails with ENOMEM and says so; it never returns success with the decision left as it was
+ * (here an allow from an earlier call). Each attempt runs on a new thread, whose tables start
+ * small. */
+struct long_job {
+        const warder_ruleset *rs;
+        const char *real;
+        bool match; /* warder_ruleset_rule_match() instead of a check */
+        unsigned long n;
+        bool fired, matched;
+        int rc;
+        struct warder_decision d;
+        struct warder_error err;
+};
+
+static void *long_job_run(void *arg)
+{
+        struct long_job *j = arg;
+        j->d = (struct warder_decision)WARDER_DECISION_INIT;
+        j->d.action = WARDER_ALLOW;
+        warder__fault_arm(j->n, false, WARDER__FAULT_ALLOC);
+        if (j->match)
+                j->rc = warder_ruleset_rule_match(&j->matched, j->rs, WARDER_OP_READ, 0, j->real,
+                                                  strlen(j->real), &j->err);
+        else
+                j->rc = warder_ruleset_check(&j->d, j->rs, WARDER_OP_READ, "/ws/a", 5, j->real,
+                                             strlen(j->real), &j->err);
+        j->fired = warder__fault_fired();
+        warder__fault_off();
+        return NULL;
+}
+
+START_TEST(long_paths_out_of_memory)
+{
+        static const char doc[] = "warder: 1\ndefault: allow\nread:\n  rules:\n"
+                                  "    - ask: '/ws/deep/**'\n";
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = "/ws";
+        warder_ruleset *rs = NULL;
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, doc, strlen(doc), "fault", &ro, NULL), 0);
+        struct warder__buf real = WARDER__BUF_INIT;
+        warder__buf_puts(&real, "/ws/deep");
+        for (int i = 0; i < 300; i++)
+                warder__buf_puts(&real, "/d");
+        for (int match = 0; match < 2; match++) {
+                unsigned long failed = 0;
+                for (unsigned long n = 1;; n++) {
+                        struct long_job j = {rs,
+                                             real.data,
+                                             match != 0,
+                                             n,
+                                             false,
+                                             false,
+                                             0,
+                                             WARDER_DECISION_INIT,
+                                             WARDER_ERROR_INIT};
+                        pthread_t t;
+                        ck_assert_int_eq(pthread_create(&t, NULL, long_job_run, &j), 0);
+                        ck_assert_int_eq(pthread_join(t, NULL), 0);
+                        if (j.rc == 0) {
+                                if (match)
+                                        ck_assert_msg(j.matched, "point %lu: no match", n);
+                                else
+                                        ck_assert_msg(j.d.action == WARDER_ASK &&
+                                                          j.d.form == WARDER_FORM_REAL,
+                                                      "point %lu: %s", n,
+                                                      warder_action_name(j.d.action));
+                                warder_decision_clear(&j.d);
+                                if (!j.fired)
+                                        break;
+                                continue;
+                        }
+                        ck_assert_msg(j.fired, "point %lu: %d without a fault", n, j.rc);
+                        ck_assert_int_eq(j.rc, WARDER_ENOMEM);
+                        ck_assert_int_eq(j.err.code, WARDER_ENOMEM);
+                        ck_assert_str_eq(j.err.message, "out of memory");
+                        failed++;
+                }
+                ck_assert_uint_gt(failed, 2);
+        }
+        warder__buf_free(&real);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* Rule i of walk_loading_unkeyed, and a target only it denies: _i 0, nine rules with nothing
+ * to key on (run on every check from one list, which grows as they are filed); _i 1, seventy
+ * rules keyed by grams of a 20-letter word each, which the index counts first (over a
+ * thousand grams: the count table grows). */
+static void unkeyed_rule(int variant, int i, char *rule, char *target, size_t size)
+{
+        if (!variant) {
+                snprintf(rule, size, "**/[a-c]?%d[!x]*", i);
+                snprintf(target, size, "/ws/q/ab%dy", i);
+                return;
+        }
+        char word[21];
+        unsigned x = 2654435761u * (unsigned)(i + 1);
+        for (int k = 0; k < 20; k++) {
+                x = x * 1103515245u + 12345u;
+                word[k] = (char)('a' + (x >> 16) % 26);
+        }
+        word[20] = '\0';
+        snprintf(rule, size, "/**/*%s*", word);
+        snprintf(target, size, "/ws/q/9%s9", word);
+}
+
+START_TEST(walk_loading_unkeyed)
+{
+        const int nrules = _i ? 70 : 9;
+        char rule[64], t[64];
+        struct warder__buf doc = WARDER__BUF_INIT;
+        warder__buf_puts(&doc, "warder: 1\ndefault: allow\nread:\n  rules:\n");
+        for (int i = 0; i < nrules; i++) {
+                unkeyed_rule(_i, i, rule, t, sizeof(rule));
+                warder__buf_printf(&doc, "    - deny: '%s'\n", rule);
+        }
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = "/ws";
+        warder_ruleset *rs = NULL;
+        warder__fault_count(WARDER__FAULT_ALLOC);
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, doc.data, doc.len, "fault", &ro, NULL), 0);
+        unsigned long total = warder__fault_points();
+        warder__fault_off();
+        /* control: each target is denied, by its own rule */
+        for (int i = 0; i < nrules; i++) {
+                unkeyed_rule(_i, i, rule, t, sizeof(rule));
+                struct warder_decision d = WARDER_DECISION_INIT;
+                ck_assert_int_eq(
+                    warder_ruleset_check(&d, rs, WARDER_OP_READ, t, strlen(t), NULL, 0, NULL), 0);
+                ck_assert_int_eq(d.action, WARDER_DENY);
+                ck_assert_uint_eq(d.rule_index, (size_t)i);
+        }
+        warder_ruleset_free(rs);
+        for (int sticky = 0; sticky < 2; sticky++)
+                for (unsigned long n = 1; n <= total; n++) {
+                        rs = NULL;
+                        struct warder_error err = WARDER_ERROR_INIT;
+                        warder__fault_arm(n, sticky, WARDER__FAULT_ALLOC);
+                        int rc =
+                            warder_ruleset_load_string(&rs, doc.data, doc.len, "fault", &ro, &err);
+                        warder__fault_off();
+                        if (rc) {
+                                ck_assert_ptr_null(rs);
+                                ck_assert_int_eq(err.code, rc);
+                                warder_error_clear(&err);
+                                continue;
+                        }
+                        for (int i = 0; i < nrules; i++) {
+                                unkeyed_rule(_i, i, rule, t, sizeof(rule));
+                                struct warder_decision d = WARDER_DECISION_INIT;
+                                ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_READ, t,
+                                                                      strlen(t), NULL, 0, NULL),
+                                                 0);
+                                ck_assert_msg(d.action == WARDER_DENY,
+                                              "loaded with point %lu failed (%s): %s is %s", n,
+                                              warder__fault_where(), t,
+                                              warder_action_name(d.action));
+                        }
+                        warder_ruleset_free(rs);
+                }
+        warder__buf_free(&doc);
+}
+END_TEST
+
 START_TEST(counter_semantics)
 {
         warder__fault_count(WARDER__FAULT_ALLOC);
@@ -1945,6 +2313,12 @@ int main(void)
         tcase_add_loop_test(tc, no_descriptor_reaches_a_child, 0, 2);
         tcase_add_test(tc, agent_backend_under_faults);
         tcase_add_test(tc, glob_matcher_failures);
+        tcase_add_test(tc, subtree_out_of_memory);
+        tcase_add_test(tc, walk_loading_presets);
+        tcase_add_test(tc, alternatives_out_of_memory);
+        tcase_add_test(tc, ask_rule_match_failure);
+        tcase_add_test(tc, long_paths_out_of_memory);
+        tcase_add_loop_test(tc, walk_loading_unkeyed, 0, 2);
         suite_add_tcase(s, tc);
         return warder_test_run(s);
 }

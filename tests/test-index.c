@@ -415,6 +415,7 @@ static void run_execute_round(unsigned long long seed, bool fold, size_t nrules,
                         struct warder_decision l = WARDER_DECISION_INIT;
                         bool lin =
                             warder__ruleset_match_execute_linear(rs, p.data, p.len, whole, &l);
+                        ck_assert_int_eq(lin, want >= 0);
                         ck_assert_int_eq(lin ? (long)l.rule_index : -1, want);
                 }
         }
@@ -478,9 +479,17 @@ START_TEST(test_execute_index_examples)
                         ck_assert_msg((got ? (long)d.rule_index : -1) == want, "'%s' whole=%d", t,
                                       whole);
                         ck_assert_int_eq(want, execute_reference(rs, t, whole));
+                        struct warder_decision l = WARDER_DECISION_INIT;
+                        ck_assert_int_eq(
+                            warder__ruleset_match_execute_linear(rs, t, strlen(t), whole, &l),
+                            want >= 0);
                 }
         }
         warder_ruleset_free(rs);
+        /* no ruleset, no rule: neither matcher names one */
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert(!warder__ruleset_match_execute(NULL, "ls", 2, false, &d));
+        ck_assert(!warder__ruleset_match_execute_linear(NULL, "ls", 2, false, &d));
 }
 END_TEST
 
@@ -569,6 +578,63 @@ START_TEST(test_index_no_literal)
         ck_assert_uint_eq(st.always, 0);
         ck_assert_uint_eq(st.first_always, SIZE_MAX);
         ck_assert_int_eq(warder_ruleset_index_stats(&st, rs, WARDER_OP_COUNT, NULL), WARDER_EINVAL);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* A rule whose exact alternative and matcher alternative both have nothing to key on: both
+ * are run on every check, the matcher too — a path only the matcher's alternative names is
+ * still found. */
+START_TEST(test_index_residual_parts)
+{
+        static const char *const patterns[] = {"{**/*q*,**/[0-9]*}", "{**/q*,**/[0-9]*}",
+                                               "{**/*q,**/[0-9]*}", "{**/*q*,**/?[0-9]}"};
+        for (size_t i = 0; i < WARDER__ARRAY_SIZE(patterns); i++) {
+                char doc[256];
+                snprintf(doc, sizeof(doc),
+                         "warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: '%s'\n",
+                         patterns[i]);
+                warder_ruleset *rs = NULL;
+                ck_assert_int_eq(
+                    warder_ruleset_load_string(&rs, doc, strlen(doc), NULL, NULL, NULL), 0);
+                /* control: the matcher's alternative alone names the first path */
+                const char *only = i == 3 ? "/r/x5" : "/r/5";
+                ck_assert_int_eq(warder__linear_decide(rs, WARDER_OP_READ, only, strlen(only)), 0);
+                static const char *const targets[] = {"/r/5", "/r/d/x5", "/r/q", "/r/xqx", "/r/ab"};
+                for (size_t c = 0; c < WARDER__ARRAY_SIZE(targets); c++) {
+                        const char *t = targets[c];
+                        long lin = warder__linear_decide(rs, WARDER_OP_READ, t, strlen(t));
+                        long got = warder__index_decide(rs, WARDER_OP_READ, t, strlen(t));
+                        ck_assert_msg(got == lin, "%s %s: index %ld, linear %ld", patterns[i], t,
+                                      got, lin);
+                }
+                warder_ruleset_free(rs);
+        }
+}
+END_TEST
+
+/* The execute report `warder lint` prints: commands that start with a wildcard have no key and
+ * run on every check; the first of them is named. Bad arguments are refused. */
+START_TEST(test_execute_index_stats)
+{
+        static const char doc[] = "warder: 1\nexecute:\n  rules:\n    - allow: 'git *'\n"
+                                  "    - deny: '*mkfs*'\n    - ask: '*curl *'\n"
+                                  "    - deny: 'rm -rf *'\n";
+        warder_ruleset *rs = NULL;
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, doc, strlen(doc), NULL, NULL, NULL), 0);
+        struct warder_ruleset_index_stats st = WARDER_RULESET_INDEX_STATS_INIT;
+        ck_assert_int_eq(warder_ruleset_index_stats(&st, rs, WARDER_OP_EXECUTE, NULL), 0);
+        ck_assert_uint_eq(st.rules, 4);
+        ck_assert_uint_eq(st.always, 2);
+        ck_assert_uint_eq(st.first_always, 1);
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_int_eq(warder_ruleset_index_stats(&st, NULL, WARDER_OP_READ, &err),
+                         WARDER_EINVAL);
+        ck_assert_int_eq(err.code, WARDER_EINVAL);
+        ck_assert_int_eq(warder_ruleset_index_stats(NULL, rs, WARDER_OP_READ, NULL), WARDER_EINVAL);
+        st.version = 0;
+        ck_assert_int_eq(warder_ruleset_index_stats(&st, rs, WARDER_OP_READ, NULL), WARDER_EINVAL);
+        ck_assert_int_eq(st.version, 0); /* untouched */
         warder_ruleset_free(rs);
 }
 END_TEST
@@ -850,6 +916,7 @@ static Suite *suite(void)
         tcase_set_timeout(ta, 300);
         tcase_add_loop_test(ta, test_index_adversarial, 0, 6);
         tcase_add_test(ta, test_index_no_literal);
+        tcase_add_test(ta, test_index_residual_parts);
         tcase_add_test(ta, test_index_rarest_key);
         suite_add_tcase(s, ta);
         TCase *tx = tcase_create("execute");
@@ -857,6 +924,7 @@ static Suite *suite(void)
         tcase_add_loop_test(tx, test_execute_index_equals_linear, 0, 2);
         tcase_add_test(tx, test_execute_index_small_sets);
         tcase_add_test(tx, test_execute_index_examples);
+        tcase_add_test(tx, test_execute_index_stats);
         suite_add_tcase(s, tx);
         TCase *tl = tcase_create("lazy");
         tcase_set_timeout(tl, 120);

@@ -363,6 +363,57 @@ START_TEST(test_table_equals_text)
 }
 END_TEST
 
+/* The limits as the table applies them: a preset loads under limits set exactly to what it
+ * needs (its size, its rule count, its patterns' bytes), by table as by text, and one pattern
+ * byte less refuses it with ETOOBIG at a rule of the preset, as its text is refused. */
+START_TEST(test_table_limits)
+{
+        const char *const *names = warder_preset_names();
+        for (size_t n = 0; names[n]; n++) {
+                size_t len = 0;
+                const char *text = warder_preset_source(names[n], &len);
+                char display[64];
+                snprintf(display, sizeof(display), "preset:%s", names[n]);
+                struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+                o.root = "/work/project";
+                o.home = "/home/user";
+                warder_ruleset *a = NULL, *b = NULL;
+                ck_assert_int_eq(warder_ruleset_load_preset(&a, names[n], &o, NULL), 0);
+                size_t rules = 0, bytes = 0;
+                for (int op = 0; op < WARDER_OP_COUNT; op++)
+                        for (size_t i = 0; i < warder_ruleset_rule_count(a, op); i++, rules++) {
+                                struct warder_rule_info x = WARDER_RULE_INFO_INIT;
+                                ck_assert_int_eq(warder_ruleset_rule(&x, a, op, i), 0);
+                                bytes += strlen(x.pattern);
+                        }
+                warder_ruleset_free(a);
+                o.max_file_size = len;
+                o.max_rules = rules;
+                o.max_pattern_bytes = bytes;
+                ck_assert_int_eq(warder_ruleset_load_preset(&a, names[n], &o, NULL), 0);
+                ck_assert_int_eq(warder_ruleset_load_string(&b, text, len, display, &o, NULL), 0);
+                ck_assert_uint_eq(warder_ruleset_rule_count(a, WARDER_OP_READ),
+                                  warder_ruleset_rule_count(b, WARDER_OP_READ));
+                warder_ruleset_free(a);
+                warder_ruleset_free(b);
+                o.max_pattern_bytes = bytes - 1;
+                struct warder_error ea = WARDER_ERROR_INIT, eb = WARDER_ERROR_INIT;
+                a = b = NULL;
+                ck_assert_int_eq(warder_ruleset_load_preset(&a, names[n], &o, &ea), WARDER_ETOOBIG);
+                ck_assert_int_eq(warder_ruleset_load_string(&b, text, len, display, &o, &eb),
+                                 WARDER_ETOOBIG);
+                ck_assert_ptr_null(a);
+                ck_assert_ptr_null(b);
+                ck_assert_int_eq(ea.code, WARDER_ETOOBIG);
+                ck_assert_str_eq(ea.message, eb.message);
+                ck_assert_str_eq(ea.file, display);
+                ck_assert_uint_gt(ea.line, 1);
+                warder_error_clear(&ea);
+                warder_error_clear(&eb);
+        }
+}
+END_TEST
+
 static Suite *suite(void)
 {
         Suite *s = suite_create("presets");
@@ -371,6 +422,7 @@ static Suite *suite(void)
         tcase_add_test(tc, test_every_rules_file_passes_its_tests);
         tcase_add_test(tc, test_preset_lists);
         tcase_add_test(tc, test_table_equals_text);
+        tcase_add_test(tc, test_table_limits);
         tcase_add_loop_test(tc, test_preset_table, 0, (int)WARDER__ARRAY_SIZE(table));
         suite_add_tcase(s, tc);
         return s;

@@ -2,6 +2,8 @@
 /* Rulesets: the YAML format (§1.8), loading errors, anchoring (§2.11), decisions (§1.5,
  * §3.3), fold_case (§2.12), extends (§1.7), explanations, inline tests, and docs/rules.md. */
 #include <pthread.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -697,6 +699,31 @@ START_TEST(test_two_forms)
         ck_assert_int_eq(d.action, WARDER_DENY);
         ck_assert_int_eq(d.form, WARDER_FORM_LITERAL);
         warder_decision_clear(&d);
+        /* rule 0 denies the literal form, a later ask rule takes the real one: the deny wins
+         * (rule 0's action counts like any other's) */
+        ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_READ, "~/.ssh/x",
+                                              strlen("~/.ssh/x"), "/tmp/x", strlen("/tmp/x"), NULL),
+                         0);
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        ck_assert_int_eq(d.form, WARDER_FORM_LITERAL);
+        ck_assert_uint_eq(d.rule_index, 0);
+        warder_decision_clear(&d);
+        ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_READ, "/tmp/x", strlen("/tmp/x"),
+                                              "~/.ssh/x", strlen("~/.ssh/x"), NULL),
+                         0);
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        ck_assert_int_eq(d.form, WARDER_FORM_REAL);
+        ck_assert_uint_eq(d.rule_index, 0);
+        warder_decision_clear(&d);
+        /* two paths, both under rule 0: the one rule decides both forms */
+        ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_READ, "~/.ssh/a",
+                                              strlen("~/.ssh/a"), "~/.ssh/b", strlen("~/.ssh/b"),
+                                              NULL),
+                         0);
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        ck_assert_int_eq(d.form, WARDER_FORM_BOTH);
+        ck_assert_uint_eq(d.rule_index, 0);
+        warder_decision_clear(&d);
         ck_assert_int_eq(warder_ruleset_check(&d, rs, WARDER_OP_READ, "/safe/a", strlen("/safe/a"),
                                               "/tmp/a", strlen("/tmp/a"), NULL),
                          0);
@@ -774,6 +801,146 @@ START_TEST(test_fold_case)
         ck_assert_int_eq(act(rs, WARDER_OP_READ, "/q/K[", NULL), WARDER_ALLOW); /* 'Z' + 1 */
         warder_ruleset_free(rs);
         warder__buf_free(&b);
+}
+END_TEST
+
+/* §5.4.1's question "can a rule of this action match beneath this directory?": an operation
+ * without directories (execute), a missing ruleset, an empty or relative directory are never
+ * asked, even when a rule would match anything; A and Z fold like every other letter; the
+ * root's answer is the first rule that can match anywhere. */
+START_TEST(test_subtree)
+{
+        warder_ruleset *rs = load_ok("warder: 1\ndefault: allow\nfold_case: true\n"
+                                     "read:\n  rules:\n    - deny: '/vault/az/**'\n"
+                                     "    - ask: '/etc/**'\n"
+                                     "execute:\n  rules:\n    - deny: '**'\n    - deny: '*'\n");
+        struct warder_decision d = WARDER_DECISION_INIT;
+        /* control: the read rules answer beneath their directories and the root */
+        ck_assert(warder__ruleset_subtree(rs, WARDER_OP_READ, "/vault/az", 9, &d));
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        ck_assert_uint_eq(d.rule_index, 0);
+        ck_assert_int_eq(d.op, WARDER_OP_READ);
+        ck_assert(warder__ruleset_subtree(rs, WARDER_OP_READ, "/", 1, &d));
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        ck_assert_uint_eq(d.rule_index, 0);
+        ck_assert(warder__ruleset_subtree(rs, WARDER_OP_READ, "/etc", 4, &d));
+        ck_assert_int_eq(d.action, WARDER_ASK);
+        ck_assert(!warder__ruleset_subtree(rs, WARDER_OP_READ, "/srv", 4, &d));
+        /* folded: both ends of the alphabet */
+        ck_assert(warder__ruleset_subtree(rs, WARDER_OP_READ, "/vault/AZ", 9, &d));
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        ck_assert(warder__ruleset_subtree(rs, WARDER_OP_READ, "/VAULT/aZ/x", 11, &d));
+        ck_assert(warder__ruleset_subtree(rs, WARDER_OP_READ, "/Vault/Az", 9, &d));
+        ck_assert(!warder__ruleset_subtree(rs, WARDER_OP_READ, "/vault/a", 8, &d));
+        /* never asked */
+        ck_assert(!warder__ruleset_subtree(rs, WARDER_OP_EXECUTE, "/", 1, &d));
+        ck_assert(!warder__ruleset_subtree(rs, WARDER_OP_EXECUTE, "/vault/az", 9, &d));
+        ck_assert(!warder__ruleset_subtree(NULL, WARDER_OP_READ, "/vault/az", 9, &d));
+        ck_assert(!warder__ruleset_subtree(rs, (enum warder_op)WARDER_OP_COUNT, "/", 1, &d));
+        ck_assert(!warder__ruleset_subtree(rs, WARDER_OP_READ, "/vault/az", 0, &d));
+        ck_assert(!warder__ruleset_subtree(rs, WARDER_OP_READ, "vault/az", 8, &d));
+        warder_ruleset_free(rs);
+        /* allow rules are not asked about, and a relative directory is never asked, even
+         * under a rule that matches everywhere */
+        rs = load_ok("warder: 1\nread:\n  rules:\n    - allow: '/open/**'\n"
+                     "write:\n  rules:\n    - deny: '/**'\n");
+        ck_assert(!warder__ruleset_subtree(rs, WARDER_OP_READ, "/open", 5, &d));
+        ck_assert(!warder__ruleset_subtree(rs, WARDER_OP_READ, "/", 1, &d));
+        ck_assert(warder__ruleset_subtree(rs, WARDER_OP_WRITE, "/open", 5, &d));
+        ck_assert(!warder__ruleset_subtree(rs, WARDER_OP_WRITE, "open", 4, &d));
+        warder_ruleset_free(rs);
+        /* the root is "/", not "//": a glob whose first component starts with a letter still
+         * matches beneath it */
+        rs = load_ok("warder: 1\nread:\n  rules:\n    - deny: '/[a-z]*/key'\n");
+        ck_assert(warder__ruleset_subtree(rs, WARDER_OP_READ, "/", 1, &d));
+        ck_assert_int_eq(d.action, WARDER_DENY);
+        ck_assert(warder__ruleset_subtree(rs, WARDER_OP_READ, "/etc", 4, &d));
+        ck_assert(!warder__ruleset_subtree(rs, WARDER_OP_READ, "/etc/x", 6, &d));
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* Options from a newer or a broken caller are refused before anything loads: version 0 (a
+ * struct never initialised) and a version this library does not know. */
+START_TEST(test_options_version)
+{
+        static const unsigned bad[] = {0, WARDER_RULESET_OPTIONS_VERSION + 1};
+        for (size_t i = 0; i < WARDER__ARRAY_SIZE(bad); i++) {
+                struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+                o.version = bad[i];
+                o.root = "/r";
+                warder_ruleset *rs = (warder_ruleset *)(uintptr_t)0x1;
+                struct warder_error err = WARDER_ERROR_INIT;
+                ck_assert_int_eq(warder_ruleset_load_string(&rs, "warder: 1\n", 10, NULL, &o, &err),
+                                 WARDER_EINVAL);
+                ck_assert_int_eq(err.code, WARDER_EINVAL);
+                char want[64];
+                snprintf(want, sizeof(want), "unsupported ruleset options version %u", bad[i]);
+                ck_assert_str_eq(err.message, want);
+                ck_assert_ptr_eq(rs, (warder_ruleset *)(uintptr_t)0x1);
+                warder_error_clear(&err);
+        }
+        /* control: the versions it knows load */
+        for (unsigned v = 1; v <= WARDER_RULESET_OPTIONS_VERSION; v++) {
+                struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+                o.version = v;
+                o.root = "/r";
+                warder_ruleset *rs = NULL;
+                ck_assert_int_eq(warder_ruleset_load_string(&rs, "warder: 1\n", 10, NULL, &o, NULL),
+                                 0);
+                warder_ruleset_free(rs);
+        }
+}
+END_TEST
+
+/* A working directory whose path is longer than PATH_MAX (getcwd() fails; the directory is
+ * there): a ruleset that needs the current directory as its root is refused with EIO, and a
+ * string's relative `extends` is found in "." — not in whatever the failed getcwd() left. */
+START_TEST(test_unnamed_cwd)
+{
+        int back = open(".", O_RDONLY | O_DIRECTORY);
+        ck_assert_int_ge(back, 0);
+        char top[] = "/tmp/warder-cwd-XXXXXX";
+        ck_assert_ptr_nonnull(mkdtemp(top));
+        ck_assert_int_eq(chdir(top), 0);
+        char name[201];
+        memset(name, 'd', 200);
+        name[200] = '\0';
+        int depth = 0;
+        for (; depth < (PATH_MAX / 200) + 2; depth++) {
+                ck_assert_int_eq(mkdir(name, 0700), 0);
+                ck_assert_int_eq(chdir(name), 0);
+        }
+        char cwd[PATH_MAX];
+        ck_assert_ptr_null(getcwd(cwd, sizeof(cwd)));
+        FILE *f = fopen("base.yaml", "w");
+        ck_assert_ptr_nonnull(f);
+        fputs("warder: 1\nread:\n  rules:\n    - deny: '**/.env'\n", f);
+        ck_assert_int_eq(fclose(f), 0);
+        /* no root given: the current directory would be it */
+        warder_ruleset *rs = (warder_ruleset *)(uintptr_t)0x1;
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, "warder: 1\n", 10, NULL, NULL, &err),
+                         WARDER_EIO);
+        ck_assert_int_eq(err.code, WARDER_EIO);
+        ck_assert_ptr_nonnull(strstr(err.message, "current directory"));
+        ck_assert_ptr_eq(rs, (warder_ruleset *)(uintptr_t)0x1);
+        warder_error_clear(&err);
+        /* a root given: the relative extends is read from "." */
+        static const char doc[] = "warder: 1\ndefault: allow\nextends: ./base.yaml\n";
+        rs = NULL;
+        ck_assert_int_eq(load_opts(&rs, doc, "/r", "/h", &err), 0);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/r/.env", NULL), WARDER_DENY);
+        ck_assert_int_eq(act(rs, WARDER_OP_READ, "/r/a.txt", NULL), WARDER_ALLOW);
+        warder_ruleset_free(rs);
+        ck_assert_int_eq(unlink("base.yaml"), 0);
+        for (; depth > 0; depth--) {
+                ck_assert_int_eq(chdir(".."), 0);
+                ck_assert_int_eq(rmdir(name), 0);
+        }
+        ck_assert_int_eq(fchdir(back), 0);
+        close(back);
+        ck_assert_int_eq(rmdir(top), 0);
 }
 END_TEST
 
@@ -857,6 +1024,18 @@ START_TEST(test_misuse)
         REFUSED(warder_ruleset_check(&d, rs, WARDER_OP_READ, NULL, 0, NULL, 0, &err));
         REFUSED(
             warder_ruleset_check(NULL, rs, WARDER_OP_READ, "/r/x", strlen("/r/x"), NULL, 0, &err));
+        /* the path decision that guard, command inspection and check share refuses alike:
+         * execute is not a path operation */
+        REFUSED(warder__ruleset_check_path(&d, rs, WARDER_OP_EXECUTE, "/r/x", strlen("/r/x"), NULL,
+                                           0, &err));
+        REFUSED(warder__ruleset_check_path(&d, rs, bad, "/r/x", strlen("/r/x"), NULL, 0, &err));
+        REFUSED(warder__ruleset_check_path(&d, NULL, WARDER_OP_READ, "/r/x", strlen("/r/x"), NULL,
+                                           0, &err));
+        REFUSED(warder__ruleset_check_path(&d, rs, WARDER_OP_READ, NULL, 0, NULL, 0, &err));
+        d.version = 0;
+        REFUSED(warder__ruleset_check_path(&d, rs, WARDER_OP_READ, "/r/x", strlen("/r/x"), NULL, 0,
+                                           &err));
+        d = (struct warder_decision)WARDER_DECISION_INIT;
         struct warder_explanation *ex = (struct warder_explanation *)(uintptr_t)0x1;
         REFUSED(warder_ruleset_explain(&ex, rs, bad, "/r/x", strlen("/r/x"), NULL, 0, &err));
         REFUSED(warder_ruleset_explain(&ex, NULL, WARDER_OP_READ, "/r/x", strlen("/r/x"), NULL, 0,
@@ -873,6 +1052,19 @@ START_TEST(test_misuse)
         ck_assert_uint_eq(warder_ruleset_test_count(NULL), 0);
         ck_assert_ptr_null(warder_ruleset_ref(NULL));
         warder_ruleset_free(NULL);
+        warder_ruleset_free(rs);
+        /* the first operation past the last is refused with a ruleset of any shape (one with
+         * inline tests and an extended preset holds more than rules after them) */
+        rs = load_ok("warder: 1\nextends: strict\nread:\n  default: ask\n"
+                     "tests:\n  cases:\n    - {op: read, target: /r/.env, expect: deny}\n");
+        ck_assert(!warder_ruleset_operation_has_default(rs, bad));
+        REFUSED(warder_ruleset_rule_alternatives(&v, &count, rs, bad, 0, &err));
+        ck_assert(v == (char **)(uintptr_t)0x1 && count == 7);
+        ck_assert_uint_eq(warder_ruleset_rule_count(rs, bad), 0);
+        ck_assert_int_eq(warder_ruleset_rule(&info, rs, bad, 0), WARDER_EINVAL);
+        REFUSED(
+            warder_ruleset_rule_match(&matched, rs, bad, 0, "/r/.env", strlen("/r/.env"), &err));
+        ck_assert(!warder__ruleset_subtree(rs, bad, "/", 1, &d));
         warder_ruleset_free(rs);
 #undef REFUSED
 }
@@ -1288,6 +1480,15 @@ START_TEST(test_explain)
         ck_assert_str_eq(ex->decision.rule_id, "read:1");
         warder_explanation_free(ex);
         warder_explanation_free(NULL);
+        /* a target the check refuses: its error is passed on as it is, not called a lack of
+         * memory */
+        struct warder_error err = WARDER_ERROR_INIT;
+        ex = (struct warder_explanation *)(uintptr_t)0x1;
+        ck_assert_int_eq(warder_ruleset_explain(&ex, rs, WARDER_OP_READ, "", 0, NULL, 0, &err),
+                         WARDER_EINVAL);
+        ck_assert_int_eq(err.code, WARDER_EINVAL);
+        ck_assert_msg(strstr(err.message, "out of memory") == NULL, "%s", err.message);
+        ck_assert(ex == (struct warder_explanation *)(uintptr_t)0x1);
         warder_ruleset_free(rs);
 }
 END_TEST
@@ -1316,10 +1517,14 @@ START_TEST(test_lint_accessors)
         ck_assert_int_eq(warder_ruleset_rule_alternatives(&v, &n, rs, WARDER_OP_READ, 2, NULL),
                          WARDER_EINVAL);
         bool m = false;
+        struct warder_error err = WARDER_ERROR_INIT;
         ck_assert_int_eq(warder_ruleset_rule_match(&m, rs, WARDER_OP_READ, 0, "a/b.key",
-                                                   strlen("a/b.key"), NULL),
+                                                   strlen("a/b.key"), &err),
                          0);
         ck_assert(m);
+        /* a match that succeeded reports no error */
+        ck_assert_int_eq(err.code, 0);
+        ck_assert_str_eq(err.message, "");
         ck_assert_int_eq(warder_ruleset_rule_match(&m, rs, WARDER_OP_READ, 1, "a/b.key",
                                                    strlen("a/b.key"), NULL),
                          0);
@@ -1371,6 +1576,25 @@ START_TEST(test_inline_tests)
         ck_assert_uint_eq(failed, 1);
         ck_assert_msg(strstr(t.last_fail, "t.yaml:15 read ok expected deny got allow"), "%s",
                       t.last_fail);
+        warder_ruleset_free(rs);
+        /* a root of their own and the load's home: reloaded for the root alone */
+        rs = load_ok("warder: 1\ndefault: allow\nread:\n  rules:\n    - deny: '.env'\n"
+                     "tests:\n  root: /proj\n  cases:\n"
+                     "    - {op: read, target: /proj/.env, expect: deny}\n"
+                     "    - {op: read, target: /r/.env, expect: allow}\n");
+        ck_assert_int_eq(warder_ruleset_run_tests(&passed, &failed, rs, NULL, NULL, NULL), 0);
+        ck_assert_uint_eq(passed, 2);
+        ck_assert_uint_eq(failed, 0);
+        warder_ruleset_free(rs);
+        /* a preset loaded under another root reloads itself, by name, for its tests */
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        o.root = "/elsewhere";
+        o.home = "/home/other";
+        ck_assert_int_eq(warder_ruleset_load_preset(&rs, "default", &o, NULL), 0);
+        ck_assert_int_eq(warder_ruleset_run_tests(&passed, &failed, rs, NULL, NULL, NULL), 0);
+        ck_assert_uint_eq(passed, warder_ruleset_test_count(rs));
+        ck_assert_uint_gt(passed, 5);
+        ck_assert_uint_eq(failed, 0);
         warder_ruleset_free(rs);
 }
 END_TEST
@@ -1556,6 +1780,126 @@ START_TEST(test_digest)
 }
 END_TEST
 
+/* The fields the digest covers beyond the rules' actions and patterns: each one, changed
+ * alone, changes it — else an approval given under one ruleset would be honoured under
+ * another that decides otherwise (home anchors `~/`, precedence combines rules) or that
+ * names another source for the same rule. */
+START_TEST(test_digest_fields)
+{
+        /* every variant keeps each rule on its line */
+        const char *base = "warder: 1\nprecedence: first-match\nread:\n  default: deny\n  rules:\n"
+                           "    - deny: \"~/.ssh/**\"\n    - allow: \"**\"\n";
+        warder_ruleset *a = load_ok(base);
+        const char *da = warder_ruleset_digest(a);
+        ck_assert_ptr_nonnull(da);
+        warder_ruleset *v[6] = {NULL};
+        ck_assert_int_eq(load_opts(&v[0], base, "/r", "/h2", NULL), 0);
+        v[1] = load_ok("warder: 1\nprecedence: strictest\nread:\n  default: deny\n  rules:\n"
+                       "    - deny: \"~/.ssh/**\"\n    - allow: \"**\"\n");
+        /* the same rules, named by another file */
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        o.root = "/r";
+        o.home = "/h";
+        ck_assert_int_eq(warder_ruleset_load_string(&v[2], base, strlen(base), "u.yaml", &o, NULL),
+                         0);
+        /* the same rules, two columns further right */
+        v[3] = load_ok("warder: 1\nprecedence: first-match\nread:\n  default: deny\n  rules:\n"
+                       "      - deny: \"~/.ssh/**\"\n      - allow: \"**\"\n");
+        /* read's default written out or inherited: the same default, the same decisions,
+         * but not the same ruleset text (warder_ruleset_operation_has_default) */
+        v[4] = load_ok("warder: 1\ndefault: deny\nread:\n  # inherited\n  rules:\n"
+                       "    - deny: \"~/.ssh/**\"\n    - allow: \"**\"\n");
+        v[5] = load_ok("warder: 1\ndefault: deny\nread:\n  default: deny\n  rules:\n"
+                       "    - deny: \"~/.ssh/**\"\n    - allow: \"**\"\n");
+        ck_assert_int_eq(warder_ruleset_default(v[4], WARDER_OP_READ),
+                         warder_ruleset_default(v[5], WARDER_OP_READ));
+        ck_assert_uint_eq(warder_ruleset_rule_count(v[4], WARDER_OP_READ),
+                          warder_ruleset_rule_count(v[5], WARDER_OP_READ));
+        for (size_t i = 0; i < 4; i++)
+                ck_assert_msg(strcmp(warder_ruleset_digest(v[i]), da) != 0, "variant %zu", i);
+        ck_assert_str_ne(warder_ruleset_digest(v[4]), warder_ruleset_digest(v[5]));
+        for (size_t i = 0; i < 6; i++)
+                warder_ruleset_free(v[i]);
+        warder_ruleset_free(a);
+        /* fields are delimited: moving bytes from a rule's id to its pattern changes it */
+        warder_ruleset *x = load_ok("warder: 1\nread:\n  rules:\n    - {deny: '**/a', id: k}\n");
+        warder_ruleset *y = load_ok("warder: 1\nread:\n  rules:\n    - {deny: '*/a', id: 'k*'}\n");
+        ck_assert_str_ne(warder_ruleset_digest(x), warder_ruleset_digest(y));
+        warder_ruleset_free(x);
+        warder_ruleset_free(y);
+}
+END_TEST
+
+/* Feeds one field of the digest's stream: its length + 1 (0 for none) in 8 little-endian
+ * bytes and 0xff, then its bytes. */
+static void stream_field(struct warder__sha256 *c, const char *s)
+{
+        unsigned char tag[9];
+        uint64_t n = s ? (uint64_t)strlen(s) + 1 : 0;
+        for (int i = 0; i < 8; i++)
+                tag[i] = (unsigned char)(n >> (8 * i));
+        tag[8] = 0xff;
+        warder__sha256_update(c, tag, sizeof(tag));
+        if (s)
+                warder__sha256_update(c, s, strlen(s));
+}
+
+static void stream_num(struct warder__sha256 *c, unsigned long long v)
+{
+        char buf[24];
+        snprintf(buf, sizeof(buf), "%llu", v);
+        stream_field(c, buf);
+}
+
+/* The digest is one stream, versioned by its first field: a host may keep digests beside the
+ * approvals it gave, so the same ruleset digests the same way in every build, and a change to
+ * what is hashed comes with a new version tag. Rebuilt here from the public accessors. */
+START_TEST(test_digest_stream)
+{
+        warder_ruleset *rs = load_ok("warder: 1\ndefault: deny\nfold_case: true\n"
+                                     "read:\n  default: allow\n  rules:\n"
+                                     "    - {deny: '**/.env', reason: secrets}\n"
+                                     "    - {ask: 'docs/**', id: docs}\n"
+                                     "execute:\n  rules:\n    - allow: 'ls *'\n");
+        struct warder__sha256 c;
+        warder__sha256_init(&c);
+        stream_field(&c, "warder-ruleset-digest-1");
+        stream_field(&c, warder_ruleset_root(rs));
+        stream_field(&c, warder_ruleset_home(rs));
+        stream_num(&c, WARDER_DENY); /* the top-level default (no accessor) */
+        stream_num(&c, (unsigned long long)warder_ruleset_precedence(rs));
+        stream_num(&c, warder_ruleset_fold_case(rs));
+        size_t total = 0;
+        for (int op = 0; op < WARDER_OP_COUNT; op++) {
+                size_t n = warder_ruleset_rule_count(rs, (enum warder_op)op);
+                stream_num(&c, (unsigned long long)op);
+                stream_num(&c, warder_ruleset_operation_has_default(rs, (enum warder_op)op));
+                stream_num(&c, (unsigned long long)warder_ruleset_default(rs, (enum warder_op)op));
+                stream_num(&c, n);
+                for (size_t i = 0; i < n; i++) {
+                        struct warder_rule_info info = WARDER_RULE_INFO_INIT;
+                        ck_assert_int_eq(warder_ruleset_rule(&info, rs, (enum warder_op)op, i), 0);
+                        stream_num(&c, (unsigned long long)info.action);
+                        stream_field(&c, info.id);
+                        stream_field(&c, info.pattern);
+                        stream_field(&c, info.reason);
+                        stream_field(&c, info.file);
+                        stream_num(&c, info.line);
+                        stream_num(&c, info.column);
+                }
+                total += n;
+        }
+        ck_assert_uint_eq(total, 3);
+        unsigned char sum[32];
+        warder__sha256_final(&c, sum);
+        char want[7 + 64 + 1] = "sha256:";
+        for (int i = 0; i < 32; i++)
+                snprintf(want + 7 + 2 * i, 3, "%02x", sum[i]);
+        ck_assert_str_eq(warder_ruleset_digest(rs), want);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 static Suite *suite(void)
 {
         Suite *s = suite_create("ruleset");
@@ -1580,7 +1924,9 @@ static Suite *suite(void)
         tcase_add_test(tc, test_defaults);
         tcase_add_test(tc, test_two_forms);
         tcase_add_test(tc, test_misuse);
+        tcase_add_test(tc, test_options_version);
         tcase_add_test(tc, test_fold_case);
+        tcase_add_test(tc, test_subtree);
         tcase_add_test(tc, test_threads);
         suite_add_tcase(s, tc);
         tc = tcase_create("extends");
@@ -1588,6 +1934,7 @@ static Suite *suite(void)
         tcase_add_test(tc, test_extends_files);
         tcase_add_test(tc, test_loader_refuses_special_files);
         tcase_add_test(tc, test_errors_quote_little_of_extended_files);
+        tcase_add_test(tc, test_unnamed_cwd);
         suite_add_tcase(s, tc);
         tc = tcase_create("tools");
         tcase_add_test(tc, test_explain);
@@ -1596,6 +1943,8 @@ static Suite *suite(void)
         tcase_add_test(tc, test_docs_examples);
         tcase_add_test(tc, test_sha256_vectors);
         tcase_add_test(tc, test_digest);
+        tcase_add_test(tc, test_digest_fields);
+        tcase_add_test(tc, test_digest_stream);
         suite_add_tcase(s, tc);
         return s;
 }
