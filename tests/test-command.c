@@ -1876,6 +1876,13 @@ START_TEST(test_variable_names)
             {"SAFE=x; cat $SAFE/main.c", WARDER_ASK},
             {"echo x; export SAFE; cat $SAFE/main.c", WARDER_ASK},
             {"read SAFE; cat $SAFE/main.c", WARDER_ASK},
+            /* inside ${…} only a default that assigns rebinds it: ${SAFE=x}, ${SAFE:=x}; a
+             * default that does not (${SAFE:-x}), or a '=' after the closing brace, leaves the
+             * declared value */
+            {"echo ${SAFE=x}; cat $SAFE/main.c", WARDER_ASK},
+            {"echo ${SAFE:=x}; cat $SAFE/main.c", WARDER_ASK},
+            {"echo ${SAFE:-x}; cat $SAFE/main.c", WARDER_ALLOW},
+            {"echo ${SAFE}=x; cat $SAFE/main.c", WARDER_ALLOW},
             /* a declared CDPATHX is not CDPATH: cd into a relative directory stays known */
             {"cd src && cat main.c", WARDER_ALLOW},
             /* "HOME//etc" declares no HOME: ~ is the ruleset's home */
