@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "command/expand.h"
 #include "command/shell.h"
 #include "ruleset/ruleset-internal.h"
 #include "shell-diff.h"
@@ -2071,6 +2072,193 @@ START_TEST(test_edges)
 }
 END_TEST
 
+/* ---- pathname expansion on its own (§5.5) --------------------------------------------------
+ * warder__expand_glob and warder__expand_physical against an in-memory file system: /w/l is a
+ * link to /w/b, /w/d one to /w/a/in; /e/lsnomem and /e/lsio cannot be listed (out of memory, an
+ * I/O error); the real forms of /p/io, /p/nomem, /p/null, /p/blank and /p/rel fail or are no
+ * absolute path. Every row is the exact answer: results in order, rc, incomplete. */
+
+static int xp_realpath(void *ud, const char *literal, char **out)
+{
+        (void)ud;
+        static const struct {
+                const char *path;
+                int rc;
+                const char *real;
+        } fixed[] = {
+            {"/p/io", WARDER_EIO, NULL}, {"/p/nomem", WARDER_ENOMEM, NULL},
+            {"/p/null", 0, NULL},        {"/p/blank", 0, ""},
+            {"/p/rel", 0, "rel"},
+        };
+        for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+                if (strcmp(literal, fixed[i].path) == 0) {
+                        *out = fixed[i].real ? strdup(fixed[i].real) : NULL;
+                        return fixed[i].rc;
+                }
+        char buf[256];
+        if (strncmp(literal, "/w/l", 4) == 0 && (!literal[4] || literal[4] == '/'))
+                snprintf(buf, sizeof(buf), "/w/b%s", literal + 4);
+        else if (strncmp(literal, "/w/d", 4) == 0 && (!literal[4] || literal[4] == '/'))
+                snprintf(buf, sizeof(buf), "/w/a/in%s", literal + 4);
+        else
+                snprintf(buf, sizeof(buf), "%s", literal);
+        *out = strdup(buf);
+        return 0;
+}
+
+static int xp_ls(void *ud, const char *dir, char ***names, size_t *count)
+{
+        (void)ud;
+        static const struct {
+                const char *dir;
+                int rc;
+                const char *names[6];
+        } dirs[] = {
+            {"/", 0, {"w/", "e/"}},
+            {"/w", 0, {"a/", "b/", "f", ".h", "l/"}},
+            {"/w/a", 0, {"e1", "e2"}},
+            {"/w/b", 0, {"e3"}},
+            {"/w/f", WARDER_ENOTDIR, {NULL}},
+            {"/e", 0, {"lsnomem/", "lsio/"}},
+            {"/e/lsnomem", WARDER_ENOMEM, {NULL}},
+            {"/e/lsio", WARDER_EIO, {NULL}},
+        };
+        for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+                if (strcmp(dir, dirs[i].dir) != 0)
+                        continue;
+                if (dirs[i].rc)
+                        return dirs[i].rc;
+                size_t n = 0;
+                while (n < 6 && dirs[i].names[n])
+                        n++;
+                char **v = calloc(n + 1, sizeof(*v));
+                for (size_t k = 0; v && k < n; k++)
+                        v[k] = strdup(dirs[i].names[k]);
+                *names = v;
+                *count = n;
+                return v ? 0 : WARDER_ENOMEM;
+        }
+        return WARDER_ENOENT;
+}
+
+START_TEST(test_expand)
+{
+        static const struct {
+                const char *pat;
+                size_t len;         /* 0: strlen(pat); less: the rest must not be read */
+                const char *quoted; /* 'q' where the byte was quoted */
+                size_t max_lists, max_entries, max_results; /* 0: 100 */
+                bool no_realpath;
+                int rc;
+                const char *want; /* the results, one space between */
+                bool incomplete;
+                size_t lists; /* directories listed (0: not checked) */
+        } rows[] = {
+            /* each match, in the listing's order; through the link l -> b */
+            {"/w/a/*", 0, NULL, 0, 0, 0, false, 0, "/w/a/e1 /w/a/e2", false, 1},
+            {"/w/*/*", 0, NULL, 0, 0, 0, false, 0, "/w/a/e1 /w/a/e2 /w/b/e3 /w/l/e3", false, 4},
+            {"/w/*", 0, NULL, 0, 0, 0, true, 0, "/w/a /w/b /w/f /w/l", false, 1},
+            /* a component that starts with '.' meets '.' and '..' too */
+            {"/w/.*", 0, NULL, 0, 0, 0, false, 0, "/w/. /w/.. /w/.h", false, 1},
+            /* the pattern is `len` bytes: what follows is not part of it */
+            {"/w/zz*", 5, NULL, 0, 0, 0, false, 0, "/w/zz", false, 0},
+            {"/w/[zz]", 6, NULL, 0, 0, 0, false, 0, "/w/[zz", false, 0},
+            /* a '[' without an unquoted ']' after it is no pattern: the name is kept as is */
+            {"/w/[zz", 0, NULL, 0, 0, 0, false, 0, "/w/[zz", false, 0},
+            {"/w/[a]", 0, "     q", 0, 0, 0, false, 0, "/w/[a]", false, 0},
+            {"/w/[a]", 0, NULL, 0, 0, 0, false, 0, "/w/a", false, 1},
+            /* a missing directory matches nothing; one that cannot be listed is incomplete */
+            {"/w/missing/.*", 0, NULL, 0, 0, 0, false, 0, "", false, 1},
+            {"/w/f/.*", 0, NULL, 0, 0, 0, false, 0, "", false, 1},
+            {"/e/lsio/.*", 0, NULL, 0, 0, 0, false, 0, "", true, 1},
+            /* out of memory in the host's ls is an error, however deep */
+            {"/e/lsnomem/*", 0, NULL, 0, 0, 0, false, WARDER_ENOMEM, "", false, 0},
+            {"/e/*/*", 0, NULL, 0, 0, 0, false, WARDER_ENOMEM, "", false, 0},
+            /* budgets: no listing at all; too many entries (what follows is still walked);
+             * the results full (nothing more is listed) */
+            {"/w/.*", 0, NULL, (size_t)-1, 0, 0, false, 0, "", true, 0},
+            {"/w/.*/f", 0, NULL, 0, 1, 0, false, 0, "/w/./f /w/../f", true, 1},
+            {"/w/.*/*", 0, NULL, 0, 0, 1, false, 0, "/w/./a", true, 2},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct warder__expand_io io = {
+                    .realpath = rows[i].no_realpath ? NULL : xp_realpath,
+                    .ls = xp_ls,
+                    .max_lists = rows[i].max_lists == (size_t)-1 ? 0
+                                 : rows[i].max_lists             ? rows[i].max_lists
+                                                                 : 100,
+                    .max_entries = rows[i].max_entries ? rows[i].max_entries : 100,
+                    .max_results = rows[i].max_results ? rows[i].max_results : 100,
+                };
+                size_t len = rows[i].len ? rows[i].len : strlen(rows[i].pat);
+                unsigned char unq[64];
+                for (size_t k = 0; k < sizeof(unq); k++)
+                        unq[k] = !(rows[i].quoted && k < strlen(rows[i].quoted) &&
+                                   rows[i].quoted[k] == 'q');
+                char **v = NULL;
+                size_t count = 0;
+                bool incomplete = false;
+                int rc = warder__expand_glob(&io, rows[i].pat, unq, len, &v, &count, &incomplete);
+                char got[512] = "";
+                for (size_t k = 0; k < count; k++)
+                        snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s", k ? " " : "",
+                                 v[k]);
+                warder__expand_free(v, count);
+                ck_assert_msg(rc == rows[i].rc, "%s: rc %d, want %d", rows[i].pat, rc, rows[i].rc);
+                if (rc)
+                        continue;
+                ck_assert_msg(strcmp(got, rows[i].want) == 0, "%s: '%s', want '%s'", rows[i].pat,
+                              got, rows[i].want);
+                ck_assert_msg(incomplete == rows[i].incomplete, "%s: incomplete %d", rows[i].pat,
+                              incomplete);
+                if (rows[i].lists)
+                        ck_assert_msg(io.lists == rows[i].lists, "%s: %zu lists, want %zu",
+                                      rows[i].pat, io.lists, rows[i].lists);
+        }
+
+        /* misuse: no ls, a relative pattern, an empty one */
+        struct warder__expand_io io = {
+            .realpath = xp_realpath, .max_lists = 9, .max_entries = 9, .max_results = 9};
+        static const unsigned char ones[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+        char **v = NULL;
+        size_t count = 0;
+        bool incomplete = false;
+        ck_assert_int_eq(warder__expand_glob(&io, "/w/*", ones, 4, &v, &count, &incomplete),
+                         WARDER_EINVAL);
+        io.ls = xp_ls;
+        ck_assert_int_eq(warder__expand_glob(&io, "w/*", ones, 3, &v, &count, &incomplete),
+                         WARDER_EINVAL);
+        ck_assert_int_eq(warder__expand_glob(&io, "/w/*", ones, 0, &v, &count, &incomplete),
+                         WARDER_EINVAL);
+        ck_assert_uint_eq(count, 0);
+
+        /* the physical form: a `..` climbs from the real form of what precedes it, and a real
+         * form that fails, or is no absolute path, fails the whole (with its own code) */
+        static const struct {
+                const char *path;
+                int rc;
+                const char *want;
+        } phys[] = {
+            {"/w/d/../x", 0, "/w/a/x"},
+            {"/w//./d/.././x/", 0, "/w/a/x"},
+            {"/..", 0, "/"},
+            {"/p/io/../x", WARDER_EIO, NULL},
+            {"/p/nomem/../x", WARDER_ENOMEM, NULL},
+            {"/p/null/../x", WARDER_EBACKEND, NULL},
+            {"/p/blank/../x", WARDER_EBACKEND, NULL},
+            {"/p/rel/../x", WARDER_EBACKEND, NULL},
+        };
+        for (size_t i = 0; i < sizeof(phys) / sizeof(phys[0]); i++) {
+                struct warder__buf out = WARDER__BUF_INIT;
+                int rc = warder__expand_physical(&io, phys[i].path, strlen(phys[i].path), &out);
+                ck_assert_msg(rc == phys[i].rc, "%s: rc %d, want %d", phys[i].path, rc, phys[i].rc);
+                if (!rc)
+                        ck_assert_str_eq(out.data, phys[i].want);
+                warder__buf_free(&out);
+        }
+}
+END_TEST
+
 static Suite *command_suite(void)
 {
         Suite *s = suite_create("command");
@@ -2106,6 +2294,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_variable_names);
         tcase_add_test(tc, test_shell_globs);
         tcase_add_test(tc, test_edges);
+        tcase_add_test(tc, test_expand);
         suite_add_tcase(s, tc);
         /* a few seconds: hundreds of lines, each run by two shells */
         tc = tcase_create("shells");
