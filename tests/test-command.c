@@ -2259,6 +2259,85 @@ START_TEST(test_expand)
 }
 END_TEST
 
+/* ---- what a line redefines (§5.4.2, §5.5) -------------------------------------------------
+ * A name that redefines a data-only builtin makes `echo .env` read .env; a name that changes
+ * how globs expand makes `cat *` unknown. Each only where it is really set: not after `$`, not
+ * inside `${…}` unless that assigns, not inside a longer name. */
+
+static int ws_ls(void *ud, const char *dir, char ***names, size_t *count)
+{
+        (void)ud;
+        if (strcmp(dir, "/ws") != 0)
+                return WARDER_ENOENT;
+        char **v = calloc(3, sizeof(*v));
+        if (!v)
+                return WARDER_ENOMEM;
+        v[0] = strdup("src/");
+        v[1] = strdup("README.md");
+        *names = v;
+        *count = 2;
+        return 0;
+}
+
+START_TEST(test_redefinitions)
+{
+        warder_ruleset *rs = load(rules_yaml);
+        NEED(rs);
+        static const struct {
+                const char *cmd;
+                enum warder_action want;
+        } rows[] = {
+            /* the controls: nothing redefined */
+            {"echo .env", WARDER_ALLOW},
+            {"cat *", WARDER_ALLOW},
+            /* a function named `:` or after a data-only builtin, blanks before its `()` */
+            {":() { :; }; echo .env", WARDER_DENY},
+            {": () { :; }; echo .env", WARDER_DENY},
+            {":\t() { :; }; echo .env", WARDER_DENY},
+            {": ; echo .env", WARDER_ALLOW},
+            {": x(); echo .env", WARDER_ALLOW},
+            {"echo () { :; }; echo .env", WARDER_DENY},
+            {"echo\t() { :; }; echo .env", WARDER_DENY},
+            {"echo x (); echo .env", WARDER_ALLOW},
+            {"function echo { :; }; echo .env", WARDER_DENY},
+            /* PATH: set, or only read */
+            {"PATH=.; echo .env", WARDER_DENY},
+            {"echo $PATH; echo .env", WARDER_ALLOW},
+            {"echo ${PATH}; echo .env", WARDER_ALLOW},
+            {"echo ${PATH:-x}; echo .env", WARDER_ALLOW},
+            {"echo ${PATH}=x; echo .env", WARDER_ALLOW},
+            {"echo ${PATH=x}; echo .env", WARDER_DENY},
+            {"echo ${PATH:=x}; echo .env", WARDER_DENY},
+            {"echo XPATH PATHX; echo .env", WARDER_ALLOW},
+            /* how globs expand */
+            {"shopt -s dotglob; cat *", WARDER_ASK},
+            {"setopt globdots; cat *", WARDER_ASK},
+            {"BASHOPTS=x; cat *", WARDER_ASK},
+            {"GLOBIGNORE=x; cat *", WARDER_ASK},
+            {"echo $GLOBIGNORE; cat *", WARDER_ALLOW},
+            {"echo ${GLOBIGNORE}; cat *", WARDER_ALLOW},
+            {"echo ${GLOBIGNORE:-x}; cat *", WARDER_ALLOW},
+            {"echo ${GLOBIGNORE}=x; cat *", WARDER_ALLOW},
+            {"echo ${GLOBIGNORE=x}; cat *", WARDER_ASK},
+            {"echo ${GLOBIGNORE:=x}; cat *", WARDER_ASK},
+            {"echo $BASHOPTS ${BASHOPTS} XGLOBIGNORE; cat *", WARDER_ALLOW},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+                ctx.ls = ws_ls;
+                struct warder_decision d = WARDER_DECISION_INIT;
+                ck_assert_int_eq(warder_ruleset_check_command(&d, rs, rows[i].cmd,
+                                                              strlen(rows[i].cmd), &ctx, NULL),
+                                 0);
+                ck_assert_msg(d.action == rows[i].want, "%s: %s, want %s (%s)", rows[i].cmd,
+                              warder_action_name(d.action), warder_action_name(rows[i].want),
+                              d.note ? d.note : "");
+                warder_decision_clear(&d);
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 static Suite *command_suite(void)
 {
         Suite *s = suite_create("command");
@@ -2295,6 +2374,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_shell_globs);
         tcase_add_test(tc, test_edges);
         tcase_add_test(tc, test_expand);
+        tcase_add_test(tc, test_redefinitions);
         suite_add_tcase(s, tc);
         /* a few seconds: hundreds of lines, each run by two shells */
         tc = tcase_create("shells");
