@@ -2338,6 +2338,55 @@ START_TEST(test_redefinitions)
 }
 END_TEST
 
+/* §5.2: the whole line meets the execute rules trimmed, with runs of blanks outside quotes
+ * squeezed to one space (inside quotes, and after a backslash, they are kept). The rule below
+ * matches only a line with a pipe; the decision names the line as it was matched. */
+START_TEST(test_whole_line_form)
+{
+        warder_ruleset *rs = load("warder: 1\n"
+                                  "read: {default: allow}\n"
+                                  "write: {default: allow}\n"
+                                  "execute:\n"
+                                  "  default: allow\n"
+                                  "  rules:\n"
+                                  "    - deny: '*|*'\n");
+        NEED(rs);
+        static const struct {
+                const char *line, *segment;
+        } rows[] = {
+            {"echo a | cat", "echo a | cat"},
+            {"echo  a \t b |\t\tcat", "echo a b | cat"},
+            {" echo a | cat", "echo a | cat"},
+            {"\techo a | cat", "echo a | cat"},
+            {"\necho a | cat", "echo a | cat"},
+            {"\recho a | cat", "echo a | cat"},
+            {"echo a | cat ", "echo a | cat"},
+            {"echo a | cat\t", "echo a | cat"},
+            {"echo a | cat\n", "echo a | cat"},
+            {"echo a | cat\r", "echo a | cat"},
+            {" \t\r\n echo a | cat \n\r\t ", "echo a | cat"},
+            {"echo 'a  \t b'  | cat", "echo 'a  \t b' | cat"},
+            {"echo \"a  \t b\"  | cat", "echo \"a  \t b\" | cat"},
+            {"echo \"a \\\"  b\"  | cat", "echo \"a \\\"  b\" | cat"},
+            {"echo 'a \\'  | cat", "echo 'a \\' | cat"},
+            {"echo a\\'  | cat", "echo a\\' | cat"},
+            {"echo a\\  b  | cat", "echo a\\  b | cat"},
+            /* a backslash that ends the line escapes nothing (the trimmed blank stays out) */
+            {"echo a | cat \\ ", "echo a | cat \\"},
+            {"echo a | echo \"b\\ ", "echo a | echo \"b\\"},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct warder_decision d = WARDER_DECISION_INIT;
+                ck_assert_int_eq(decide(rs, rows[i].line, false, &d), WARDER_DENY);
+                ck_assert_msg(d.segment && strcmp(d.segment, rows[i].segment) == 0,
+                              "'%s': segment '%s', want '%s'", rows[i].line,
+                              d.segment ? d.segment : "(none)", rows[i].segment);
+                warder_decision_clear(&d);
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 static Suite *command_suite(void)
 {
         Suite *s = suite_create("command");
@@ -2375,6 +2424,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_edges);
         tcase_add_test(tc, test_expand);
         tcase_add_test(tc, test_redefinitions);
+        tcase_add_test(tc, test_whole_line_form);
         suite_add_tcase(s, tc);
         /* a few seconds: hundreds of lines, each run by two shells */
         tc = tcase_create("shells");
