@@ -2387,6 +2387,69 @@ START_TEST(test_whole_line_form)
 }
 END_TEST
 
+/* §5.5: what an arithmetic expression evaluates that cannot be known, named exactly: numbers
+ * in every base are known, and so are declared numbers after `$` or inside `${…}` and
+ * special parameters; a name is read whole, and a bare one is never known (the line names it). */
+START_TEST(test_arithmetic_items)
+{
+        warder_ruleset *rs = load(rules_yaml);
+        NEED(rs);
+        static const char *const env[] = {"N=5", "P=+5", "M=-5", "D=0990", "S=+",
+                                          "E=",  "X=5x", "Y=x5", NULL};
+        static const struct {
+                const char *cmd;
+                const char *what; /* NULL: nothing unknown (allow) */
+        } rows[] = {
+            {"echo $(( 9 ))", NULL},
+            {"echo $(( 0 + 12#a9 + 64#@_ + $N ))", NULL},
+            {"echo $(( $N + ${N} + $# + $? + $$ + $! ))", NULL},
+            {"echo $(( 1 + NX ))", "NX"},
+            {"echo $(( $N + $NX ))", "NX"},
+            {"echo $(( ${N} + ${NX} ))", "NX"},
+            {"echo $(( $0 ))", "$0 "},
+            {"echo $(( $9 ))", "$9 "},
+            {"echo $(( `echo 1` ))", "`echo 1` "},
+            {"echo $(( ${N-1} ))", "${N-1}"},
+            {"echo $(( ${1x} ))", "${1x}"},
+            {"echo $(( ${} ))", "${}"},
+            {"echo $(( ${N1} ))", "N1"},
+            {"echo $(( ${0} ))", "${0}"},
+            {"echo $(( ${9} ))", "${9}"},
+            {"echo $(( $ + 10 + 20 + 30 + 40 ))", "$ + 10 + 20 + 30"},
+            /* a declared value is a number when it is digits after at most one sign */
+            {"echo $(( $P + $M + $D ))", NULL},
+            {"echo $(( $S ))", "S"},
+            {"echo $(( $E ))", "E"},
+            {"echo $(( $X ))", "X"},
+            {"echo $(( $Y ))", "Y"},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct warder_decision d = WARDER_DECISION_INIT;
+                struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+                ctx.env = env;
+                ck_assert_int_eq(warder_ruleset_check_command(&d, rs, rows[i].cmd,
+                                                              strlen(rows[i].cmd), &ctx, NULL),
+                                 0);
+                enum warder_action a = d.action;
+                if (!rows[i].what) {
+                        ck_assert_msg(a == WARDER_ALLOW, "%s: %s (%s)", rows[i].cmd,
+                                      warder_action_name(a), d.note ? d.note : "");
+                } else {
+                        char note[160];
+                        snprintf(note, sizeof(note),
+                                 "an arithmetic expression evaluates '%s', whose value is not a "
+                                 "known number",
+                                 rows[i].what);
+                        ck_assert_msg(a == WARDER_ASK && d.note && strcmp(d.note, note) == 0,
+                                      "%s: %s (%s), want ask (%s)", rows[i].cmd,
+                                      warder_action_name(a), d.note ? d.note : "", note);
+                }
+                warder_decision_clear(&d);
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 static Suite *command_suite(void)
 {
         Suite *s = suite_create("command");
@@ -2425,6 +2488,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_expand);
         tcase_add_test(tc, test_redefinitions);
         tcase_add_test(tc, test_whole_line_form);
+        tcase_add_test(tc, test_arithmetic_items);
         suite_add_tcase(s, tc);
         /* a few seconds: hundreds of lines, each run by two shells */
         tc = tcase_create("shells");
