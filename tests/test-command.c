@@ -2450,6 +2450,65 @@ START_TEST(test_arithmetic_items)
 }
 END_TEST
 
+/* §3.2: a path whose real form cannot be resolved is unknown, except the devices every line
+ * uses; /proc/<pid>/root and /proc/<pid>/cwd name other paths. Here every real form under /dev
+ * fails, the rest are their own. */
+static int dev_realpath(void *ud, const char *literal, char **out)
+{
+        (void)ud;
+        if (strncmp(literal, "/dev/", 5) == 0)
+                return WARDER_EIO;
+        if (strcmp(literal, "/nomem") == 0)
+                return WARDER_ENOMEM;
+        *out = strdup(literal);
+        return *out ? 0 : WARDER_ENOMEM;
+}
+
+START_TEST(test_std_devices)
+{
+        warder_ruleset *rs = load(rules_yaml);
+        NEED(rs);
+        static const struct {
+                const char *cmd;
+                enum warder_action want;
+        } rows[] = {
+            {"cat /dev/null", WARDER_ALLOW},     {"cat /dev/stderr", WARDER_ALLOW},
+            {"cat /dev/fd/0", WARDER_ALLOW},     {"cat /dev/fd/9", WARDER_ALLOW},
+            {"cat /dev/fd/1290", WARDER_ALLOW},  {"cat /dev/fd/", WARDER_ASK},
+            {"cat /dev/fd/x", WARDER_ASK},       {"cat /dev/fd/1x", WARDER_ASK},
+            {"cat /dev/fd/:", WARDER_ASK},       {"cat /dev/fd/1/x", WARDER_ASK},
+            {"cat /dev/fdx/1", WARDER_ASK},      {"cat /dev/sda", WARDER_ASK},
+            {"cat /dev/abcd12", WARDER_ASK},     {"cat /proc/1/cwd/x", WARDER_ASK},
+            {"cat /proc/1/root/x", WARDER_ASK},  {"cat /proc/1/cwdx/y", WARDER_ALLOW},
+            {"cat /proc/1/abc/y", WARDER_ALLOW}, {"cat /proc/1/rootx/y", WARDER_ALLOW},
+            {"cat /proc/1/roo/y", WARDER_ALLOW},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+                ctx.realpath = dev_realpath;
+                struct warder_decision d = WARDER_DECISION_INIT;
+                ck_assert_int_eq(warder_ruleset_check_command(&d, rs, rows[i].cmd,
+                                                              strlen(rows[i].cmd), &ctx, NULL),
+                                 0);
+                ck_assert_msg(d.action == rows[i].want, "%s: %s, want %s (%s)", rows[i].cmd,
+                              warder_action_name(d.action), warder_action_name(rows[i].want),
+                              d.note ? d.note : "");
+                warder_decision_clear(&d);
+        }
+        /* the note says why; out of memory in the host's realpath is an error, not a decision */
+        struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+        ctx.realpath = dev_realpath;
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert_int_eq(warder_ruleset_check_command(&d, rs, "cat /dev/sda", 12, &ctx, NULL), 0);
+        ck_assert_str_eq(d.note, "the real path could not be resolved (input/output error)");
+        warder_decision_clear(&d);
+        ck_assert_int_eq(warder_ruleset_check_command(&d, rs, "cat /nomem", 10, &ctx, NULL),
+                         WARDER_ENOMEM);
+        warder_decision_clear(&d);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 static Suite *command_suite(void)
 {
         Suite *s = suite_create("command");
@@ -2489,6 +2548,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_redefinitions);
         tcase_add_test(tc, test_whole_line_form);
         tcase_add_test(tc, test_arithmetic_items);
+        tcase_add_test(tc, test_std_devices);
         suite_add_tcase(s, tc);
         /* a few seconds: hundreds of lines, each run by two shells */
         tc = tcase_create("shells");
