@@ -2478,7 +2478,7 @@ START_TEST(test_std_devices)
             {"cat /dev/fd/x", WARDER_ASK},       {"cat /dev/fd/1x", WARDER_ASK},
             {"cat /dev/fd/:", WARDER_ASK},       {"cat /dev/fd/1/x", WARDER_ASK},
             {"cat /dev/fdx/1", WARDER_ASK},      {"cat /dev/sda", WARDER_ASK},
-            {"cat /dev/abcd12", WARDER_ASK},     {"cat /proc/1/cwd/x", WARDER_ASK},
+            {"cat /dev/abc12", WARDER_ASK},      {"cat /proc/1/cwd/x", WARDER_ASK},
             {"cat /proc/1/root/x", WARDER_ASK},  {"cat /proc/1/cwdx/y", WARDER_ALLOW},
             {"cat /proc/1/abc/y", WARDER_ALLOW}, {"cat /proc/1/rootx/y", WARDER_ALLOW},
             {"cat /proc/1/roo/y", WARDER_ALLOW},
