@@ -512,6 +512,11 @@ START_TEST(test_glob_without_context)
         warder_decision_clear(&d);
         ck_assert_int_eq(decide(rs, "cat src/*.c", true, NULL), WARDER_ALLOW);
         ck_assert_int_eq(decide(rs, "cat '.e*'", false, NULL), WARDER_ALLOW);
+        /* a '[' is a glob only when an unquoted ']' closes it within the component */
+        ck_assert_int_eq(decide(rs, "cat [ab]", false, NULL), WARDER_ASK);
+        ck_assert_int_eq(decide(rs, "cat [zz", false, NULL), WARDER_ALLOW);
+        ck_assert_int_eq(decide(rs, "cat [a']'", false, NULL), WARDER_ALLOW);
+        ck_assert_int_eq(decide(rs, "cat [a/]", false, NULL), WARDER_ALLOW);
         warder_ruleset_free(rs);
 }
 END_TEST
