@@ -2514,6 +2514,46 @@ START_TEST(test_std_devices)
 }
 END_TEST
 
+/* §5.6: the directory a cd or pushd leads to, past its options; a directory-stack operand
+ * (pushd +1, -2) is unknown, as is what follows it, while for cd `-1` is a directory name. */
+START_TEST(test_cd_options)
+{
+        warder_ruleset *rs = load(rules_yaml);
+        NEED(rs);
+        static const struct {
+                const char *cmd;
+                enum warder_action want;
+        } rows[] = {
+            {"cd /etc && cat passwd", WARDER_DENY},
+            {"cd / && cat etc/passwd", WARDER_DENY},
+            {"cd -P / && cat etc/passwd", WARDER_DENY},
+            {"cd -P -L / && cat etc/passwd", WARDER_DENY},
+            {"cd -- / && cat etc/passwd", WARDER_DENY},
+            {"cd -P -- / && cat etc/passwd", WARDER_DENY},
+            {"cd -P -- -x && cat etc/passwd", WARDER_ALLOW},
+            {"pushd /etc && cat passwd", WARDER_DENY},
+            {"pushd +1 && cat x", WARDER_ASK},
+            {"pushd -1 && cat x", WARDER_ASK},
+            {"pushd -0 && cat x", WARDER_ASK},
+            {"pushd -9 && cat x", WARDER_ASK},
+            {"cd -1 && cat x", WARDER_ALLOW},
+            {"cd +1 && cat x", WARDER_ALLOW},
+            {"cd src && cat x", WARDER_ALLOW},
+            {"cd && cat .ssh/id_rsa", WARDER_DENY},
+            {"cd -P && cat .ssh/id_rsa", WARDER_DENY},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct warder_decision d = WARDER_DECISION_INIT;
+                enum warder_action a = decide(rs, rows[i].cmd, false, &d);
+                ck_assert_msg(a == rows[i].want, "%s: %s, want %s (%s)", rows[i].cmd,
+                              warder_action_name(a), warder_action_name(rows[i].want),
+                              d.note ? d.note : "");
+                warder_decision_clear(&d);
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 static Suite *command_suite(void)
 {
         Suite *s = suite_create("command");
@@ -2554,6 +2594,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_whole_line_form);
         tcase_add_test(tc, test_arithmetic_items);
         tcase_add_test(tc, test_std_devices);
+        tcase_add_test(tc, test_cd_options);
         suite_add_tcase(s, tc);
         /* a few seconds: hundreds of lines, each run by two shells */
         tc = tcase_create("shells");
