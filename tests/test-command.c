@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "command/expand.h"
 #include "command/shell.h"
 #include "ruleset/ruleset-internal.h"
 #include "shell-diff.h"
@@ -511,6 +512,11 @@ START_TEST(test_glob_without_context)
         warder_decision_clear(&d);
         ck_assert_int_eq(decide(rs, "cat src/*.c", true, NULL), WARDER_ALLOW);
         ck_assert_int_eq(decide(rs, "cat '.e*'", false, NULL), WARDER_ALLOW);
+        /* a '[' is a glob only when an unquoted ']' closes it within the component */
+        ck_assert_int_eq(decide(rs, "cat [ab]", false, NULL), WARDER_ASK);
+        ck_assert_int_eq(decide(rs, "cat [zz", false, NULL), WARDER_ALLOW);
+        ck_assert_int_eq(decide(rs, "cat [a']'", false, NULL), WARDER_ALLOW);
+        ck_assert_int_eq(decide(rs, "cat [a/]", false, NULL), WARDER_ALLOW);
         warder_ruleset_free(rs);
 }
 END_TEST
@@ -1876,6 +1882,13 @@ START_TEST(test_variable_names)
             {"SAFE=x; cat $SAFE/main.c", WARDER_ASK},
             {"echo x; export SAFE; cat $SAFE/main.c", WARDER_ASK},
             {"read SAFE; cat $SAFE/main.c", WARDER_ASK},
+            /* inside ${…} only a default that assigns rebinds it: ${SAFE=x}, ${SAFE:=x}; a
+             * default that does not (${SAFE:-x}), or a '=' after the closing brace, leaves the
+             * declared value */
+            {"echo ${SAFE=x}; cat $SAFE/main.c", WARDER_ASK},
+            {"echo ${SAFE:=x}; cat $SAFE/main.c", WARDER_ASK},
+            {"echo ${SAFE:-x}; cat $SAFE/main.c", WARDER_ALLOW},
+            {"echo ${SAFE}=x; cat $SAFE/main.c", WARDER_ALLOW},
             /* a declared CDPATHX is not CDPATH: cd into a relative directory stays known */
             {"cd src && cat main.c", WARDER_ALLOW},
             /* "HOME//etc" declares no HOME: ~ is the ruleset's home */
@@ -2064,6 +2077,483 @@ START_TEST(test_edges)
 }
 END_TEST
 
+/* ---- pathname expansion on its own (§5.5) --------------------------------------------------
+ * warder__expand_glob and warder__expand_physical against an in-memory file system: /w/l is a
+ * link to /w/b, /w/d one to /w/a/in; /e/lsnomem and /e/lsio cannot be listed (out of memory, an
+ * I/O error); the real forms of /p/io, /p/nomem, /p/null, /p/blank and /p/rel fail or are no
+ * absolute path. Every row is the exact answer: results in order, rc, incomplete. */
+
+static int xp_realpath(void *ud, const char *literal, char **out)
+{
+        (void)ud;
+        static const struct {
+                const char *path;
+                int rc;
+                const char *real;
+        } fixed[] = {
+            {"/p/io", WARDER_EIO, NULL}, {"/p/nomem", WARDER_ENOMEM, NULL},
+            {"/p/null", 0, NULL},        {"/p/blank", 0, ""},
+            {"/p/rel", 0, "rel"},
+        };
+        for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+                if (strcmp(literal, fixed[i].path) == 0) {
+                        *out = fixed[i].real ? strdup(fixed[i].real) : NULL;
+                        return fixed[i].rc;
+                }
+        char buf[256];
+        if (strncmp(literal, "/w/l", 4) == 0 && (!literal[4] || literal[4] == '/'))
+                snprintf(buf, sizeof(buf), "/w/b%s", literal + 4);
+        else if (strncmp(literal, "/w/d", 4) == 0 && (!literal[4] || literal[4] == '/'))
+                snprintf(buf, sizeof(buf), "/w/a/in%s", literal + 4);
+        else
+                snprintf(buf, sizeof(buf), "%s", literal);
+        *out = strdup(buf);
+        return 0;
+}
+
+static int xp_ls(void *ud, const char *dir, char ***names, size_t *count)
+{
+        (void)ud;
+        static const struct {
+                const char *dir;
+                int rc;
+                const char *names[6];
+        } dirs[] = {
+            {"/", 0, {"w/", "e/"}},
+            {"/w", 0, {"a/", "b/", "f", ".h", "l/"}},
+            {"/w/a", 0, {"e1", "e2"}},
+            {"/w/b", 0, {"e3"}},
+            {"/w/f", WARDER_ENOTDIR, {NULL}},
+            {"/e", 0, {"lsnomem/", "lsio/"}},
+            {"/e/lsnomem", WARDER_ENOMEM, {NULL}},
+            {"/e/lsio", WARDER_EIO, {NULL}},
+        };
+        for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+                if (strcmp(dir, dirs[i].dir) != 0)
+                        continue;
+                if (dirs[i].rc)
+                        return dirs[i].rc;
+                size_t n = 0;
+                while (n < 6 && dirs[i].names[n])
+                        n++;
+                char **v = calloc(n + 1, sizeof(*v));
+                for (size_t k = 0; v && k < n; k++)
+                        v[k] = strdup(dirs[i].names[k]);
+                *names = v;
+                *count = n;
+                return v ? 0 : WARDER_ENOMEM;
+        }
+        return WARDER_ENOENT;
+}
+
+START_TEST(test_expand)
+{
+        static const struct {
+                const char *pat;
+                size_t len;         /* 0: strlen(pat); less: the rest must not be read */
+                const char *quoted; /* 'q' where the byte was quoted */
+                size_t max_lists, max_entries, max_results; /* 0: 100 */
+                bool no_realpath;
+                int rc;
+                const char *want; /* the results, one space between */
+                bool incomplete;
+                size_t lists; /* directories listed (0: not checked) */
+        } rows[] = {
+            /* each match, in the listing's order; through the link l -> b */
+            {"/w/a/*", 0, NULL, 0, 0, 0, false, 0, "/w/a/e1 /w/a/e2", false, 1},
+            {"/w/*/*", 0, NULL, 0, 0, 0, false, 0, "/w/a/e1 /w/a/e2 /w/b/e3 /w/l/e3", false, 4},
+            {"/w/*", 0, NULL, 0, 0, 0, true, 0, "/w/a /w/b /w/f /w/l", false, 1},
+            /* a component that starts with '.' meets '.' and '..' too */
+            {"/w/.*", 0, NULL, 0, 0, 0, false, 0, "/w/. /w/.. /w/.h", false, 1},
+            /* the pattern is `len` bytes: what follows is not part of it */
+            {"/w/zz*", 5, NULL, 0, 0, 0, false, 0, "/w/zz", false, 0},
+            {"/w/[zz]", 6, NULL, 0, 0, 0, false, 0, "/w/[zz", false, 0},
+            /* a '[' without an unquoted ']' after it is no pattern: the name is kept as is */
+            {"/w/[zz", 0, NULL, 0, 0, 0, false, 0, "/w/[zz", false, 0},
+            {"/w/[a]", 0, "     q", 0, 0, 0, false, 0, "/w/[a]", false, 0},
+            {"/w/[a]", 0, NULL, 0, 0, 0, false, 0, "/w/a", false, 1},
+            /* a missing directory matches nothing; one that cannot be listed is incomplete */
+            {"/w/missing/.*", 0, NULL, 0, 0, 0, false, 0, "", false, 1},
+            {"/w/f/.*", 0, NULL, 0, 0, 0, false, 0, "", false, 1},
+            {"/e/lsio/.*", 0, NULL, 0, 0, 0, false, 0, "", true, 1},
+            /* out of memory in the host's ls is an error, however deep */
+            {"/e/lsnomem/*", 0, NULL, 0, 0, 0, false, WARDER_ENOMEM, "", false, 0},
+            {"/e/*/*", 0, NULL, 0, 0, 0, false, WARDER_ENOMEM, "", false, 0},
+            /* budgets: no listing at all; too many entries (what follows is still walked);
+             * the results full (nothing more is listed) */
+            {"/w/.*", 0, NULL, (size_t)-1, 0, 0, false, 0, "", true, 0},
+            {"/w/.*/f", 0, NULL, 0, 1, 0, false, 0, "/w/./f /w/../f", true, 1},
+            {"/w/.*/*", 0, NULL, 0, 0, 1, false, 0, "/w/./a", true, 2},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct warder__expand_io io = {
+                    .realpath = rows[i].no_realpath ? NULL : xp_realpath,
+                    .ls = xp_ls,
+                    .max_lists = rows[i].max_lists == (size_t)-1 ? 0
+                                 : rows[i].max_lists             ? rows[i].max_lists
+                                                                 : 100,
+                    .max_entries = rows[i].max_entries ? rows[i].max_entries : 100,
+                    .max_results = rows[i].max_results ? rows[i].max_results : 100,
+                };
+                size_t len = rows[i].len ? rows[i].len : strlen(rows[i].pat);
+                unsigned char unq[64];
+                for (size_t k = 0; k < sizeof(unq); k++)
+                        unq[k] = !(rows[i].quoted && k < strlen(rows[i].quoted) &&
+                                   rows[i].quoted[k] == 'q');
+                char **v = NULL;
+                size_t count = 0;
+                bool incomplete = false;
+                int rc = warder__expand_glob(&io, rows[i].pat, unq, len, &v, &count, &incomplete);
+                char got[512] = "";
+                for (size_t k = 0; k < count; k++)
+                        snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s", k ? " " : "",
+                                 v[k]);
+                warder__expand_free(v, count);
+                ck_assert_msg(rc == rows[i].rc, "%s: rc %d, want %d", rows[i].pat, rc, rows[i].rc);
+                if (rc)
+                        continue;
+                ck_assert_msg(strcmp(got, rows[i].want) == 0, "%s: '%s', want '%s'", rows[i].pat,
+                              got, rows[i].want);
+                ck_assert_msg(incomplete == rows[i].incomplete, "%s: incomplete %d", rows[i].pat,
+                              incomplete);
+                if (rows[i].lists)
+                        ck_assert_msg(io.lists == rows[i].lists, "%s: %zu lists, want %zu",
+                                      rows[i].pat, io.lists, rows[i].lists);
+        }
+
+        /* misuse: no ls, a relative pattern, an empty one */
+        struct warder__expand_io io = {
+            .realpath = xp_realpath, .max_lists = 9, .max_entries = 9, .max_results = 9};
+        static const unsigned char ones[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+        char **v = NULL;
+        size_t count = 0;
+        bool incomplete = false;
+        ck_assert_int_eq(warder__expand_glob(&io, "/w/*", ones, 4, &v, &count, &incomplete),
+                         WARDER_EINVAL);
+        io.ls = xp_ls;
+        ck_assert_int_eq(warder__expand_glob(&io, "w/*", ones, 3, &v, &count, &incomplete),
+                         WARDER_EINVAL);
+        ck_assert_int_eq(warder__expand_glob(&io, "/w/*", ones, 0, &v, &count, &incomplete),
+                         WARDER_EINVAL);
+        ck_assert_uint_eq(count, 0);
+
+        /* the physical form: a `..` climbs from the real form of what precedes it, and a real
+         * form that fails, or is no absolute path, fails the whole (with its own code) */
+        static const struct {
+                const char *path;
+                int rc;
+                const char *want;
+        } phys[] = {
+            {"/w/d/../x", 0, "/w/a/x"},
+            {"/w//./d/.././x/", 0, "/w/a/x"},
+            {"/..", 0, "/"},
+            {"/p/io/../x", WARDER_EIO, NULL},
+            {"/p/nomem/../x", WARDER_ENOMEM, NULL},
+            {"/p/null/../x", WARDER_EBACKEND, NULL},
+            {"/p/blank/../x", WARDER_EBACKEND, NULL},
+            {"/p/rel/../x", WARDER_EBACKEND, NULL},
+        };
+        for (size_t i = 0; i < sizeof(phys) / sizeof(phys[0]); i++) {
+                struct warder__buf out = WARDER__BUF_INIT;
+                int rc = warder__expand_physical(&io, phys[i].path, strlen(phys[i].path), &out);
+                ck_assert_msg(rc == phys[i].rc, "%s: rc %d, want %d", phys[i].path, rc, phys[i].rc);
+                if (!rc)
+                        ck_assert_str_eq(out.data, phys[i].want);
+                warder__buf_free(&out);
+        }
+}
+END_TEST
+
+/* ---- what a line redefines (§5.4.2, §5.5) -------------------------------------------------
+ * A name that redefines a data-only builtin makes `echo .env` read .env; a name that changes
+ * how globs expand makes `cat *` unknown. Each only where it is really set: not after `$`, not
+ * inside `${…}` unless that assigns, not inside a longer name. */
+
+static int ws_ls(void *ud, const char *dir, char ***names, size_t *count)
+{
+        (void)ud;
+        if (strcmp(dir, "/ws") != 0)
+                return WARDER_ENOENT;
+        char **v = calloc(3, sizeof(*v));
+        if (!v)
+                return WARDER_ENOMEM;
+        v[0] = strdup("src/");
+        v[1] = strdup("README.md");
+        *names = v;
+        *count = 2;
+        return 0;
+}
+
+START_TEST(test_redefinitions)
+{
+        warder_ruleset *rs = load(rules_yaml);
+        NEED(rs);
+        static const struct {
+                const char *cmd;
+                enum warder_action want;
+        } rows[] = {
+            /* the controls: nothing redefined */
+            {"echo .env", WARDER_ALLOW},
+            {"cat *", WARDER_ALLOW},
+            /* a function named `:` or after a data-only builtin, blanks before its `()` */
+            {":() { :; }; echo .env", WARDER_DENY},
+            {": () { :; }; echo .env", WARDER_DENY},
+            {":\t() { :; }; echo .env", WARDER_DENY},
+            {": ; echo .env", WARDER_ALLOW},
+            {": x(); echo .env", WARDER_ALLOW},
+            {"echo () { :; }; echo .env", WARDER_DENY},
+            {"echo\t() { :; }; echo .env", WARDER_DENY},
+            {"echo x (); echo .env", WARDER_ALLOW},
+            {"function echo { :; }; echo .env", WARDER_DENY},
+            /* PATH: set, or only read */
+            {"PATH=.; echo .env", WARDER_DENY},
+            {"echo $PATH; echo .env", WARDER_ALLOW},
+            {"echo ${PATH}; echo .env", WARDER_ALLOW},
+            {"echo ${PATH:-x}; echo .env", WARDER_ALLOW},
+            {"echo ${PATH}=x; echo .env", WARDER_ALLOW},
+            {"echo ${PATH=x}; echo .env", WARDER_DENY},
+            {"echo ${PATH:=x}; echo .env", WARDER_DENY},
+            {"echo XPATH PATHX; echo .env", WARDER_ALLOW},
+            /* how globs expand */
+            {"shopt -s dotglob; cat *", WARDER_ASK},
+            {"setopt globdots; cat *", WARDER_ASK},
+            {"BASHOPTS=x; cat *", WARDER_ASK},
+            {"GLOBIGNORE=x; cat *", WARDER_ASK},
+            {"echo $GLOBIGNORE; cat *", WARDER_ALLOW},
+            {"echo ${GLOBIGNORE}; cat *", WARDER_ALLOW},
+            {"echo ${GLOBIGNORE:-x}; cat *", WARDER_ALLOW},
+            {"echo ${GLOBIGNORE}=x; cat *", WARDER_ALLOW},
+            {"echo ${GLOBIGNORE=x}; cat *", WARDER_ASK},
+            {"echo ${GLOBIGNORE:=x}; cat *", WARDER_ASK},
+            {"echo $BASHOPTS ${BASHOPTS} XGLOBIGNORE; cat *", WARDER_ALLOW},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+                ctx.ls = ws_ls;
+                struct warder_decision d = WARDER_DECISION_INIT;
+                ck_assert_int_eq(warder_ruleset_check_command(&d, rs, rows[i].cmd,
+                                                              strlen(rows[i].cmd), &ctx, NULL),
+                                 0);
+                ck_assert_msg(d.action == rows[i].want, "%s: %s, want %s (%s)", rows[i].cmd,
+                              warder_action_name(d.action), warder_action_name(rows[i].want),
+                              d.note ? d.note : "");
+                warder_decision_clear(&d);
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* §5.2: the whole line meets the execute rules trimmed, with runs of blanks outside quotes
+ * squeezed to one space (inside quotes, and after a backslash, they are kept). The rule below
+ * matches only a line with a pipe; the decision names the line as it was matched. */
+START_TEST(test_whole_line_form)
+{
+        warder_ruleset *rs = load("warder: 1\n"
+                                  "read: {default: allow}\n"
+                                  "write: {default: allow}\n"
+                                  "execute:\n"
+                                  "  default: allow\n"
+                                  "  rules:\n"
+                                  "    - deny: '*|*'\n");
+        NEED(rs);
+        static const struct {
+                const char *line, *segment;
+        } rows[] = {
+            {"echo a | cat", "echo a | cat"},
+            {"echo  a \t b |\t\tcat", "echo a b | cat"},
+            {" echo a | cat", "echo a | cat"},
+            {"\techo a | cat", "echo a | cat"},
+            {"\necho a | cat", "echo a | cat"},
+            {"\recho a | cat", "echo a | cat"},
+            {"echo a | cat ", "echo a | cat"},
+            {"echo a | cat\t", "echo a | cat"},
+            {"echo a | cat\n", "echo a | cat"},
+            {"echo a | cat\r", "echo a | cat"},
+            {" \t\r\n echo a | cat \n\r\t ", "echo a | cat"},
+            {"echo 'a  \t b'  | cat", "echo 'a  \t b' | cat"},
+            {"echo \"a  \t b\"  | cat", "echo \"a  \t b\" | cat"},
+            {"echo \"a \\\"  b\"  | cat", "echo \"a \\\"  b\" | cat"},
+            {"echo 'a \\'  | cat", "echo 'a \\' | cat"},
+            {"echo a\\'  | cat", "echo a\\' | cat"},
+            {"echo a\\  b  | cat", "echo a\\  b | cat"},
+            /* a backslash that ends the line escapes nothing (the trimmed blank stays out) */
+            {"echo a | cat \\ ", "echo a | cat \\"},
+            {"echo a | echo \"b\\ ", "echo a | echo \"b\\"},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct warder_decision d = WARDER_DECISION_INIT;
+                ck_assert_int_eq(decide(rs, rows[i].line, false, &d), WARDER_DENY);
+                ck_assert_msg(d.segment && strcmp(d.segment, rows[i].segment) == 0,
+                              "'%s': segment '%s', want '%s'", rows[i].line,
+                              d.segment ? d.segment : "(none)", rows[i].segment);
+                warder_decision_clear(&d);
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* §5.5: what an arithmetic expression evaluates that cannot be known, named exactly: numbers
+ * in every base are known, and so are declared numbers after `$` or inside `${…}` and
+ * special parameters; a name is read whole, and a bare one is never known (the line names it). */
+START_TEST(test_arithmetic_items)
+{
+        warder_ruleset *rs = load(rules_yaml);
+        NEED(rs);
+        static const char *const env[] = {"N=5", "P=+5", "M=-5", "D=0990", "S=+",
+                                          "E=",  "X=5x", "Y=x5", NULL};
+        static const struct {
+                const char *cmd;
+                const char *what; /* NULL: nothing unknown (allow) */
+        } rows[] = {
+            {"echo $(( 9 ))", NULL},
+            {"echo $(( 0 + 12#a9 + 64#@_ + $N ))", NULL},
+            {"echo $(( $N + ${N} + $# + $? + $$ + $! ))", NULL},
+            {"echo $(( 1 + NX ))", "NX"},
+            {"echo $(( $N + $NX ))", "NX"},
+            {"echo $(( ${N} + ${NX} ))", "NX"},
+            {"echo $(( $0 ))", "$0 "},
+            {"echo $(( $9 ))", "$9 "},
+            {"echo $(( `echo 1` ))", "`echo 1` "},
+            {"echo $(( ${N-1} ))", "${N-1}"},
+            {"echo $(( ${1x} ))", "${1x}"},
+            {"echo $(( ${} ))", "${}"},
+            {"echo $(( ${N1} ))", "N1"},
+            {"echo $(( ${0} ))", "${0}"},
+            {"echo $(( ${9} ))", "${9}"},
+            {"echo $(( $ + 10 + 20 + 30 + 40 ))", "$ + 10 + 20 + 30"},
+            /* a declared value is a number when it is digits after at most one sign */
+            {"echo $(( $P + $M + $D ))", NULL},
+            {"echo $(( $S ))", "S"},
+            {"echo $(( $E ))", "E"},
+            {"echo $(( $X ))", "X"},
+            {"echo $(( $Y ))", "Y"},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct warder_decision d = WARDER_DECISION_INIT;
+                struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+                ctx.env = env;
+                ck_assert_int_eq(warder_ruleset_check_command(&d, rs, rows[i].cmd,
+                                                              strlen(rows[i].cmd), &ctx, NULL),
+                                 0);
+                enum warder_action a = d.action;
+                if (!rows[i].what) {
+                        ck_assert_msg(a == WARDER_ALLOW, "%s: %s (%s)", rows[i].cmd,
+                                      warder_action_name(a), d.note ? d.note : "");
+                } else {
+                        char note[160];
+                        snprintf(note, sizeof(note),
+                                 "an arithmetic expression evaluates '%s', whose value is not a "
+                                 "known number",
+                                 rows[i].what);
+                        ck_assert_msg(a == WARDER_ASK && d.note && strcmp(d.note, note) == 0,
+                                      "%s: %s (%s), want ask (%s)", rows[i].cmd,
+                                      warder_action_name(a), d.note ? d.note : "", note);
+                }
+                warder_decision_clear(&d);
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* §3.2: a path whose real form cannot be resolved is unknown, except the devices every line
+ * uses; /proc/<pid>/root and /proc/<pid>/cwd name other paths. Here every real form under /dev
+ * fails, the rest are their own. */
+static int dev_realpath(void *ud, const char *literal, char **out)
+{
+        (void)ud;
+        if (strncmp(literal, "/dev/", 5) == 0)
+                return WARDER_EIO;
+        if (strcmp(literal, "/nomem") == 0)
+                return WARDER_ENOMEM;
+        *out = strdup(literal);
+        return *out ? 0 : WARDER_ENOMEM;
+}
+
+START_TEST(test_std_devices)
+{
+        warder_ruleset *rs = load(rules_yaml);
+        NEED(rs);
+        static const struct {
+                const char *cmd;
+                enum warder_action want;
+        } rows[] = {
+            {"cat /dev/null", WARDER_ALLOW},     {"cat /dev/stderr", WARDER_ALLOW},
+            {"cat /dev/fd/0", WARDER_ALLOW},     {"cat /dev/fd/9", WARDER_ALLOW},
+            {"cat /dev/fd/1290", WARDER_ALLOW},  {"cat /dev/fd/", WARDER_ASK},
+            {"cat /dev/fd/x", WARDER_ASK},       {"cat /dev/fd/1x", WARDER_ASK},
+            {"cat /dev/fd/:", WARDER_ASK},       {"cat /dev/fd/1/x", WARDER_ASK},
+            {"cat /dev/fdx/1", WARDER_ASK},      {"cat /dev/sda", WARDER_ASK},
+            {"cat /dev/abc12", WARDER_ASK},      {"cat /proc/1/cwd/x", WARDER_ASK},
+            {"cat /proc/1/root/x", WARDER_ASK},  {"cat /proc/1/cwdx/y", WARDER_ALLOW},
+            {"cat /proc/1/abc/y", WARDER_ALLOW}, {"cat /proc/1/rootx/y", WARDER_ALLOW},
+            {"cat /proc/1/roo/y", WARDER_ALLOW},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+                ctx.realpath = dev_realpath;
+                struct warder_decision d = WARDER_DECISION_INIT;
+                ck_assert_int_eq(warder_ruleset_check_command(&d, rs, rows[i].cmd,
+                                                              strlen(rows[i].cmd), &ctx, NULL),
+                                 0);
+                ck_assert_msg(d.action == rows[i].want, "%s: %s, want %s (%s)", rows[i].cmd,
+                              warder_action_name(d.action), warder_action_name(rows[i].want),
+                              d.note ? d.note : "");
+                warder_decision_clear(&d);
+        }
+        /* the note says why; out of memory in the host's realpath is an error, not a decision */
+        struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+        ctx.realpath = dev_realpath;
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert_int_eq(warder_ruleset_check_command(&d, rs, "cat /dev/sda", 12, &ctx, NULL), 0);
+        ck_assert_str_eq(d.note, "the real path could not be resolved (input/output error)");
+        warder_decision_clear(&d);
+        ck_assert_int_eq(warder_ruleset_check_command(&d, rs, "cat /nomem", 10, &ctx, NULL),
+                         WARDER_ENOMEM);
+        warder_decision_clear(&d);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* §5.6: the directory a cd or pushd leads to, past its options; a directory-stack operand
+ * (pushd +1, -2) is unknown, as is what follows it, while for cd `-1` is a directory name. */
+START_TEST(test_cd_options)
+{
+        warder_ruleset *rs = load(rules_yaml);
+        NEED(rs);
+        static const struct {
+                const char *cmd;
+                enum warder_action want;
+        } rows[] = {
+            {"cd /etc && cat passwd", WARDER_DENY},
+            {"cd / && cat etc/passwd", WARDER_DENY},
+            {"cd -P / && cat etc/passwd", WARDER_DENY},
+            {"cd -P -L / && cat etc/passwd", WARDER_DENY},
+            {"cd -- / && cat etc/passwd", WARDER_DENY},
+            {"cd -P -- / && cat etc/passwd", WARDER_DENY},
+            {"cd -P -- -x && cat etc/passwd", WARDER_ALLOW},
+            {"pushd /etc && cat passwd", WARDER_DENY},
+            {"pushd +1 && cat x", WARDER_ASK},
+            {"pushd -1 && cat x", WARDER_ASK},
+            {"pushd -0 && cat x", WARDER_ASK},
+            {"pushd -9 && cat x", WARDER_ASK},
+            {"cd -1 && cat x", WARDER_ALLOW},
+            {"cd +1 && cat x", WARDER_ALLOW},
+            {"cd src && cat x", WARDER_ALLOW},
+            {"cd && cat .ssh/id_rsa", WARDER_DENY},
+            {"cd -P && cat .ssh/id_rsa", WARDER_DENY},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct warder_decision d = WARDER_DECISION_INIT;
+                enum warder_action a = decide(rs, rows[i].cmd, false, &d);
+                ck_assert_msg(a == rows[i].want, "%s: %s, want %s (%s)", rows[i].cmd,
+                              warder_action_name(a), warder_action_name(rows[i].want),
+                              d.note ? d.note : "");
+                warder_decision_clear(&d);
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 static Suite *command_suite(void)
 {
         Suite *s = suite_create("command");
@@ -2099,6 +2589,12 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_variable_names);
         tcase_add_test(tc, test_shell_globs);
         tcase_add_test(tc, test_edges);
+        tcase_add_test(tc, test_expand);
+        tcase_add_test(tc, test_redefinitions);
+        tcase_add_test(tc, test_whole_line_form);
+        tcase_add_test(tc, test_arithmetic_items);
+        tcase_add_test(tc, test_std_devices);
+        tcase_add_test(tc, test_cd_options);
         suite_add_tcase(s, tc);
         /* a few seconds: hundreds of lines, each run by two shells */
         tc = tcase_create("shells");
