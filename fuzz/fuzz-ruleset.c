@@ -71,6 +71,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         opts.max_depth = 16;
         opts.max_nodes = 20000;
         opts.max_rules = MAX_RULES;
+        /* The compile budgets scaled down with the other limits: a few hundred aliases of a
+         * long pattern with braces reach the default 32 MiB only after seconds of compiling
+         * under the sanitizers, and the budget's refusal is what is exercised either way. */
+        opts.max_pattern_bytes = (size_t)256 << 10;
+        opts.max_compiled_bytes = (size_t)1 << 20;
 
         warder_ruleset *sentinel = (warder_ruleset *)&opts;
         warder_ruleset *rs = sentinel;
