@@ -385,6 +385,20 @@ static enum warder_action decide(const warder_ruleset *rs, const char *cmd, bool
         return a;
 }
 
+/* Decides `cmd` under `rs` with `ctx` (NULL: no context) and expects `want`, the note in the
+ * message when it differs. */
+static void expect_action(const warder_ruleset *rs, const char *cmd,
+                          const struct warder_command_context *ctx, enum warder_action want)
+{
+        struct warder_decision d = WARDER_DECISION_INIT;
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_msg(warder_ruleset_check_command(&d, rs, cmd, strlen(cmd), ctx, &err) == 0,
+                      "%s: %s", cmd, err.message);
+        ck_assert_msg(d.action == want, "%s: %s, want %s (%s)", cmd, warder_action_name(d.action),
+                      warder_action_name(want), d.note ? d.note : "");
+        warder_decision_clear(&d);
+}
+
 /* Decides each of `n` commands (with the fake context) and expects `want` of every one. */
 static void expect_each(const warder_ruleset *rs, const char *const *cmds, size_t n,
                         enum warder_action want)
@@ -1749,15 +1763,7 @@ START_TEST(test_wrapper_options)
             {"sudoedit rm -rf x", WARDER_ALLOW},
         };
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-                struct warder_decision d = WARDER_DECISION_INIT;
-                struct warder_error err = WARDER_ERROR_INIT;
-                ck_assert_msg(warder_ruleset_check_command(&d, rs, rows[i].cmd, strlen(rows[i].cmd),
-                                                           NULL, &err) == 0,
-                              "%s: %s", rows[i].cmd, err.message);
-                ck_assert_msg(d.action == rows[i].want, "%s: %s, want %s (%s)", rows[i].cmd,
-                              warder_action_name(d.action), warder_action_name(rows[i].want),
-                              d.note ? d.note : "");
-                warder_decision_clear(&d);
+                expect_action(rs, rows[i].cmd, NULL, rows[i].want);
         }
         warder_ruleset_free(rs);
 }
@@ -1897,14 +1903,7 @@ START_TEST(test_variable_names)
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
                 struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
                 ctx.env = env;
-                struct warder_decision d = WARDER_DECISION_INIT;
-                ck_assert_int_eq(warder_ruleset_check_command(&d, rs, rows[i].cmd,
-                                                              strlen(rows[i].cmd), &ctx, NULL),
-                                 0);
-                ck_assert_msg(d.action == rows[i].want, "%s: %s, want %s (%s)", rows[i].cmd,
-                              warder_action_name(d.action), warder_action_name(rows[i].want),
-                              d.note ? d.note : "");
-                warder_decision_clear(&d);
+                expect_action(rs, rows[i].cmd, &ctx, rows[i].want);
         }
         /* the first of equally strict answers names the decision */
         struct warder_decision d = WARDER_DECISION_INIT;
@@ -2046,14 +2045,7 @@ START_TEST(test_edges)
                         ctx.realpath = edge_realpath;
                         ctx.glob = edge_glob;
                 }
-                struct warder_decision d = WARDER_DECISION_INIT;
-                ck_assert_int_eq(warder_ruleset_check_command(&d, rs, rows[i].cmd,
-                                                              strlen(rows[i].cmd), &ctx, NULL),
-                                 0);
-                ck_assert_msg(d.action == rows[i].want, "%s: %s, want %s (%s)", rows[i].cmd,
-                              warder_action_name(d.action), warder_action_name(rows[i].want),
-                              d.note ? d.note : "");
-                warder_decision_clear(&d);
+                expect_action(rs, rows[i].cmd, &ctx, rows[i].want);
         }
         /* the budget of 4096 path decisions per line (each glob: its text and its results):
          * exactly 4096 are decided, one more is unknown, and that is said once */
@@ -2330,14 +2322,7 @@ START_TEST(test_redefinitions)
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
                 struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
                 ctx.ls = ws_ls;
-                struct warder_decision d = WARDER_DECISION_INIT;
-                ck_assert_int_eq(warder_ruleset_check_command(&d, rs, rows[i].cmd,
-                                                              strlen(rows[i].cmd), &ctx, NULL),
-                                 0);
-                ck_assert_msg(d.action == rows[i].want, "%s: %s, want %s (%s)", rows[i].cmd,
-                              warder_action_name(d.action), warder_action_name(rows[i].want),
-                              d.note ? d.note : "");
-                warder_decision_clear(&d);
+                expect_action(rs, rows[i].cmd, &ctx, rows[i].want);
         }
         warder_ruleset_free(rs);
 }
@@ -2491,14 +2476,7 @@ START_TEST(test_std_devices)
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
                 struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
                 ctx.realpath = dev_realpath;
-                struct warder_decision d = WARDER_DECISION_INIT;
-                ck_assert_int_eq(warder_ruleset_check_command(&d, rs, rows[i].cmd,
-                                                              strlen(rows[i].cmd), &ctx, NULL),
-                                 0);
-                ck_assert_msg(d.action == rows[i].want, "%s: %s, want %s (%s)", rows[i].cmd,
-                              warder_action_name(d.action), warder_action_name(rows[i].want),
-                              d.note ? d.note : "");
-                warder_decision_clear(&d);
+                expect_action(rs, rows[i].cmd, &ctx, rows[i].want);
         }
         /* the note says why; out of memory in the host's realpath is an error, not a decision */
         struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
