@@ -1342,9 +1342,9 @@ def main():
         denom = s["killed"] + s["survived"]
         score = 100.0 * s["killed"] / denom if denom else 100.0
         budget = sum(1 for m in survivors if m.file == rel and untested.get(m.id))
-        print("| %s | %d | %d (%d) | %.1f%% | %d | %d | %d | %d |" % (
-            rel, s["killed"], s["survived"], budget, score, s["equivalent"], s["identical"],
-            s["invalid"], s["skipped"]))
+        print("| %s | %d | %d (%d) | %s | %d | %d | %d | %d |" % (
+            rel, s["killed"], s["survived"], budget, "%.1f%%" % score if denom else "—",
+            s["equivalent"], s["identical"], s["invalid"], s["skipped"]))
         if args.fail_under and denom and score < args.fail_under and not s["skipped"]:
             status = 1
     if survivors:
