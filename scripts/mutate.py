@@ -1053,8 +1053,8 @@ def main():
                     help="write the latest result of every mutant of the plan to "
                     "scripts/mutate-results.jsonl, which later runs start from")
     ap.add_argument("--skip", nargs="+", default=[], metavar="FILE",
-                    help="leave these files' mutants not run (beside --reverse: one run "
-                    "takes the files the other should not reach first)")
+                    help="leave these files' mutants not run, earlier survivors too (beside "
+                    "--reverse: one run takes the files the other should not reach first)")
     ap.add_argument("--reverse", action="store_true",
                     help="run the mutants from the last: beside a run in the usual order with "
                     "the same --work, each skips what the other has done, and they meet")
@@ -1225,7 +1225,8 @@ def main():
                 if args.tests and not prev:
                     s["skipped"] += 1  # some tests only: no verdict for a mutant never run
                     continue
-                if prev and prev["status"] == "survived" and args.retry_survivors:
+                if (prev and prev["status"] == "survived" and args.retry_survivors and
+                        rel not in args.skip):
                     prev = None
                 if not args.report:
                     read_fresh()  # a run beside this one (--reverse) may have done it
