@@ -75,7 +75,9 @@ bool warder__fault_hit(unsigned kind, const char *file, int line)
                 fired = true;
                 snprintf(where, sizeof(where), "%s %s:%d (point %lu)", kind_name(kind), file, line,
                          n);
+                int saved = errno; /* the call proceeds as if nothing had run before it */
                 hook_fn(hook_ud);
+                errno = saved;
                 return false;
         }
         if (m != ARMED || n < target || (n > target && !sticky))
