@@ -237,14 +237,20 @@ static int walk_entry(struct walk *w, int dfd, const char *name, unsigned char t
         struct stat st;
         if (type == DT_UNKNOWN) {
                 if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-                        *unknown = errno != ENOENT;
+                        if (errno != ENOENT)
+                                *unknown = true; /* (set only: an earlier entry's stays) */
                         return 0;
                 }
                 type = dtype_of(st.st_mode);
         }
         if (mode == WALK_HIDDEN || mode == WALK_LINKS) {
                 if (type == DT_REG) {
-                        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_nlink < 2)
+                        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+                                if (errno != ENOENT)
+                                        *unknown = true;
+                                return 0;
+                        }
+                        if (st.st_nlink < 2)
                                 return 0;
                         if (mode == WALK_HIDDEN)
                                 return walk_oom(w, inode_add(&w->linked, &st, WARDER_MASK_HIDE));
@@ -254,6 +260,8 @@ static int walk_entry(struct walk *w, int dfd, const char *name, unsigned char t
                         int fd = pin_entry(dfd, name, DT_REG, &st);
                         if (fd == -3)
                                 return out_of_fds(w, path->data);
+                        if (fd == -2)
+                                *unknown = true;
                         return fd < 0 ? 0 : walk_record(w, path->data, fd, &st, f);
                 }
                 if (type != DT_DIR)
@@ -261,6 +269,8 @@ static int walk_entry(struct walk *w, int dfd, const char *name, unsigned char t
                 int fd = pin_entry(dfd, name, DT_DIR, &st);
                 if (fd == -3)
                         return out_of_fds(w, path->data);
+                if (fd == -2)
+                        *unknown = true;
                 if (fd < 0)
                         return 0;
                 /* The names inside a hidden directory are covered with it. */
@@ -274,20 +284,36 @@ static int walk_entry(struct walk *w, int dfd, const char *name, unsigned char t
                 /* A link is decided on its name and on where it leads; what is masked is the
                  * file it leads to (a mount lands there anyway). */
                 char *real = realpath(path->data, NULL);
-                if (!real)
-                        return 0; /* dangling (or a loop): nothing to read through it */
+                if (!real) {
+                        /* Dangling (or a loop): nothing to read through it. Anything else
+                         * leaves where it leads unknown. */
+                        if (errno != ENOENT && errno != ELOOP && errno != ENOTDIR)
+                                *unknown = true;
+                        return 0;
+                }
                 unsigned flags = w->fn(w->ud, path->data, real);
                 int rc = 0;
                 if (flags) {
+                        /* What the link leads to is pinned, or the walk fails, or the
+                         * directory holding the link is hidden: never a link left open. */
                         int tfd = open(real, O_PATH | O_NOFOLLOW | O_CLOEXEC);
                         struct stat tst;
-                        if (tfd >= 0 && fstat(tfd, &tst) == 0) {
+                        if (tfd < 0 && (errno == EMFILE || errno == ENFILE)) {
+                                rc = out_of_fds(w, path->data);
+                        } else if (tfd < 0 || fstat(tfd, &tst) != 0 || S_ISLNK(tst.st_mode)) {
+                                /* vanished since: nothing to read; else (a link in its place
+                                 * included) it cannot be pinned */
+                                if (tfd >= 0 || errno != ENOENT)
+                                        *unknown = true;
+                                if (tfd >= 0)
+                                        close(tfd);
+                        } else {
                                 if (S_ISREG(tst.st_mode) && tst.st_nlink > 1)
                                         rc = walk_oom(w, inode_add(&w->linked, &tst, flags));
                                 if (!rc)
                                         rc = walk_record(w, real, tfd, &tst, flags);
-                        } else if (tfd >= 0) {
-                                close(tfd);
+                                else
+                                        close(tfd);
                         }
                 }
                 free(real);
@@ -306,6 +332,13 @@ static int walk_entry(struct walk *w, int dfd, const char *name, unsigned char t
                 return out_of_fds(w, path->data);
         if (fd == -1)
                 return 0;
+        if (fd == -2 && flags)
+                /* What the rules deny must be pinned, and a directory listed: else the other
+                 * names of its files (the second pass) are unknown. */
+                return warder_error_set(w->err, WARDER_EACCES,
+                                        "masking: cannot examine '%s', which the rules deny; the "
+                                        "command was not run",
+                                        path->data);
         if (fd == -2 && type == DT_DIR) {
                 /* A directory that cannot be listed is hidden whole (see walk_dir). */
                 fd = openat(dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -313,6 +346,7 @@ static int walk_entry(struct walk *w, int dfd, const char *name, unsigned char t
                         return walk_record(w, path->data, fd, &st, WARDER_MASK_HIDE);
                 if (fd >= 0)
                         close(fd);
+                fd = -1;
         }
         if (fd < 0) {
                 *unknown = true;
@@ -392,10 +426,18 @@ static int walk_dir(struct walk *w, struct warder__buf *path, int fd, enum walk_
                 unknown = true; /* readdir failed part-way */
         closedir(d);
         warder__buf_truncate(path, base);
+        /* Something here could not be examined. Hidden whole, the directory keeps it from
+         * the command. Inside a hidden directory, it may be a file with another name that
+         * the second pass would have to find: the walk fails. */
         struct stat st;
-        if (!rc && unknown && (mode == WALK_DECIDE || mode == WALK_READONLY) &&
-            fstat(pin, &st) == 0)
-                return walk_record(w, path->data, pin, &st, WARDER_MASK_HIDE);
+        if (!rc && unknown) {
+                if (mode != WALK_HIDDEN && fstat(pin, &st) == 0)
+                        return walk_record(w, path->data, pin, &st, WARDER_MASK_HIDE);
+                rc = warder_error_set(w->err, WARDER_EACCES,
+                                      "masking: cannot examine everything in '%s'; the command "
+                                      "was not run",
+                                      path->data);
+        }
         close(pin);
         return rc;
 }
