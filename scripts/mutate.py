@@ -986,6 +986,12 @@ def reaching(covered, m, src):
     return func
 
 
+def own_tests(rel):
+    """Names of the test executables (without test-) that belong to a source file: its stem and
+    its directory's (src/backends/local/grep.c: grep and local)."""
+    return {os.path.splitext(os.path.basename(rel))[0], os.path.basename(os.path.dirname(rel))}
+
+
 def core_files(patterns):
     files = []
     for p in patterns:
@@ -1274,10 +1280,14 @@ def main():
                     else:
                         rec["status"] = "survived"
                         reach = reaching(covered, m, original)
-                        # the most kills per second first: a slow test that kills often
-                        # (test-fault walks every failure point) must not go before a quick one
+                        # the file's own tests first (test-grep for grep.c: a function that
+                        # hundreds of tests reach would spend its budget on the others), then
+                        # the most kills per second: a slow test that kills often (test-fault
+                        # walks every failure point) must not go before a quick one
+                        own = own_tests(m.file)
                         order = sorted((t for t in runner.tests if t["name"] in reach),
-                                       key=lambda t: (-(kills.get(t["name"], 0) + 1) /
+                                       key=lambda t: (t["name"].split("::")[0] not in own,
+                                                      -(kills.get(t["name"], 0) + 1) /
                                                       max(durations[t["name"]], 0.05),
                                                       t["name"]))
                         if not order:
