@@ -300,13 +300,12 @@ static int walk_entry(struct walk *w, int dfd, const char *name, unsigned char t
                         struct stat tst;
                         if (tfd < 0 && (errno == EMFILE || errno == ENFILE)) {
                                 rc = out_of_fds(w, path->data);
-                        } else if (tfd < 0 || fstat(tfd, &tst) != 0 || S_ISLNK(tst.st_mode)) {
-                                /* vanished since: nothing to read; else (a link in its place
-                                 * included) it cannot be pinned */
-                                if (tfd >= 0 || errno != ENOENT)
+                        } else if (tfd < 0) {
+                                if (errno != ENOENT) /* (vanished since: nothing to read) */
                                         *unknown = true;
-                                if (tfd >= 0)
-                                        close(tfd);
+                        } else if (fstat(tfd, &tst) != 0 || S_ISLNK(tst.st_mode)) {
+                                close(tfd); /* a link in its place: it cannot be pinned */
+                                *unknown = true;
                         } else {
                                 if (S_ISREG(tst.st_mode) && tst.st_nlink > 1)
                                         rc = walk_oom(w, inode_add(&w->linked, &tst, flags));
