@@ -1054,7 +1054,9 @@ def main():
                     help="run only the tests whose names match (fnmatch; a Check test is "
                     "EXECUTABLE::NAME or EXECUTABLE::NAME@I): with --retry-survivors, settles "
                     "whether new tests kill the survivors without rerunning the whole suite "
-                    "(a survivor that they do not kill stays one)")
+                    "(a survivor that they do not kill stays one); a mutant never run before "
+                    "that these tests do not kill is recorded as a survivor of them only, which "
+                    "--retry-survivors runs against the whole suite")
     ap.add_argument("--save", action="store_true",
                     help="write the latest result of every mutant of the plan to "
                     "scripts/mutate-results.jsonl, which later runs start from")
@@ -1202,6 +1204,7 @@ def main():
     summary = {}
     survivors = []
     untested = {}  # survivor id -> tests left unrun when --mutant-budget ran out
+    subset = {}  # survivor id -> the --tests patterns it survived (the suite has not run)
     os.makedirs(bench.work, exist_ok=True)
     out = open(results_path, "a")
     stopped = args.report
@@ -1228,9 +1231,6 @@ def main():
                 if rel in args.skip and not (prev or fresh.get((m.id, m.digest))):
                     s["skipped"] += 1  # left to a run beside this one, or a later one
                     continue
-                if args.tests and not prev:
-                    s["skipped"] += 1  # some tests only: no verdict for a mutant never run
-                    continue
                 if (prev and prev["status"] == "survived" and args.retry_survivors and
                         rel not in args.skip):
                     prev = None
@@ -1242,6 +1242,7 @@ def main():
                     if prev["status"] == "survived":
                         survivors.append(m)
                         untested[m.id] = prev.get("untested", 0)
+                        subset[m.id] = prev.get("only")
                     continue
                 if stopped or (args.budget and time.time() - start > args.budget):
                     stopped = True
@@ -1296,6 +1297,8 @@ def main():
                                   for t in runner.tests}
                         killer, rc = runner.run_tests(order, limits, args.mutant_budget,
                                                       durations)
+                        if args.tests and not killer:
+                            rec["only"] = args.tests  # survived these tests, not the suite
                         if isinstance(rc, int) and not killer:
                             rec["untested"] = rc  # the budget ran out: a survivor, untested
                         elif rc == "invalid":
@@ -1312,12 +1315,14 @@ def main():
                 if rec["status"] == "survived":
                     survivors.append(m)
                     untested[m.id] = rec.get("untested", 0)
+                    subset[m.id] = rec.get("only")
                 out.write(json.dumps(rec) + "\n")
                 out.flush()
                 print("%-9s %s:%d %s%s" % (rec["status"], rel, m.line, m.id.split(" :: ", 1)[1],
                                            " (%s)" % rec["killer"] if "killer" in rec else
                                            " (no test runs it)" if rec.get("unreached") else
-                                           " (budget ran out)" if rec.get("untested") else ""),
+                                           " (budget ran out)" if rec.get("untested") else
+                                           " (only --tests ran)" if rec.get("only") else ""),
                       flush=True)
     except KeyboardInterrupt:
         print("mutate: interrupted", file=sys.stderr)
@@ -1340,7 +1345,8 @@ def main():
             for key in sorted(k for k in latest if k in keep):
                 r = latest[key]
                 f.write(json.dumps({k: r[k] for k in ("id", "src", "line", "status", "killer",
-                                                      "untested", "unreached") if k in r},
+                                                      "untested", "unreached", "only")
+                                    if k in r},
                                    sort_keys=True) + "\n")
         print("mutate: %d results saved to %s" % (len(keep & set(latest)),
                                                  os.path.relpath(SAVED, ROOT)))
@@ -1362,8 +1368,11 @@ def main():
         print("\nsurvivors (a missing test, or an equivalent change to list in %s):" %
               os.path.relpath(EQUIVALENTS, ROOT))
         for m in survivors:
-            print("  %s:%d  %s%s" % (m.file, m.line, m.id, "  [budget ran out: %d tests not run]"
-                                     % untested[m.id] if untested.get(m.id) else ""))
+            print("  %s:%d  %s%s%s" % (m.file, m.line, m.id,
+                                       "  [budget ran out: %d tests not run]" % untested[m.id]
+                                       if untested.get(m.id) else "",
+                                       "  [only the tests %s ran]" % " ".join(subset[m.id])
+                                       if subset.get(m.id) else ""))
     if not args.changed and not args.functions and not args.files:
         for e in entries:
             if not e["used"]:
