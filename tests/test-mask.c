@@ -636,6 +636,27 @@ START_TEST(a_swap_inside_a_read_only_directory_hides_it)
 }
 END_TEST
 
+/* A link to a FIFO is decided and its target pinned without opening the FIFO for reading,
+ * which would block until a writer came. */
+START_TEST(a_link_to_a_fifo_does_not_block)
+{
+        char fifo[1024];
+        full(fifo, sizeof(fifo), root, "pipe");
+        ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+        symlink_to("pipe", "pipe-link");
+        static const struct rule rules[] = {{"pipe-link", H}, {NULL, 0}};
+        struct pred p = {.rules = rules};
+        struct mask_list l;
+        alarm(20);
+        ck_assert_int_eq(collect(&p, 1000, &l, NULL), 0);
+        alarm(0);
+        check_pins(&l);
+        expect(&l, "pipe", H);
+        ck_assert_uint_eq(l.count, 1);
+        warder__exec_mask_list_free(&l);
+}
+END_TEST
+
 /* A directory replaced by a FIFO before it is opened: opening it must not block the walk. */
 static void to_fifo(const char *abs)
 {
@@ -1280,6 +1301,7 @@ int main(void)
         tcase_add_test(tc, a_vanished_name_is_skipped);
         tcase_add_loop_test(tc, a_link_target_changed_before_its_pin, 0, 3);
         tcase_add_test(tc, a_directory_swapped_for_a_fifo_does_not_block);
+        tcase_add_test(tc, a_link_to_a_fifo_does_not_block);
         tcase_add_test(tc, a_missing_root_has_nothing_to_mask);
         tcase_add_test(tc, a_root_that_cannot_be_examined_fails_closed);
         tcase_add_loop_test(tc, a_directory_that_cannot_be_listed_is_hidden_whole, 0, 3);

@@ -298,10 +298,10 @@ static int walk_entry(struct walk *w, int dfd, const char *name, unsigned char t
                          * directory holding the link is hidden: never a link left open. */
                         int tfd = open(real, O_PATH | O_NOFOLLOW | O_CLOEXEC);
                         struct stat tst;
-                        if (tfd < 0 && (errno == EMFILE || errno == ENFILE)) {
-                                rc = out_of_fds(w, path->data);
-                        } else if (tfd < 0) {
-                                if (errno != ENOENT) /* (vanished since: nothing to read) */
+                        if (tfd < 0) {
+                                if (errno == EMFILE || errno == ENFILE)
+                                        rc = out_of_fds(w, path->data);
+                                else if (errno != ENOENT) /* (vanished: nothing to read) */
                                         *unknown = true;
                         } else if (fstat(tfd, &tst) != 0 || S_ISLNK(tst.st_mode)) {
                                 close(tfd); /* a link in its place: it cannot be pinned */
