@@ -1148,22 +1148,41 @@ static bool covers(const struct mask_list *got, const struct mask_list *want, co
  * once or from there on: the walk fails, or masks at least what the clean walk does, and
  * leaves no descriptor open.
  */
+/* Trees with one file of other names each, denied where the walk meets it: by its own name,
+ * through a link, inside a hidden directory (each is the first to grow the set of inodes). */
+static const struct rule one_linked_rules[][2] = {
+    {{"a", H}, {NULL, 0}},
+    {{"link", H}, {NULL, 0}},
+    {{"hdir", H}, {NULL, 0}},
+};
+
+static const struct rule *one_linked_tree(int i)
+{
+        put("f", "f");
+        hardlink("f", "a");
+        symlink_to("f", "link");
+        dir("hdir");
+        hardlink("f", "hdir/f");
+        return one_linked_rules[i];
+}
+
 START_TEST(every_failure_point_fails_closed)
 {
-        struct pred p = {.rules = busy_tree()};
+        const struct rule *rules = _i ? one_linked_tree(_i - 1) : busy_tree();
+        struct pred p = {.rules = rules};
         struct mask_list want;
         size_t before = open_fds();
         warder__fault_count(WARDER__FAULT_ALL);
         ck_assert_int_eq(collect(&p, 1000, &want, NULL), 0);
         unsigned long points = warder__fault_points();
         warder__fault_off();
-        ck_assert_uint_eq(want.count, 10);
-        ck_assert_uint_gt(points, 20);
+        ck_assert_uint_eq(want.count, _i ? 3 : 10);
+        ck_assert_uint_gt(points, _i ? 5 : 20);
         for (int sticky = 0; sticky < 2; sticky++) {
                 for (unsigned long n = 1; n <= points + 2; n++) {
                         struct mask_list got;
                         struct warder_error err = WARDER_ERROR_INIT;
-                        p = (struct pred){.rules = busy_tree_rules};
+                        p = (struct pred){.rules = rules};
                         warder__fault_arm(n, sticky, WARDER__FAULT_ALL);
                         int rc = collect(&p, 1000, &got, &err);
                         bool fired = warder__fault_fired();
@@ -1312,7 +1331,7 @@ int main(void)
         tcase_add_test(tc, the_deadline_counts_the_last_answer);
         tcase_add_test(tc, a_root_replaced_between_the_passes_fails_closed);
 #ifdef WARDER__FAULT_INJECTION
-        tcase_add_test(tc, every_failure_point_fails_closed);
+        tcase_add_loop_test(tc, every_failure_point_fails_closed, 0, 4);
         tcase_add_test(tc, descriptor_zero_at_every_point);
         tcase_add_test(tc, every_descriptor_closes_on_exec);
 #endif
