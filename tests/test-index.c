@@ -1135,25 +1135,56 @@ END_TEST
 START_TEST(test_index_weak_rules)
 {
         /* Rules filed only under the root (weak) run on almost every check and are reported
-         * with the residual ones: each rule once, however many of its alternatives are weak,
-         * and rules next to each other each. */
+         * with the residual ones: each rule once, however many of its alternatives are weak
+         * or residual, and rules next to each other each. */
         static const struct shape sh[] = {
             {"**/.env", "base .env"},   {"/r/*[0-9]", "prefix /r"},
             {"/r/*[a-c]", "prefix /r"}, {"{/r/[0-9]*,/r/[d-f]*}", "prefix /r"},
-            {"**/id_*", "residual"},
+            {"**/id_*", "residual"},    {"{**/*q*,**/[0-9]*}", "residual, residual"},
         };
-        static const char *const paths[] = {"/r/.env", "/r/x1",   "/r/xa",   "/r/5q",
-                                            "/r/eq",   "/r/id_x", "/r/q/x1", "/r/xz"};
+        static const char *const paths[] = {"/r/.env", "/r/x1",   "/r/xa", "/r/5q", "/r/eq",
+                                            "/r/id_x", "/r/q/x1", "/r/xz", "/r/zq"};
         warder_ruleset *rs = load_filed(NULL, 0, sh, WARDER__ARRAY_SIZE(sh), paths,
                                         WARDER__ARRAY_SIZE(paths), false);
         size_t residual = 0, largest = 0;
         warder__index_stats(&rs->ops[WARDER_OP_READ].idx, &residual, &largest);
-        ck_assert_uint_eq(residual, 4);
+        ck_assert_uint_eq(residual, 5);
         ck_assert_uint_eq(largest, 3);
         struct warder_ruleset_index_stats st = WARDER_RULESET_INDEX_STATS_INIT;
         ck_assert_int_eq(warder_ruleset_index_stats(&st, rs, WARDER_OP_READ, NULL), 0);
-        ck_assert_uint_eq(st.always, 4);
+        ck_assert_uint_eq(st.always, 5);
         ck_assert_uint_eq(st.first_always, 4);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(test_index_split_bounds)
+{
+        /* A target is split within its length, whatever its buffer holds after it and
+         * whatever the targets split before it left in the separator scratch: `/r/a` of
+         * `/r/a/b` has the basename `a`; `/xxxxxxxx/yyyy` after `/a/b/c/d` has one directory
+         * component, `xxxxxxxx`, not one running to the end of a component key's length. */
+        char name[80];
+        memset(name, 'n', 70);
+        name[70] = '\0';
+        char doc[256];
+        snprintf(doc, sizeof(doc),
+                 "warder: 1\nread:\n  rules:\n    - deny: '**/a'\n    - deny: '**/%s/**'\n"
+                 "    - deny: '**/xxxxxxxx/**'\n",
+                 name);
+        warder_ruleset *rs = load_rules(doc);
+        ck_assert_uint_ne(rs->ops[WARDER_OP_READ].idx.comp_lens >> 63 & 1, 0);
+        ck_assert_int_eq(warder__index_decide(rs, WARDER_OP_READ, "/r/a/b", 4), 0);
+        ck_assert_int_eq(warder__linear_decide(rs, WARDER_OP_READ, "/r/a/b", 4), 0);
+        ck_assert_int_eq(warder__index_decide(rs, WARDER_OP_READ, "/r/a/b", 6), -1);
+        for (int i = 0; i < 2; i++) {
+                const char *t = i ? "/a/b/c/d/e/f/g" : "/a/b/c/d";
+                ck_assert_int_eq(warder__index_decide(rs, WARDER_OP_READ, t, strlen(t)), -1);
+                t = "/xxxxxxxx/yyyy";
+                ck_assert_int_eq(warder__index_decide(rs, WARDER_OP_READ, t, strlen(t)), 2);
+                t = "/yyyyyyyy/xxxx";
+                ck_assert_int_eq(warder__index_decide(rs, WARDER_OP_READ, t, strlen(t)), -1);
+        }
         warder_ruleset_free(rs);
 }
 END_TEST
@@ -1198,6 +1229,54 @@ START_TEST(test_index_build_fault)
         }
         ck_assert_uint_gt(in_index, 10); /* control: the walk reaches the index build */
         warder__buf_free(&y);
+}
+END_TEST
+
+struct split_job {
+        const warder_ruleset *rs;
+        unsigned long n; /* the allocation to fail (0: none; count them) */
+        long got;
+        unsigned long points;
+        bool fired;
+};
+
+static void *split_thread(void *p)
+{
+        struct split_job *j = p;
+        static const char t[] = "/r/q/x/A";
+        if (j->n)
+                warder__fault_arm(j->n, false, WARDER__FAULT_ALLOC);
+        else
+                warder__fault_count(WARDER__FAULT_ALLOC);
+        j->got = warder__index_decide(j->rs, WARDER_OP_READ, t, strlen(t));
+        j->points = warder__fault_points();
+        j->fired = j->n && warder__fault_fired();
+        warder__fault_off();
+        return NULL;
+}
+
+START_TEST(test_index_split_fault)
+{
+        /* A check in a thread of its own (its scratch buffers allocated on first use) that
+         * runs out of memory at any allocation fails (-2: out of memory), never decides on a
+         * target split in part. */
+        warder_ruleset *rs = load_rules("warder: 1\nfold_case: true\nread:\n  rules:\n"
+                                        "    - deny: '**/a'\n");
+        struct split_job j = {rs, 0, 0, 0, false};
+        pthread_t th;
+        ck_assert_int_eq(pthread_create(&th, NULL, split_thread, &j), 0);
+        pthread_join(th, NULL);
+        ck_assert_int_eq(j.got, 0); /* control: the folded basename `a` */
+        unsigned long points = j.points;
+        ck_assert_uint_ge(points, 3); /* the scratch, its separators, its lower-case copy */
+        for (unsigned long n = 1; n <= points; n++) {
+                j = (struct split_job){rs, n, 0, 0, false};
+                ck_assert_int_eq(pthread_create(&th, NULL, split_thread, &j), 0);
+                pthread_join(th, NULL);
+                ck_assert_msg(j.fired && j.got == -2, "fault %lu: fired %d, decided %ld", n,
+                              j.fired, j.got);
+        }
+        warder_ruleset_free(rs);
 }
 END_TEST
 #endif
@@ -1450,8 +1529,10 @@ static Suite *suite(void)
         tcase_add_test(ta, test_index_hash_collisions);
         tcase_add_test(ta, test_index_small_set_bound);
         tcase_add_test(ta, test_index_weak_rules);
+        tcase_add_test(ta, test_index_split_bounds);
 #ifdef WARDER__FAULT_INJECTION
         tcase_add_test(ta, test_index_build_fault);
+        tcase_add_test(ta, test_index_split_fault);
 #endif
         suite_add_tcase(s, ta);
         TCase *tx = tcase_create("execute");
