@@ -1234,6 +1234,7 @@ END_TEST
 
 struct split_job {
         const warder_ruleset *rs;
+        const char *target;
         unsigned long n; /* the allocation to fail (0: none; count them) */
         long got;
         unsigned long points;
@@ -1243,12 +1244,11 @@ struct split_job {
 static void *split_thread(void *p)
 {
         struct split_job *j = p;
-        static const char t[] = "/r/q/x/A";
         if (j->n)
                 warder__fault_arm(j->n, false, WARDER__FAULT_ALLOC);
         else
                 warder__fault_count(WARDER__FAULT_ALLOC);
-        j->got = warder__index_decide(j->rs, WARDER_OP_READ, t, strlen(t));
+        j->got = warder__index_decide(j->rs, WARDER_OP_READ, j->target, strlen(j->target));
         j->points = warder__fault_points();
         j->fired = j->n && warder__fault_fired();
         warder__fault_off();
@@ -1259,23 +1259,43 @@ START_TEST(test_index_split_fault)
 {
         /* A check in a thread of its own (its scratch buffers allocated on first use) that
          * runs out of memory at any allocation fails (-2: out of memory), never decides on a
-         * target split in part. */
+         * target split in part: a short target, one with more separators than the first
+         * scratch holds (it grows in the 16-byte scan), and one that fills the scratch exactly
+         * in that scan and grows it in the bytes after. */
         warder_ruleset *rs = load_rules("warder: 1\nfold_case: true\nread:\n  rules:\n"
                                         "    - deny: '**/a'\n");
-        struct split_job j = {rs, 0, 0, 0, false};
-        pthread_t th;
-        ck_assert_int_eq(pthread_create(&th, NULL, split_thread, &j), 0);
-        pthread_join(th, NULL);
-        ck_assert_int_eq(j.got, 0); /* control: the folded basename `a` */
-        unsigned long points = j.points;
-        ck_assert_uint_ge(points, 3); /* the scratch, its separators, its lower-case copy */
-        for (unsigned long n = 1; n <= points; n++) {
-                j = (struct split_job){rs, n, 0, 0, false};
+        struct warder__buf deep = WARDER__BUF_INIT, exact = WARDER__BUF_INIT;
+        for (int i = 0; i < 100; i++)
+                warder__buf_puts(&deep, "/a");
+        for (int i = 0; i < 48; i++) /* 6 blocks of 16 bytes, 48 separators */
+                warder__buf_puts(&exact, "/a");
+        warder__buf_puts(&exact, "////////////////"
+                                 "/b/A");
+        const struct {
+                const char *target;
+                long want;
+                unsigned long points; /* at least */
+        } cases[] = {{"/r/q/x/A", 0, 3}, {deep.data, 0, 4}, {exact.data, 0, 4}};
+        for (size_t c = 0; c < WARDER__ARRAY_SIZE(cases); c++) {
+                struct split_job j = {rs, cases[c].target, 0, 0, 0, false};
+                pthread_t th;
                 ck_assert_int_eq(pthread_create(&th, NULL, split_thread, &j), 0);
                 pthread_join(th, NULL);
-                ck_assert_msg(j.fired && j.got == -2, "fault %lu: fired %d, decided %ld", n,
-                              j.fired, j.got);
+                ck_assert_int_eq(j.got, cases[c].want); /* control: the folded basename `a` */
+                unsigned long points = j.points;
+                /* the scratch, its separators (grown), its lower-case copy */
+                ck_assert_msg(points >= cases[c].points, "%zu: %lu points", c, points);
+                for (unsigned long n = 1; n <= points; n++) {
+                        j = (struct split_job){rs, cases[c].target, n, 0, 0, false};
+                        ck_assert_int_eq(pthread_create(&th, NULL, split_thread, &j), 0);
+                        pthread_join(th, NULL);
+                        ck_assert_msg(j.fired && j.got == -2,
+                                      "%zu: fault %lu: fired %d, decided %ld", c, n, j.fired,
+                                      j.got);
+                }
         }
+        warder__buf_free(&deep);
+        warder__buf_free(&exact);
         warder_ruleset_free(rs);
 }
 END_TEST
