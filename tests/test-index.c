@@ -1189,6 +1189,36 @@ START_TEST(test_index_split_bounds)
 }
 END_TEST
 
+START_TEST(test_index_slide_repeat)
+{
+        /* The same target checked again, and targets whose grams reach the same list
+         * several times, find the rules filed under grams each time: the lists already run
+         * in one check are remembered for that check only. */
+        struct warder__buf y = WARDER__BUF_INIT;
+        warder__buf_puts(&y, "warder: 1\nread:\n  rules:\n");
+        for (unsigned j = 0; j < 17; j++)
+                warder__buf_printf(&y, "    - deny: '**/*wxyz%02u*'\n", j);
+        warder_ruleset *rs = load_rules(y.data);
+        warder__buf_free(&y);
+        static const struct {
+                const char *path;
+                long want;
+        } cases[] = {{"/r/wxyz03", 3},  {"/r/wxyz03", 3}, {"/r/wxyzwxyz16", 16},
+                     {"/r/wxyz16", 16}, {"/r/wxyz", -1},  {"/r/wxyz03", 3}};
+        for (int round = 0; round < 2; round++) {
+                for (size_t i = 0; i < WARDER__ARRAY_SIZE(cases); i++) {
+                        const char *t = cases[i].path;
+                        ck_assert_msg(warder__index_decide(rs, WARDER_OP_READ, t, strlen(t)) ==
+                                          cases[i].want,
+                                      "%s", t);
+                        ck_assert_int_eq(warder__linear_decide(rs, WARDER_OP_READ, t, strlen(t)),
+                                         cases[i].want);
+                }
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 #ifdef WARDER__FAULT_INJECTION
 START_TEST(test_index_build_fault)
 {
@@ -1550,6 +1580,7 @@ static Suite *suite(void)
         tcase_add_test(ta, test_index_small_set_bound);
         tcase_add_test(ta, test_index_weak_rules);
         tcase_add_test(ta, test_index_split_bounds);
+        tcase_add_test(ta, test_index_slide_repeat);
 #ifdef WARDER__FAULT_INJECTION
         tcase_add_test(ta, test_index_build_fault);
         tcase_add_test(ta, test_index_split_fault);
