@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fault.h"
 #include "ruleset/ruleset-internal.h"
 #include "support.h"
 #include "warder/ruleset.h"
@@ -678,6 +679,658 @@ START_TEST(test_index_rarest_key)
 }
 END_TEST
 
+/* ---- where each rule shape is filed ------------------------------------------------------- */
+
+static warder_ruleset *load_rules(const char *yaml);
+
+static const char *const kind_names[] = {"exact", "prefix", "base", "ext",
+                                         "comp",  "bsub",   "psub", "residual"};
+
+/* Where rule `rule` is filed in idx: "kind key" for each of its postings, in the order of the
+ * kinds ("residual" for the residual list), joined by ", ". */
+static void filed(const struct warder__index *idx, uint32_t rule, struct warder__buf *out)
+{
+        warder__buf_truncate(out, 0);
+        warder__buf_reserve(out, 0);
+        for (int k = 0; k < WARDER__K_COUNT; k++) {
+                const struct warder__ktab *t = &idx->tab[k];
+                for (uint32_t e = 0; e < t->n; e++)
+                        for (uint32_t i = 0; i < t->ent[e].n; i++)
+                                if (t->post[t->ent[e].first + i].rule == rule)
+                                        warder__buf_printf(out, "%s%s %.*s", out->len ? ", " : "",
+                                                           kind_names[k], (int)t->ent[e].len,
+                                                           t->keys + t->ent[e].key);
+        }
+        for (size_t i = 0; i < idx->residual.n; i++)
+                if (idx->residual.p[i].rule == rule)
+                        warder__buf_printf(out, "%sresidual", out->len ? ", " : "");
+}
+
+struct shape {
+        const char *pattern;
+        const char *where; /* as filed() says */
+};
+
+/* Loads `pre` rules made by `pre_fmt` (one %u: the rule number; NULL for none), then the
+ * shapes; asserts where every shape is filed and that the index decides as the plain loop on
+ * the paths given, in either precedence mode. */
+static warder_ruleset *load_filed(const char *pre_fmt, size_t pre, const struct shape *sh,
+                                  size_t nsh, const char *const *paths, size_t npaths,
+                                  bool strictest)
+{
+        struct warder__buf y = WARDER__BUF_INIT;
+        warder__buf_printf(&y, "warder: 1\nprecedence: %s\nread:\n  rules:\n",
+                           strictest ? "strictest" : "first-match");
+        for (size_t i = 0; i < pre; i++) {
+                warder__buf_puts(&y, "    - deny: '");
+                warder__buf_printf(&y, pre_fmt, (unsigned)i);
+                warder__buf_puts(&y, "'\n");
+        }
+        for (size_t i = 0; i < nsh; i++)
+                warder__buf_printf(&y, "    - %s: '%s'\n", actions[i % 3], sh[i].pattern);
+        warder_ruleset *rs = load_rules(y.data);
+        const struct warder__index *idx = &rs->ops[WARDER_OP_READ].idx;
+        for (size_t i = 0; i < nsh; i++) {
+                filed(idx, (uint32_t)(pre + i), &y);
+                ck_assert_msg(strcmp(y.data, sh[i].where) == 0,
+                              "%s (%zu rules before): filed as '%s', want '%s'", sh[i].pattern, pre,
+                              y.data, sh[i].where);
+        }
+        warder__buf_free(&y);
+        for (size_t i = 0; i < npaths; i++) {
+                const char *t = paths[i];
+                long got = warder__index_decide(rs, WARDER_OP_READ, t, strlen(t));
+                long lin = warder__linear_decide(rs, WARDER_OP_READ, t, strlen(t));
+                ck_assert_msg(got == lin, "%s: index %ld, linear %ld", t, got, lin);
+        }
+        return rs;
+}
+
+/* One of each shape of rule, and the paths that hit and miss each. */
+static const char *const shape_paths[] = {
+    "/r/a/b",
+    "/r/a/b/c",
+    "/r/src/x",
+    "/r/src",
+    "/r/q/.env",
+    "/r/q/.envx",
+    "/r/q/x.env",
+    "/r/node_modules/x",
+    "/r/node_modules",
+    "/r/x.pem",
+    "/r/x.pemx",
+    "/r/afoo.",
+    "/r/afoo.x",
+    "/r/foo.",
+    "/r/id_rsa",
+    "/r/xid_rsa",
+    "/r/lib/z/y.c",
+    "/r/lib/y.h",
+    "/r/y.c",
+    "/r/cache/d/x5.tmp",
+    "/r/cache/x5.tmp",
+    "/r/x5.tmp",
+    "/r/d/cache",
+    "/r/a1/z/b1/f",
+    "/r/a1/b1/f",
+    "/r/b1/z/a1/f",
+    "/r/7",
+    "/r/d/7",
+    "/r/x",
+    "/r/k9/x1",
+    "/r/k9/y2",
+    "/r/k9/z3",
+    "/r/q/wxyzvuts",
+    "/r/q/wxyzvut",
+    "/r/q/1ab2cdef",
+    "/r/q/cdef",
+    "/r/q/ab",
+    "/r/q/xghymnop",
+    "/r/q/mnop",
+    "/x/y",
+    "/r",
+    "/",
+    "/r/8/9",
+};
+
+START_TEST(test_index_filed_small)
+{
+        /* §1.5: a small set is not counted: each alternative goes under the first key of the
+         * cheapest kind it offers (exact path, prefix, basename, extension, component); only
+         * basename or component literals and nothing else: the residual list; only the root
+         * or an ancestor as a prefix: filed there (weak), and reported as run on every check.
+         * A rule's matcher alternatives that choose one key are one posting. */
+        static const struct shape sh[] = {
+            {"/r/a/b", "exact /r/a/b"},
+            {"/r/src/**", "exact /r/src, prefix /r/src"},
+            {"**/.env", "base .env"},
+            {"**/node_modules/**", "base node_modules, comp node_modules"},
+            {"**/*.pem", "ext pem"},
+            {"**/*foo.", "residual"},
+            {"**/id_*", "residual"},
+            {"/r/lib/**/*.c", "prefix /r/lib"},
+            {"**/cache/**/x[0-9].tmp", "ext tmp"},
+            {"**/a1/*/b1/*", "comp a1"},
+            {"/r/*[0-9]", "prefix /r"},
+            {"**/[0-9]*", "residual"},
+            {"{**/k9/**/x[0-9],**/k9/**/y[0-9]}", "comp k9"},
+        };
+        for (int strictest = 0; strictest < 2; strictest++) {
+                warder_ruleset *rs = load_filed(NULL, 0, sh, WARDER__ARRAY_SIZE(sh), shape_paths,
+                                                WARDER__ARRAY_SIZE(shape_paths), strictest);
+                size_t residual = 0, largest = 0;
+                warder__index_stats(&rs->ops[WARDER_OP_READ].idx, &residual, &largest);
+                ck_assert_uint_eq(residual, 4); /* three without a key, one weak */
+                ck_assert_uint_eq(largest, 1);
+                struct warder_ruleset_index_stats st = WARDER_RULESET_INDEX_STATS_INIT;
+                ck_assert_int_eq(warder_ruleset_index_stats(&st, rs, WARDER_OP_READ, NULL), 0);
+                ck_assert_uint_eq(st.always, 4);
+                ck_assert_uint_eq(st.largest_key, 1);
+                ck_assert_uint_eq(st.first_always, 5);
+                warder_ruleset_free(rs);
+        }
+}
+END_TEST
+
+START_TEST(test_index_filed_small_grams)
+{
+        /* Up to 16 alternatives with nothing but basename or component literals are cheaper to
+         * run on every check than grams; from 17 on each is filed under a gram, in a small set
+         * the first of the longest (nothing is counted): alternatives with a strong key do not
+         * count towards the 16. */
+        static const struct shape gram17[] = {{"**/*wxyz17*", "bsub wxyz"}};
+        static const struct shape res[] = {{"**/*wxyz16*", "residual"}, {"**/*ab", "residual"}};
+        static const char *const paths[] = {"/r/wxyz16",  "/r/q/awxyz1",   "/r/wxyz17", "/r/ab",
+                                            "/r/e03.txt", "/r/x/e03.txtx", "/r/wxyz"};
+        for (int strictest = 0; strictest < 2; strictest++) {
+                /* 16 + 1 */
+                warder_ruleset *rs = load_filed("**/*wxyz%02u*", 16, gram17, 1, paths,
+                                                WARDER__ARRAY_SIZE(paths), strictest);
+                const struct warder__index *idx = &rs->ops[WARDER_OP_READ].idx;
+                size_t residual = 0, largest = 0;
+                warder__index_stats(idx, &residual, &largest);
+                ck_assert_uint_eq(residual, 0);
+                ck_assert_uint_eq(largest, 17); /* all under the first gram: not counted */
+                warder_ruleset_free(rs);
+                /* 14 + 1 + `*ab` */
+                rs = load_filed("**/*wxyz%02u*", 14, res, 2, paths, WARDER__ARRAY_SIZE(paths),
+                                strictest);
+                idx = &rs->ops[WARDER_OP_READ].idx;
+                warder__index_stats(idx, &residual, &largest);
+                ck_assert_uint_eq(residual, 16);
+                ck_assert_uint_eq(largest, 0);
+                warder_ruleset_free(rs);
+                /* 17 basenames with a key of their own do not make 16 without one 17 */
+                struct warder__buf y = WARDER__BUF_INIT;
+                warder__buf_puts(&y, "warder: 1\nread:\n  rules:\n");
+                for (unsigned i = 0; i < 17; i++)
+                        warder__buf_printf(&y, "    - deny: '**/e%02u.txt'\n", i);
+                for (unsigned i = 0; i < 16; i++)
+                        warder__buf_printf(&y, "    - ask: '**/*wxyz%02u*'\n", i);
+                rs = load_rules(y.data);
+                warder__buf_free(&y);
+                idx = &rs->ops[WARDER_OP_READ].idx;
+                warder__index_stats(idx, &residual, &largest);
+                ck_assert_uint_eq(residual, 16);
+                ck_assert_uint_eq(largest, 1);
+                ck_assert_uint_eq(idx->tab[WARDER__K_BASE].n, 17);
+                for (size_t i = 0; i < WARDER__ARRAY_SIZE(paths); i++) {
+                        const char *t = paths[i];
+                        ck_assert_int_eq(warder__index_decide(rs, WARDER_OP_READ, t, strlen(t)),
+                                         warder__linear_decide(rs, WARDER_OP_READ, t, strlen(t)));
+                }
+                warder_ruleset_free(rs);
+        }
+}
+END_TEST
+
+START_TEST(test_index_filed_large)
+{
+        /* §1.5: in a large set every alternative goes under its rarest key: 1,000 rules whose
+         * literals share their first grams are each filed under the gram only it has (the
+         * counts survive the count table growing), 100 rules that share `.tmp` under their own
+         * component; among grams as rare, the longest, then the first. */
+        static const struct shape sh[] = {
+            {"/r/a/b", "exact /r/a/b"},
+            {"/r/src/**", "exact /r/src, prefix /r/src"},
+            {"**/.env", "base .env"},
+            {"**/node_modules/**", "base node_modules, comp node_modules"},
+            {"**/*.pem", "ext pem"},
+            {"**/*foo.", "bsub foo."},
+            {"**/id_*", "bsub id_"},
+            {"/r/lib/**/*.c", "prefix /r/lib"},
+            {"**/cache/**/x[0-9].tmp", "comp cache"},
+            {"**/a1/*/b1/*", "comp a1"},
+            {"/r/*[0-9]", "prefix /r"},
+            {"**/[0-9]*", "residual"},
+            {"{**/k9/**/x[0-9],**/k9/**/y[0-9]}", "comp k9"},
+            {"**/*wxyzvuts*", "bsub wxyz"}, /* all as rare: the first */
+            {"**/*ab*cdef*", "bsub cdef"},  /* as rare: the longer */
+            {"**/*gh*mnop*", "bsub gh"},    /* rarer, if shorter */
+            {"**/mnop*", "bsub mnop"},
+            {"**/*mnop", "bsub mnop"},
+            {"**/*zzzz*", "bsub zzzz"},
+            {"**/*zzzz*yyyy*", "bsub zzzz"}, /* as common: the first */
+            {"**/*yyyy*", "bsub yyyy"},
+        };
+        /* and enough alternatives without a strong key for grams to be worth it */
+        struct shape all[WARDER__ARRAY_SIZE(sh) + 20];
+        char pats[20][16], keys[20][16];
+        memcpy(all, sh, sizeof(sh));
+        for (unsigned i = 0; i < 20; i++) {
+                snprintf(pats[i], sizeof(pats[i]), "**/*vw%02u*", i);
+                snprintf(keys[i], sizeof(keys[i]), "bsub vw%02u", i);
+                all[WARDER__ARRAY_SIZE(sh) + i] = (struct shape){pats[i], keys[i]};
+        }
+        static const char *const family[] = {"/r/q/qqqq0123",     "/r/q/xqqqq0999y",
+                                             "/r/q/qqqq012",      "/r/cache7/q/x.tmp",
+                                             "/r/cache77/x.tmpx", "/r/x.tmp"};
+        struct warder__buf w = WARDER__BUF_INIT;
+        for (int strictest = 0; strictest < 2; strictest++) {
+                /* 1,000 gram rules; 100 component rules, then the shapes */
+                warder_ruleset *rs = load_filed("**/*qqqq%04u*", 1000, NULL, 0, family,
+                                                WARDER__ARRAY_SIZE(family), strictest);
+                const struct warder__index *idx = &rs->ops[WARDER_OP_READ].idx;
+                for (uint32_t i = 0; i < 1000; i++) {
+                        char want[32];
+                        snprintf(want, sizeof(want), "bsub %04u", i);
+                        filed(idx, i, &w);
+                        ck_assert_msg(strcmp(w.data, want) == 0, "rule %u: '%s'", i, w.data);
+                }
+                size_t residual = 0, largest = 0;
+                warder__index_stats(idx, &residual, &largest);
+                ck_assert_uint_eq(residual, 0);
+                ck_assert_uint_eq(largest, 1);
+                warder_ruleset_free(rs);
+                rs = load_filed("**/cache%u/**/*.tmp", 100, all, WARDER__ARRAY_SIZE(all),
+                                shape_paths, WARDER__ARRAY_SIZE(shape_paths), strictest);
+                idx = &rs->ops[WARDER_OP_READ].idx;
+                for (uint32_t i = 0; i < 100; i++) {
+                        char want[32];
+                        snprintf(want, sizeof(want), "comp cache%u", i);
+                        filed(idx, i, &w);
+                        ck_assert_msg(strcmp(w.data, want) == 0, "rule %u: '%s'", i, w.data);
+                }
+                warder__index_stats(idx, &residual, &largest);
+                ck_assert_uint_eq(residual, 2); /* `[0-9]*` anywhere, and the weak one */
+                ck_assert_uint_eq(largest, 2);  /* `mnop` */
+                for (size_t i = 0; i < WARDER__ARRAY_SIZE(family); i++) {
+                        const char *t = family[i];
+                        ck_assert_int_eq(warder__index_decide(rs, WARDER_OP_READ, t, strlen(t)),
+                                         warder__linear_decide(rs, WARDER_OP_READ, t, strlen(t)));
+                }
+                warder_ruleset_free(rs);
+        }
+        warder__buf_free(&w);
+}
+END_TEST
+
+START_TEST(test_index_key_counts)
+{
+        /* §1.5: keys are counted by kind and text. Each extension shared by two rules loses to
+         * the component each rule has alone; an extension and a basename of the same text
+         * are two keys, so the extension each rule has alone stays as rare as its component
+         * and the cheaper kind decides. */
+        struct warder__buf y = WARDER__BUF_INIT, w = WARDER__BUF_INIT;
+        warder__buf_puts(&y, "warder: 1\nread:\n  rules:\n");
+        for (unsigned j = 0; j < 100; j++)
+                warder__buf_printf(&y, "    - deny: '**/d%u/**/*.x%u'\n", j, j / 2);
+        for (unsigned j = 0; j < 60; j++)
+                warder__buf_printf(&y, "    - ask: '**/q%u/**/*.t%u'\n", j, j);
+        for (unsigned j = 0; j < 60; j++)
+                warder__buf_printf(&y, "    - allow: '**/t%u'\n", j);
+        warder_ruleset *rs = load_rules(y.data);
+        const struct warder__index *idx = &rs->ops[WARDER_OP_READ].idx;
+        for (uint32_t r = 0; r < 220; r++) {
+                char want[32];
+                if (r < 100)
+                        snprintf(want, sizeof(want), "comp d%u", r);
+                else if (r < 160)
+                        snprintf(want, sizeof(want), "ext t%u", r - 100);
+                else
+                        snprintf(want, sizeof(want), "base t%u", r - 160);
+                filed(idx, r, &w);
+                ck_assert_msg(strcmp(w.data, want) == 0, "rule %u: '%s', want '%s'", r, w.data,
+                              want);
+        }
+        size_t residual = 0, largest = 0;
+        warder__index_stats(idx, &residual, &largest);
+        ck_assert_uint_eq(residual, 0);
+        ck_assert_uint_eq(largest, 1);
+        static const struct {
+                const char *path;
+                long want;
+        } cases[] = {{"/r/d7/a/b.x3", 7}, {"/r/d7/b.x4", -1}, {"/r/q5/z.t5", 105},
+                     {"/r/t5", 165},      {"/r/q5/t5", 165},  {"/r/q5/t6.t5", 105}};
+        for (size_t i = 0; i < WARDER__ARRAY_SIZE(cases); i++) {
+                const char *t = cases[i].path;
+                ck_assert_int_eq(warder__index_decide(rs, WARDER_OP_READ, t, strlen(t)),
+                                 cases[i].want);
+                ck_assert_int_eq(warder__linear_decide(rs, WARDER_OP_READ, t, strlen(t)),
+                                 cases[i].want);
+        }
+        warder_ruleset_free(rs);
+        warder__buf_free(&y);
+        warder__buf_free(&w);
+}
+END_TEST
+
+START_TEST(test_index_gram_counts_grow)
+{
+        /* §1.5: gram counts survive the count table growing, whichever slot a gram sits in:
+         * `admi` (3 rules) is counted first, in the last slot of the first table (its hash);
+         * 510 rules of their own grams fill the table to half; the rule counted next, after
+         * the growth, has `admi` and the rarer `hzzq` (2 rules) and is filed under `hzzq`. */
+        struct warder__buf y = WARDER__BUF_INIT, w = WARDER__BUF_INIT;
+        warder__buf_puts(&y, "warder: 1\nread:\n  rules:\n");
+        for (unsigned j = 0; j < 3; j++)
+                warder__buf_puts(&y, "    - deny: '**/*admi*'\n");
+        for (unsigned j = 0; j < 2; j++)
+                warder__buf_puts(&y, "    - deny: '**/*hzzq*'\n");
+        for (unsigned j = 0; j < 510; j++)
+                warder__buf_printf(&y, "    - deny: '**/*f%03u*'\n", j);
+        warder__buf_puts(&y, "    - ask: '**/*admi*hzzq*'\n");
+        warder_ruleset *rs = load_rules(y.data);
+        const struct warder__index *idx = &rs->ops[WARDER_OP_READ].idx;
+        filed(idx, 515, &w);
+        ck_assert_str_eq(w.data, "bsub hzzq");
+        filed(idx, 0, &w);
+        ck_assert_str_eq(w.data, "bsub admi");
+        static const struct {
+                const char *path;
+                long want;
+        } cases[] = {{"/r/xadmiyhzzq", 0}, {"/r/hzzqadmi", 0}, {"/r/hzzq", 3}, {"/r/f509", 514}};
+        for (size_t i = 0; i < WARDER__ARRAY_SIZE(cases); i++) {
+                const char *t = cases[i].path;
+                ck_assert_int_eq(warder__index_decide(rs, WARDER_OP_READ, t, strlen(t)),
+                                 cases[i].want);
+                ck_assert_int_eq(warder__linear_decide(rs, WARDER_OP_READ, t, strlen(t)),
+                                 cases[i].want);
+        }
+        warder_ruleset_free(rs);
+        warder__buf_free(&y);
+        warder__buf_free(&w);
+}
+END_TEST
+
+START_TEST(test_index_hash_collisions)
+{
+        /* Keys whose hashes are equal stay apart: `d8` and `d89` hash alike (a 2-byte key's
+         * hash mixes its last byte twice, a 3-byte key's its middle and last bytes, and the
+         * length), as basenames and as grams; each is filed under its own key, and counted
+         * apart, so the rule with the grams `d8` and `zzkq` is filed under `d8`, the rarer. */
+        struct warder__buf y = WARDER__BUF_INIT, w = WARDER__BUF_INIT;
+        warder__buf_puts(&y, "warder: 1\nread:\n  rules:\n"
+                             "    - deny: '**/d8'\n"        /* 0 */
+                             "    - deny: '**/d89'\n"       /* 1 */
+                             "    - deny: '**/*d89*'\n"     /* 2 */
+                             "    - deny: '**/*d89*'\n"     /* 3 */
+                             "    - deny: '**/*d89*'\n"     /* 4 */
+                             "    - ask: '**/*d8*zzkq*'\n"  /* 5 */
+                             "    - allow: '**/*zzkq*'\n"); /* 6 */
+        for (unsigned j = 0; j < 70; j++) /* enough rules for keys and grams to be counted */
+                warder__buf_printf(&y, "    - deny: '**/*f%03u*'\n", j);
+        warder_ruleset *rs = load_rules(y.data);
+        const struct warder__index *idx = &rs->ops[WARDER_OP_READ].idx;
+        static const char *const where[] = {"base d8",  "base d89", "bsub d89", "bsub d89",
+                                            "bsub d89", "bsub d8",  "bsub zzkq"};
+        for (uint32_t r = 0; r < WARDER__ARRAY_SIZE(where); r++) {
+                filed(idx, r, &w);
+                ck_assert_msg(strcmp(w.data, where[r]) == 0, "rule %u: '%s', want '%s'", r, w.data,
+                              where[r]);
+        }
+        size_t residual = 0, largest = 0;
+        warder__index_stats(idx, &residual, &largest);
+        ck_assert_uint_eq(residual, 0);
+        ck_assert_uint_eq(largest, 3);
+        static const struct {
+                const char *path;
+                long want;
+        } cases[] = {{"/r/d8", 0},     {"/r/d89", 1},  {"/r/ad89", 2},
+                     {"/r/d8zzkq", 5}, {"/r/zzkq", 6}, {"/r/d9", -1}};
+        for (size_t i = 0; i < WARDER__ARRAY_SIZE(cases); i++) {
+                const char *t = cases[i].path;
+                ck_assert_int_eq(warder__index_decide(rs, WARDER_OP_READ, t, strlen(t)),
+                                 cases[i].want);
+                ck_assert_int_eq(warder__linear_decide(rs, WARDER_OP_READ, t, strlen(t)),
+                                 cases[i].want);
+        }
+        warder_ruleset_free(rs);
+        warder__buf_free(&y);
+        warder__buf_free(&w);
+}
+END_TEST
+
+START_TEST(test_index_small_set_bound)
+{
+        /* Up to 64 alternatives the order of kinds decides: all share the extension; from 65
+         * on keys are counted and each is filed under its own component. */
+        struct warder__buf w = WARDER__BUF_INIT;
+        for (unsigned n = 64; n <= 65; n++) {
+                struct warder__buf y = WARDER__BUF_INIT;
+                warder__buf_puts(&y, "warder: 1\nread:\n  rules:\n");
+                for (unsigned j = 0; j < n; j++)
+                        warder__buf_printf(&y, "    - deny: '**/c%u/**/*.tmp'\n", j);
+                warder_ruleset *rs = load_rules(y.data);
+                const struct warder__index *idx = &rs->ops[WARDER_OP_READ].idx;
+                for (uint32_t r = 0; r < n; r++) {
+                        char want[32];
+                        if (n == 64)
+                                snprintf(want, sizeof(want), "ext tmp");
+                        else
+                                snprintf(want, sizeof(want), "comp c%u", r);
+                        filed(idx, r, &w);
+                        ck_assert_msg(strcmp(w.data, want) == 0, "%u rules: rule %u: '%s'", n, r,
+                                      w.data);
+                }
+                const char *t = "/r/c7/x.tmp";
+                ck_assert_int_eq(warder__index_decide(rs, WARDER_OP_READ, t, strlen(t)), 7);
+                warder_ruleset_free(rs);
+                warder__buf_free(&y);
+        }
+        warder__buf_free(&w);
+}
+END_TEST
+
+START_TEST(test_index_weak_rules)
+{
+        /* Rules filed only under the root (weak) run on almost every check and are reported
+         * with the residual ones: each rule once, however many of its alternatives are weak
+         * or residual, and rules next to each other each. */
+        static const struct shape sh[] = {
+            {"**/.env", "base .env"},   {"/r/*[0-9]", "prefix /r"},
+            {"/r/*[a-c]", "prefix /r"}, {"{/r/[0-9]*,/r/[d-f]*}", "prefix /r"},
+            {"**/id_*", "residual"},    {"{**/*q*,**/[0-9]*}", "residual, residual"},
+        };
+        static const char *const paths[] = {"/r/.env", "/r/x1",   "/r/xa", "/r/5q", "/r/eq",
+                                            "/r/id_x", "/r/q/x1", "/r/xz", "/r/zq"};
+        warder_ruleset *rs = load_filed(NULL, 0, sh, WARDER__ARRAY_SIZE(sh), paths,
+                                        WARDER__ARRAY_SIZE(paths), false);
+        size_t residual = 0, largest = 0;
+        warder__index_stats(&rs->ops[WARDER_OP_READ].idx, &residual, &largest);
+        ck_assert_uint_eq(residual, 5);
+        ck_assert_uint_eq(largest, 3);
+        struct warder_ruleset_index_stats st = WARDER_RULESET_INDEX_STATS_INIT;
+        ck_assert_int_eq(warder_ruleset_index_stats(&st, rs, WARDER_OP_READ, NULL), 0);
+        ck_assert_uint_eq(st.always, 5);
+        ck_assert_uint_eq(st.first_always, 4);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(test_index_split_bounds)
+{
+        /* A target is split within its length, whatever its buffer holds after it and
+         * whatever the targets split before it left in the separator scratch: `/r/a` of
+         * `/r/a/b` has the basename `a`; `/xxxxxxxx/yyyy` after `/a/b/c/d` has one directory
+         * component, `xxxxxxxx`, not one running to the end of a component key's length. */
+        char name[80];
+        memset(name, 'n', 70);
+        name[70] = '\0';
+        char doc[256];
+        snprintf(doc, sizeof(doc),
+                 "warder: 1\nread:\n  rules:\n    - deny: '**/a'\n    - deny: '**/%s/**'\n"
+                 "    - deny: '**/xxxxxxxx/**'\n",
+                 name);
+        warder_ruleset *rs = load_rules(doc);
+        ck_assert_uint_ne(rs->ops[WARDER_OP_READ].idx.comp_lens >> 63 & 1, 0);
+        ck_assert_int_eq(warder__index_decide(rs, WARDER_OP_READ, "/r/a/b", 4), 0);
+        ck_assert_int_eq(warder__linear_decide(rs, WARDER_OP_READ, "/r/a/b", 4), 0);
+        ck_assert_int_eq(warder__index_decide(rs, WARDER_OP_READ, "/r/a/b", 6), -1);
+        for (int i = 0; i < 2; i++) {
+                const char *t = i ? "/a/b/c/d/e/f/g" : "/a/b/c/d";
+                ck_assert_int_eq(warder__index_decide(rs, WARDER_OP_READ, t, strlen(t)), -1);
+                t = "/xxxxxxxx/yyyy";
+                ck_assert_int_eq(warder__index_decide(rs, WARDER_OP_READ, t, strlen(t)), 2);
+                t = "/yyyyyyyy/xxxx";
+                ck_assert_int_eq(warder__index_decide(rs, WARDER_OP_READ, t, strlen(t)), -1);
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(test_index_slide_repeat)
+{
+        /* The same target checked again, and targets whose grams reach the same list
+         * several times, find the rules filed under grams each time: the lists already run
+         * in one check are remembered for that check only. */
+        struct warder__buf y = WARDER__BUF_INIT;
+        warder__buf_puts(&y, "warder: 1\nread:\n  rules:\n");
+        for (unsigned j = 0; j < 17; j++)
+                warder__buf_printf(&y, "    - deny: '**/*wxyz%02u*'\n", j);
+        warder_ruleset *rs = load_rules(y.data);
+        warder__buf_free(&y);
+        static const struct {
+                const char *path;
+                long want;
+        } cases[] = {{"/r/wxyz03", 3},  {"/r/wxyz03", 3}, {"/r/wxyzwxyz16", 16},
+                     {"/r/wxyz16", 16}, {"/r/wxyz", -1},  {"/r/wxyz03", 3}};
+        for (int round = 0; round < 2; round++) {
+                for (size_t i = 0; i < WARDER__ARRAY_SIZE(cases); i++) {
+                        const char *t = cases[i].path;
+                        ck_assert_msg(warder__index_decide(rs, WARDER_OP_READ, t, strlen(t)) ==
+                                          cases[i].want,
+                                      "%s", t);
+                        ck_assert_int_eq(warder__linear_decide(rs, WARDER_OP_READ, t, strlen(t)),
+                                         cases[i].want);
+                }
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+#ifdef WARDER__FAULT_INJECTION
+START_TEST(test_index_build_fault)
+{
+        /* Building the index of a large set (keys and grams counted, a fold_case copy) runs
+         * out of memory at any of its allocations: the load fails with WARDER_ENOMEM, it never
+         * goes on with a key table or count missing. */
+        struct warder__buf y = WARDER__BUF_INIT;
+        warder__buf_puts(&y, "warder: 1\nfold_case: true\nread:\n  rules:\n");
+        for (unsigned i = 0; i < 40; i++)
+                warder__buf_printf(&y, "    - deny: '**/*qqqq%04u*'\n", i);
+        for (unsigned i = 0; i < 30; i++)
+                warder__buf_printf(&y, "    - ask: '**/cache%u/**/*.tmp'\n", i);
+        warder__buf_puts(&y, "    - deny: '/r/*[0-9]'\n    - deny: '**/[0-9]*'\n"
+                             "    - allow: '/r/a/b'\n    - deny: '**/.ENV'\n");
+        struct warder_ruleset_options o = WARDER_RULESET_OPTIONS_INIT;
+        o.root = "/r";
+        o.home = "/h";
+        warder_ruleset *rs = NULL;
+        warder__fault_count(WARDER__FAULT_ALLOC);
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, y.data, y.len, "f", &o, NULL), 0);
+        unsigned long points = warder__fault_points();
+        warder__fault_off();
+        warder_ruleset_free(rs);
+        size_t in_index = 0;
+        for (unsigned long n = 1; n <= points; n++) {
+                rs = NULL;
+                warder__fault_arm(n, false, WARDER__FAULT_ALLOC);
+                int rc = warder_ruleset_load_string(&rs, y.data, y.len, "f", &o, NULL);
+                bool fired = warder__fault_fired();
+                const char *where = fired ? warder__fault_where() : "-";
+                bool index = fired && strstr(where, "ruleset/index.c") != NULL;
+                warder__fault_off();
+                in_index += index;
+                ck_assert_msg(!index || rc == WARDER_ENOMEM, "fault %lu at %s: load returned %d", n,
+                              where, rc);
+                ck_assert_msg(fired || rc == 0, "fault %lu not reached: %d", n, rc);
+                warder_ruleset_free(rs);
+        }
+        ck_assert_uint_gt(in_index, 10); /* control: the walk reaches the index build */
+        warder__buf_free(&y);
+}
+END_TEST
+
+struct split_job {
+        const warder_ruleset *rs;
+        const char *target;
+        unsigned long n; /* the allocation to fail (0: none; count them) */
+        long got;
+        unsigned long points;
+        bool fired;
+};
+
+static void *split_thread(void *p)
+{
+        struct split_job *j = p;
+        if (j->n)
+                warder__fault_arm(j->n, false, WARDER__FAULT_ALLOC);
+        else
+                warder__fault_count(WARDER__FAULT_ALLOC);
+        j->got = warder__index_decide(j->rs, WARDER_OP_READ, j->target, strlen(j->target));
+        j->points = warder__fault_points();
+        j->fired = j->n && warder__fault_fired();
+        warder__fault_off();
+        return NULL;
+}
+
+START_TEST(test_index_split_fault)
+{
+        /* A check in a thread of its own (its scratch buffers allocated on first use) that
+         * runs out of memory at any allocation fails (-2: out of memory), never decides on a
+         * target split in part: a short target, one with more separators than the first
+         * scratch holds (it grows in the 16-byte scan), and one that fills the scratch exactly
+         * in that scan and grows it in the bytes after. */
+        warder_ruleset *rs = load_rules("warder: 1\nfold_case: true\nread:\n  rules:\n"
+                                        "    - deny: '**/a'\n");
+        struct warder__buf deep = WARDER__BUF_INIT, exact = WARDER__BUF_INIT;
+        for (int i = 0; i < 100; i++)
+                warder__buf_puts(&deep, "/a");
+        for (int i = 0; i < 48; i++) /* 6 blocks of 16 bytes, 48 separators */
+                warder__buf_puts(&exact, "/a");
+        warder__buf_puts(&exact, "////////////////"
+                                 "/b/A");
+        const struct {
+                const char *target;
+                long want;
+                unsigned long points; /* at least */
+        } cases[] = {{"/r/q/x/A", 0, 3}, {deep.data, 0, 4}, {exact.data, 0, 4}};
+        for (size_t c = 0; c < WARDER__ARRAY_SIZE(cases); c++) {
+                struct split_job j = {rs, cases[c].target, 0, 0, 0, false};
+                pthread_t th;
+                ck_assert_int_eq(pthread_create(&th, NULL, split_thread, &j), 0);
+                pthread_join(th, NULL);
+                ck_assert_int_eq(j.got, cases[c].want); /* control: the folded basename `a` */
+                unsigned long points = j.points;
+                /* the scratch, its separators (grown), its lower-case copy */
+                ck_assert_msg(points >= cases[c].points, "%zu: %lu points", c, points);
+                for (unsigned long n = 1; n <= points; n++) {
+                        j = (struct split_job){rs, cases[c].target, n, 0, 0, false};
+                        ck_assert_int_eq(pthread_create(&th, NULL, split_thread, &j), 0);
+                        pthread_join(th, NULL);
+                        ck_assert_msg(j.fired && j.got == -2,
+                                      "%zu: fault %lu: fired %d, decided %ld", c, n, j.fired,
+                                      j.got);
+                }
+        }
+        warder__buf_free(&deep);
+        warder__buf_free(&exact);
+        warder_ruleset_free(rs);
+}
+END_TEST
+#endif
+
 /* ---- matchers compiled on first use ------------------------------------------------------- */
 
 static warder_ruleset *load_rules(const char *yaml)
@@ -918,6 +1571,20 @@ static Suite *suite(void)
         tcase_add_test(ta, test_index_no_literal);
         tcase_add_test(ta, test_index_residual_parts);
         tcase_add_test(ta, test_index_rarest_key);
+        tcase_add_test(ta, test_index_filed_small);
+        tcase_add_test(ta, test_index_filed_small_grams);
+        tcase_add_test(ta, test_index_filed_large);
+        tcase_add_test(ta, test_index_key_counts);
+        tcase_add_test(ta, test_index_gram_counts_grow);
+        tcase_add_test(ta, test_index_hash_collisions);
+        tcase_add_test(ta, test_index_small_set_bound);
+        tcase_add_test(ta, test_index_weak_rules);
+        tcase_add_test(ta, test_index_split_bounds);
+        tcase_add_test(ta, test_index_slide_repeat);
+#ifdef WARDER__FAULT_INJECTION
+        tcase_add_test(ta, test_index_build_fault);
+        tcase_add_test(ta, test_index_split_fault);
+#endif
         suite_add_tcase(s, ta);
         TCase *tx = tcase_create("execute");
         tcase_set_timeout(tx, 120);
