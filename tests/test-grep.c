@@ -16,11 +16,14 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fs-fixture.h"
@@ -791,6 +794,116 @@ START_TEST(file_base_swapped_at_every_point)
 }
 END_TEST
 
+/* The swap of file_base_swapped_at_every_point, between two files with the same inode number
+ * on two file systems (the first file of two fresh tmpfs mounts, in a user and mount
+ * namespace of a child): the device tells them apart, and the grep fails with the name
+ * "changed" when the swap falls between the look at the name and the open. Returns 0, 1 when
+ * the namespace or the mounts cannot be made, or 2 after printing the line of the check that
+ * failed. */
+#define CHILD_FAILED() (fprintf(stderr, "test-grep.c:%d: failed\n", __LINE__), 2)
+static int swap_across_devices(void)
+{
+        char map[64];
+        uid_t uid = getuid();
+        gid_t gid = getgid();
+        if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
+                return 1;
+        int fd = open("/proc/self/setgroups", O_WRONLY);
+        if (fd >= 0) {
+                if (write(fd, "deny", 4) != 4)
+                        return CHILD_FAILED();
+                close(fd);
+        }
+        snprintf(map, sizeof(map), "0 %u 1", (unsigned)uid);
+        fd = open("/proc/self/uid_map", O_WRONLY);
+        if (fd < 0 || write(fd, map, strlen(map)) != (ssize_t)strlen(map))
+                return CHILD_FAILED();
+        close(fd);
+        snprintf(map, sizeof(map), "0 %u 1", (unsigned)gid);
+        fd = open("/proc/self/gid_map", O_WRONLY);
+        if (fd < 0 || write(fd, map, strlen(map)) != (ssize_t)strlen(map))
+                return CHILD_FAILED();
+        close(fd);
+        if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+            mount("t", at(root, "x/m"), "tmpfs", 0, NULL) != 0 ||
+            mount("t", at(root, "y/m"), "tmpfs", 0, NULL) != 0)
+                return 1;
+        put_file("x/m/f.txt", "needle listed\n", 14);
+        put_file("y/m/f.txt", "x\nneedle other\n", 15);
+        struct stat sx, sy;
+        if (stat(at(root, "x/m/f.txt"), &sx) != 0 || stat(at(root, "y/m/f.txt"), &sy) != 0)
+                return CHILD_FAILED();
+        if (sx.st_ino != sy.st_ino || sx.st_dev == sy.st_dev)
+                return CHILD_FAILED(); /* not the case this test is about */
+        warder_backend *b = NULL;
+        if (warder_local_new(&b, root, NULL, NULL) != 0)
+                return CHILD_FAILED();
+        struct exchange x;
+        snprintf(x.a, sizeof(x.a), "%s", at(root, "x"));
+        snprintf(x.b, sizeof(x.b), "%s", at(root, "y"));
+        char path[PATH_MAX];
+        snprintf(path, sizeof(path), "%s", at(root, "x/m/f.txt"));
+        int rc;
+        warder__fault_count(WARDER__FAULT_ALL);
+        char *clean = grep_at(b, path, "needle", 0, 1, &rc, NULL);
+        unsigned long points = warder__fault_points();
+        warder__fault_off();
+        if (rc || strcmp(clean, "/x/m/f.txt:1:needle listed\ntruncated 0\n") != 0)
+                return CHILD_FAILED();
+        /* control arm: the swap puts the other file, with the same inode number, at the name */
+        x.done = 0;
+        exchange_now(&x);
+        char *other = grep_at(b, path, "needle", 0, 1, &rc, NULL);
+        exchange_now(&x);
+        if (x.done != 2 || rc || strcmp(other, "/x/m/f.txt:2:needle other\ntruncated 0\n") != 0)
+                return CHILD_FAILED();
+        unsigned changed = 0;
+        for (unsigned long n = 1; n <= points; n++) {
+                x.done = 0;
+                warder__fault_hook(n, WARDER__FAULT_ALL, exchange_now, &x);
+                struct warder_error e = WARDER_ERROR_INIT;
+                char *got = grep_at(b, path, "needle", 0, 1, &rc, &e);
+                warder__fault_off();
+                if (x.done)
+                        exchange_now(&x);
+                if (rc) {
+                        if (rc != WARDER_EIO || !strstr(e.message, "changed while"))
+                                return CHILD_FAILED();
+                        changed++;
+                } else if (strcmp(got, clean) != 0 && strcmp(got, other) != 0) {
+                        return CHILD_FAILED();
+                }
+                free(got);
+        }
+        free(clean);
+        free(other);
+        warder_backend_free(b);
+        return changed ? 0 : CHILD_FAILED();
+}
+
+START_TEST(file_base_swapped_across_devices)
+{
+        strcpy(root, "/tmp/warder-test-grep-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(root));
+        static const char *const dirs[] = {"x", "x/m", "y", "y/m"};
+        for (int i = 0; i < 4; i++)
+                ck_assert_int_eq(mkdir(at(root, dirs[i]), 0755), 0);
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0)
+                _exit(swap_across_devices());
+        int status;
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        rm_rf(root);
+        ck_assert(WIFEXITED(status));
+        if (WEXITSTATUS(status) == 1) {
+                fprintf(stderr, "file_base_swapped_across_devices: no user namespace, skipped\n");
+                return;
+        }
+        ck_assert_msg(WEXITSTATUS(status) == 0, "the child failed (the line above)");
+}
+END_TEST
+
 struct on_thread {
         pthread_t caller;
         unsigned others; /* points met on another thread than the caller's */
@@ -868,6 +981,7 @@ int main(void)
         tcase_add_test(tc, grep_threads_every_point);
         tcase_add_test(tc, grep_filter_failures);
         tcase_add_test(tc, file_base_swapped_at_every_point);
+        tcase_add_test(tc, file_base_swapped_across_devices);
         tcase_add_test(tc, grep_threads_are_started);
 #endif
         suite_add_tcase(s, tc);
