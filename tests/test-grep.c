@@ -16,10 +16,14 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fs-fixture.h"
@@ -480,15 +484,124 @@ START_TEST(guard_predicate_is_thread_safe)
 }
 END_TEST
 
+/* The result of a grep of `path` as one string (every match, then `truncated`), or NULL when
+ * it failed; *rc is its return. */
+static char *grep_at(warder_backend *b, const char *path, const char *pattern, size_t max,
+                     unsigned threads, int *rc, struct warder_error *e)
+{
+        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+        req.pattern = pattern;
+        req.pattern_len = strlen(pattern);
+        req.path = path;
+        req.path_len = strlen(path);
+        req.max_matches = max;
+        req.threads = threads;
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
+        *rc = warder_backend_grep(&r, b, &req, e);
+        if (*rc)
+                return NULL;
+        char *s = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&s, &len);
+        ck_assert_ptr_nonnull(f);
+        for (size_t i = 0; i < r.count; i++)
+                fprintf(f, "%s:%llu:%s\n", r.items[i].path + strlen(root),
+                        (unsigned long long)r.items[i].line, r.items[i].text);
+        fprintf(f, "truncated %d\n", r.truncated);
+        fclose(f);
+        warder_grep_result_free(&r);
+        return s;
+}
+
+/* The match cap at its boundaries: asking for exactly N matches over files holding N-1, N and
+ * N+1 in all gives all of them, all of them, and the first N in path order marked
+ * `truncated` — with one worker and with four, whether N is the request's max_matches or the
+ * backend's grep_max_matches (which a larger request, or none, cannot lift). */
+START_TEST(max_matches_boundaries)
+{
+        strcpy(root, "/tmp/warder-test-grep-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(root));
+        put_file("a.txt", "needle a1\nx\nneedle a2\n", 22);
+        put_file("b.txt", "needle b1\nneedle b2\n", 20);
+        static const char *const want[] = {
+            "/a.txt:1:needle a1\n/a.txt:3:needle a2\n/b.txt:1:needle b1\n/b.txt:2:needle b2\n",
+            "/a.txt:1:needle a1\n/a.txt:3:needle a2\n/b.txt:1:needle b1\n/b.txt:2:needle b2\n"
+            "/c.txt:1:needle c1\n",
+        };
+        struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
+        o.grep_max_matches = 5;
+        warder_backend *plain = NULL, *capped = NULL;
+        ck_assert_int_eq(warder_local_new(&plain, root, NULL, NULL), 0);
+        ck_assert_int_eq(warder_local_new(&capped, root, &o, NULL), 0);
+        for (int total = 4; total <= 6; total++) {
+                /* c.txt holds the 0, 1 or 2 matches past the first four */
+                put_file("c.txt",
+                         total == 4   ? "x\n"
+                         : total == 5 ? "needle c1\n"
+                                      : "needle c1\nneedle c2\n",
+                         total == 4   ? 2
+                         : total == 5 ? 10
+                                      : 20);
+                char expect[512];
+                snprintf(expect, sizeof(expect), "%struncated %d\n", want[total > 4], total > 5);
+                struct {
+                        warder_backend *b;
+                        size_t max;
+                } asks[] = {{plain, 5}, {capped, 0}, {capped, 5}, {capped, 6}, {capped, 50}};
+                for (size_t a = 0; a < sizeof(asks) / sizeof(asks[0]); a++) {
+                        for (unsigned threads = 1; threads <= 4; threads += 3) {
+                                int rc;
+                                struct warder_error e = WARDER_ERROR_INIT;
+                                char *got = grep_at(asks[a].b, root, "needle", asks[a].max, threads,
+                                                    &rc, &e);
+                                ck_assert_msg(rc == 0, "grep: %s", e.message);
+                                ck_assert_msg(strcmp(got, expect) == 0,
+                                              "%d matches, ask %zu of %s, %u threads:\n%s", total,
+                                              asks[a].max, asks[a].b == plain ? "no cap" : "cap 5",
+                                              threads, got);
+                                free(got);
+                        }
+                }
+        }
+        warder_backend_free(plain);
+        warder_backend_free(capped);
+        rm_rf(root);
+}
+END_TEST
+
+/* A file searched as the base with descriptor 0 free: the descriptors it gets there are
+ * descriptors like any other — the file is searched, and 0 is free again afterwards. */
+START_TEST(file_base_on_descriptor_zero)
+{
+        strcpy(root, "/tmp/warder-test-grep-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(root));
+        put_file("f.txt", "a\nneedle 1\n", 11);
+        warder_backend *b = NULL;
+        ck_assert_int_eq(warder_local_new(&b, root, NULL, NULL), 0);
+        close(0);
+        int rc;
+        struct warder_error e = WARDER_ERROR_INIT;
+        char *got = grep_at(b, at(root, "f.txt"), "needle", 0, 1, &rc, &e);
+        ck_assert_msg(rc == 0, "grep: %s", e.message);
+        ck_assert_str_eq(got, "/f.txt:2:needle 1\ntruncated 0\n");
+        ck_assert_int_eq(fcntl(0, F_GETFD), -1);
+        free(got);
+        warder_backend_free(b);
+        rm_rf(root);
+}
+END_TEST
+
 #ifdef WARDER__FAULT_INJECTION
 /* A multi-threaded grep (4 workers) under a fault at every point, in whichever thread it
  * falls: the grep fails, or reports `truncated` (a line PCRE2 could not decide), or gives
- * exactly the result of the clean run — never a result silently missing a file's matches. */
-static char *faulted_grep(warder_backend *b, const char *dir, int *rc, bool *truncated)
+ * exactly the result of the clean run — never a result silently missing a file's matches,
+ * nor a worker started without its match data when that could not be allocated. */
+static char *faulted_grep(warder_backend *b, const char *dir, const char *pattern, int *rc,
+                          bool *truncated)
 {
         struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
-        req.pattern = "needle";
-        req.pattern_len = 6;
+        req.pattern = pattern;
+        req.pattern_len = strlen(pattern);
         req.path = dir;
         req.path_len = strlen(dir);
         req.threads = 4;
@@ -505,6 +618,34 @@ static char *faulted_grep(warder_backend *b, const char *dir, int *rc, bool *tru
         *truncated = r.truncated;
         warder_grep_result_free(&r);
         return s;
+}
+
+static void grep_every_point(warder_backend *b, const char *dir, const char *pattern)
+{
+        int rc;
+        bool truncated;
+        warder__fault_count(WARDER__FAULT_ALL);
+        char *clean = faulted_grep(b, dir, pattern, &rc, &truncated);
+        unsigned long points = warder__fault_points();
+        warder__fault_off();
+        ck_assert_int_eq(rc, 0);
+        ck_assert(!truncated);
+        ck_assert_ptr_nonnull(strstr(clean, "f23.txt:2:needle 23\n"));
+        ck_assert_uint_gt(points, 24 * 3);
+        for (int sticky = 0; sticky < 2; sticky++) {
+                for (unsigned long n = 1; n <= points + 4; n++) {
+                        warder__fault_arm(n, sticky, WARDER__FAULT_ALL);
+                        char *got = faulted_grep(b, dir, pattern, &rc, &truncated);
+                        bool fired = warder__fault_fired();
+                        const char *where = fired ? warder__fault_where() : "-";
+                        warder__fault_off();
+                        ck_assert_msg(rc != 0 || truncated || strcmp(got, clean) == 0,
+                                      "'%s', fault %lu%s at %s: a grep silently partial", pattern,
+                                      n, sticky ? " (sticky)" : "", where);
+                        free(got);
+                }
+        }
+        free(clean);
 }
 
 START_TEST(grep_threads_every_point)
@@ -524,30 +665,11 @@ START_TEST(grep_threads_every_point)
         }
         warder_backend *b = NULL;
         ck_assert_int_eq(warder_local_new(&b, root, NULL, NULL), 0);
-        int rc;
-        bool truncated;
-        warder__fault_count(WARDER__FAULT_ALL);
-        char *clean = faulted_grep(b, dir, &rc, &truncated);
-        unsigned long points = warder__fault_points();
-        warder__fault_off();
-        ck_assert_int_eq(rc, 0);
-        ck_assert(!truncated);
-        ck_assert_ptr_nonnull(strstr(clean, "f23.txt:2:needle 23\n"));
-        ck_assert_uint_gt(points, 24 * 3);
-        for (int sticky = 0; sticky < 2; sticky++) {
-                for (unsigned long n = 1; n <= points + 4; n++) {
-                        warder__fault_arm(n, sticky, WARDER__FAULT_ALL);
-                        char *got = faulted_grep(b, dir, &rc, &truncated);
-                        bool fired = warder__fault_fired();
-                        const char *where = fired ? warder__fault_where() : "-";
-                        warder__fault_off();
-                        ck_assert_msg(rc != 0 || truncated || strcmp(got, clean) == 0,
-                                      "fault %lu%s at %s: a grep silently partial", n,
-                                      sticky ? " (sticky)" : "", where);
-                        free(got);
-                }
-        }
-        free(clean);
+        /* a literal, which the engine finds without PCRE2, and a pattern it matches with
+         * PCRE2 and each worker's own match data */
+        static const char *const pats[] = {"needle", "ne+dle [0-9]+"};
+        for (size_t p = 0; p < 2; p++)
+                grep_every_point(b, dir, pats[p]);
         warder_backend_free(b);
         rm_rf(root);
 }
@@ -602,6 +724,241 @@ START_TEST(grep_filter_failures)
         rm_rf(root);
 }
 END_TEST
+
+struct exchange {
+        char a[PATH_MAX], b[PATH_MAX];
+        int done;
+};
+
+static void exchange_now(void *ud)
+{
+        struct exchange *x = ud;
+        if (syscall(SYS_renameat2, AT_FDCWD, x->a, AT_FDCWD, x->b, 2 /* RENAME_EXCHANGE */) == 0)
+                x->done++;
+}
+
+/* A file base swapped for another file at each point of the grep in turn: the grep searches
+ * the file at that name before the swap or the one after it, whole, or fails with the name
+ * "changed while it was being searched" — and it does fail when the swap falls between the
+ * look at the name and the open (the file opened is not the file looked at). */
+START_TEST(file_base_swapped_at_every_point)
+{
+        strcpy(root, "/tmp/warder-test-grep-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(root));
+        put_file("f.txt", "needle listed\n", 14);
+        put_file("g.txt", "x\nneedle other\n", 15);
+        warder_backend *b = NULL;
+        ck_assert_int_eq(warder_local_new(&b, root, NULL, NULL), 0);
+        struct exchange x;
+        snprintf(x.a, sizeof(x.a), "%s", at(root, "f.txt"));
+        snprintf(x.b, sizeof(x.b), "%s", at(root, "g.txt"));
+        int rc;
+        warder__fault_count(WARDER__FAULT_ALL);
+        char *clean = grep_at(b, x.a, "needle", 0, 1, &rc, NULL);
+        unsigned long points = warder__fault_points();
+        warder__fault_off();
+        ck_assert_int_eq(rc, 0);
+        ck_assert_str_eq(clean, "/f.txt:1:needle listed\ntruncated 0\n");
+        /* control arm: the swap really puts the other file at the name */
+        x.done = 0;
+        exchange_now(&x);
+        ck_assert_int_eq(x.done, 1);
+        char *other = grep_at(b, x.a, "needle", 0, 1, &rc, NULL);
+        ck_assert_int_eq(rc, 0);
+        ck_assert_str_eq(other, "/f.txt:2:needle other\ntruncated 0\n");
+        exchange_now(&x);
+        unsigned changed = 0;
+        for (unsigned long n = 1; n <= points; n++) {
+                x.done = 0;
+                warder__fault_hook(n, WARDER__FAULT_ALL, exchange_now, &x);
+                struct warder_error e = WARDER_ERROR_INIT;
+                char *got = grep_at(b, x.a, "needle", 0, 1, &rc, &e);
+                warder__fault_off();
+                if (x.done)
+                        exchange_now(&x);
+                if (rc) {
+                        ck_assert_int_eq(rc, WARDER_EIO);
+                        ck_assert_ptr_nonnull(strstr(e.message, "changed while"));
+                        changed++;
+                } else {
+                        ck_assert_msg(strcmp(got, clean) == 0 || strcmp(got, other) == 0,
+                                      "swap at point %lu: %s", n, got);
+                }
+                free(got);
+        }
+        ck_assert_uint_gt(changed, 0);
+        free(clean);
+        free(other);
+        warder_backend_free(b);
+        rm_rf(root);
+}
+END_TEST
+
+/* The swap of file_base_swapped_at_every_point, between two files with the same inode number
+ * on two file systems (the first file of two fresh tmpfs mounts, in a user and mount
+ * namespace of a child): the device tells them apart, and the grep fails with the name
+ * "changed" when the swap falls between the look at the name and the open. Returns 0, 1 when
+ * the namespace or the mounts cannot be made, or 2 after printing the line of the check that
+ * failed. */
+#define CHILD_FAILED() (fprintf(stderr, "test-grep.c:%d: failed\n", __LINE__), 2)
+static int swap_across_devices(void)
+{
+        char map[64];
+        uid_t uid = getuid();
+        gid_t gid = getgid();
+        if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
+                return 1;
+        int fd = open("/proc/self/setgroups", O_WRONLY);
+        if (fd >= 0) {
+                if (write(fd, "deny", 4) != 4)
+                        return CHILD_FAILED();
+                close(fd);
+        }
+        snprintf(map, sizeof(map), "0 %u 1", (unsigned)uid);
+        fd = open("/proc/self/uid_map", O_WRONLY);
+        if (fd < 0 || write(fd, map, strlen(map)) != (ssize_t)strlen(map))
+                return CHILD_FAILED();
+        close(fd);
+        snprintf(map, sizeof(map), "0 %u 1", (unsigned)gid);
+        fd = open("/proc/self/gid_map", O_WRONLY);
+        if (fd < 0 || write(fd, map, strlen(map)) != (ssize_t)strlen(map))
+                return CHILD_FAILED();
+        close(fd);
+        if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+            mount("t", at(root, "x/m"), "tmpfs", 0, NULL) != 0 ||
+            mount("t", at(root, "y/m"), "tmpfs", 0, NULL) != 0)
+                return 1;
+        put_file("x/m/f.txt", "needle listed\n", 14);
+        put_file("y/m/f.txt", "x\nneedle other\n", 15);
+        struct stat sx, sy;
+        if (stat(at(root, "x/m/f.txt"), &sx) != 0 || stat(at(root, "y/m/f.txt"), &sy) != 0)
+                return CHILD_FAILED();
+        if (sx.st_ino != sy.st_ino || sx.st_dev == sy.st_dev)
+                return CHILD_FAILED(); /* not the case this test is about */
+        warder_backend *b = NULL;
+        if (warder_local_new(&b, root, NULL, NULL) != 0)
+                return CHILD_FAILED();
+        struct exchange x;
+        snprintf(x.a, sizeof(x.a), "%s", at(root, "x"));
+        snprintf(x.b, sizeof(x.b), "%s", at(root, "y"));
+        char path[PATH_MAX];
+        snprintf(path, sizeof(path), "%s", at(root, "x/m/f.txt"));
+        int rc;
+        warder__fault_count(WARDER__FAULT_ALL);
+        char *clean = grep_at(b, path, "needle", 0, 1, &rc, NULL);
+        unsigned long points = warder__fault_points();
+        warder__fault_off();
+        if (rc || strcmp(clean, "/x/m/f.txt:1:needle listed\ntruncated 0\n") != 0)
+                return CHILD_FAILED();
+        /* control arm: the swap puts the other file, with the same inode number, at the name */
+        x.done = 0;
+        exchange_now(&x);
+        char *other = grep_at(b, path, "needle", 0, 1, &rc, NULL);
+        exchange_now(&x);
+        if (x.done != 2 || rc || strcmp(other, "/x/m/f.txt:2:needle other\ntruncated 0\n") != 0)
+                return CHILD_FAILED();
+        unsigned changed = 0;
+        for (unsigned long n = 1; n <= points; n++) {
+                x.done = 0;
+                warder__fault_hook(n, WARDER__FAULT_ALL, exchange_now, &x);
+                struct warder_error e = WARDER_ERROR_INIT;
+                char *got = grep_at(b, path, "needle", 0, 1, &rc, &e);
+                warder__fault_off();
+                if (x.done)
+                        exchange_now(&x);
+                if (rc) {
+                        if (rc != WARDER_EIO || !strstr(e.message, "changed while"))
+                                return CHILD_FAILED();
+                        changed++;
+                } else if (strcmp(got, clean) != 0 && strcmp(got, other) != 0) {
+                        return CHILD_FAILED();
+                }
+                free(got);
+        }
+        free(clean);
+        free(other);
+        warder_backend_free(b);
+        return changed ? 0 : CHILD_FAILED();
+}
+
+START_TEST(file_base_swapped_across_devices)
+{
+        strcpy(root, "/tmp/warder-test-grep-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(root));
+        static const char *const dirs[] = {"x", "x/m", "y", "y/m"};
+        for (int i = 0; i < 4; i++)
+                ck_assert_int_eq(mkdir(at(root, dirs[i]), 0755), 0);
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0)
+                _exit(swap_across_devices());
+        int status;
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        rm_rf(root);
+        ck_assert(WIFEXITED(status));
+        if (WEXITSTATUS(status) == 1) {
+                fprintf(stderr, "file_base_swapped_across_devices: no user namespace, skipped\n");
+                return;
+        }
+        ck_assert_msg(WEXITSTATUS(status) == 0, "the child failed (the line above)");
+}
+END_TEST
+
+struct on_thread {
+        pthread_t caller;
+        unsigned others; /* points met on another thread than the caller's */
+};
+
+static void note_thread(void *ud)
+{
+        struct on_thread *t = ud;
+        if (!pthread_equal(pthread_self(), t->caller))
+                __atomic_add_fetch(&t->others, 1, __ATOMIC_RELAXED);
+}
+
+/* `threads` is honoured: a grep asking for 4 searches on workers (points of the grep are met
+ * on threads other than the caller's), one asking for 1 searches on the calling thread alone,
+ * and both give the same result. */
+START_TEST(grep_threads_are_started)
+{
+        strcpy(root, "/tmp/warder-test-grep-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(root));
+        for (int i = 0; i < 24; i++) {
+                char name[32];
+                snprintf(name, sizeof(name), "f%02d.txt", i);
+                put_file(name, "a\nneedle\n", 9);
+        }
+        warder_backend *b = NULL;
+        ck_assert_int_eq(warder_local_new(&b, root, NULL, NULL), 0);
+        static const unsigned threads[] = {1, 4};
+        char *res[2];
+        unsigned others[2];
+        for (int t = 0; t < 2; t++) {
+                int rc;
+                warder__fault_count(WARDER__FAULT_ALL);
+                res[t] = grep_at(b, root, "ne+dle", 0, threads[t], &rc, NULL);
+                unsigned long points = warder__fault_points();
+                warder__fault_off();
+                ck_assert_int_eq(rc, 0);
+                struct on_thread on = {pthread_self(), 0};
+                for (unsigned long n = 1; n <= points; n++) {
+                        warder__fault_hook(n, WARDER__FAULT_ALL, note_thread, &on);
+                        free(grep_at(b, root, "ne+dle", 0, threads[t], &rc, NULL));
+                        warder__fault_off();
+                        ck_assert_int_eq(rc, 0);
+                }
+                others[t] = on.others;
+        }
+        ck_assert_uint_eq(others[0], 0);
+        ck_assert_uint_gt(others[1], 0);
+        ck_assert_str_eq(res[0], res[1]);
+        ck_assert_ptr_nonnull(strstr(res[0], "/f23.txt:2:needle\n"));
+        free(res[0]);
+        free(res[1]);
+        warder_backend_free(b);
+        rm_rf(root);
+}
+END_TEST
 #endif
 
 int main(void)
@@ -618,9 +975,14 @@ int main(void)
         tcase_add_test(tc, threads_give_identical_results);
         tcase_add_test(tc, threads_keep_denied_files_unsearched);
         tcase_add_test(tc, guard_predicate_is_thread_safe);
+        tcase_add_test(tc, max_matches_boundaries);
+        tcase_add_test(tc, file_base_on_descriptor_zero);
 #ifdef WARDER__FAULT_INJECTION
         tcase_add_test(tc, grep_threads_every_point);
         tcase_add_test(tc, grep_filter_failures);
+        tcase_add_test(tc, file_base_swapped_at_every_point);
+        tcase_add_test(tc, file_base_swapped_across_devices);
+        tcase_add_test(tc, grep_threads_are_started);
 #endif
         suite_add_tcase(s, tc);
         return warder_test_run(s);
