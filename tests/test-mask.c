@@ -934,12 +934,29 @@ static const struct rule *busy_tree(void)
  * Out of descriptors at any point of the walk (the limit lowered step by step): the walk
  * fails, saying so, or masks everything the unlimited walk does. Never a shorter list.
  */
+/* Trees whose last descriptor is taken at one place: the copy of a read-only directory's
+ * pin, the pin of another name in the second pass. */
+static const struct rule ro_dir_rules[] = {{"rodir", R}, {NULL, 0}};
+static const struct rule other_name_rules[] = {{"a", H}, {NULL, 0}};
+
 START_TEST(running_out_of_descriptors_fails_closed)
 {
-        struct pred p = {.rules = busy_tree()};
+        const struct rule *rules = busy_tree_rules;
+        if (_i == 0) {
+                busy_tree();
+        } else if (_i == 1) {
+                dir("rodir");
+                put("rodir/f", "f");
+                rules = ro_dir_rules;
+        } else {
+                put("a", "a");
+                hardlink("a", "b");
+                rules = other_name_rules;
+        }
+        struct pred p = {.rules = rules};
         struct mask_list want;
         ck_assert_int_eq(collect(&p, 1000, &want, NULL), 0);
-        ck_assert_uint_eq(want.count, 10);
+        ck_assert_uint_eq(want.count, _i == 0 ? 10 : _i);
         struct rlimit old;
         ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
         int first = lowest_free_fd();
@@ -948,7 +965,7 @@ START_TEST(running_out_of_descriptors_fails_closed)
         for (int lim = first; lim < first + 40; lim++) {
                 struct warder_error err = WARDER_ERROR_INIT;
                 struct mask_list got;
-                p = (struct pred){.rules = busy_tree_rules};
+                p = (struct pred){.rules = rules};
                 ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &(struct rlimit){lim, old.rlim_max}), 0);
                 int rc = collect(&p, 1000, &got, &err);
                 ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &old), 0);
@@ -966,7 +983,7 @@ START_TEST(running_out_of_descriptors_fails_closed)
                 warder__exec_mask_list_free(&got);
                 ck_assert_uint_eq(open_fds(), before);
         }
-        ck_assert_uint_gt(failed, 3);
+        ck_assert_uint_gt(failed, 0);
         ck_assert_uint_gt(passed, 0);
         warder__exec_mask_list_free(&want);
 }
@@ -1325,7 +1342,7 @@ int main(void)
         tcase_add_test(tc, a_root_that_cannot_be_examined_fails_closed);
         tcase_add_loop_test(tc, a_directory_that_cannot_be_listed_is_hidden_whole, 0, 3);
         tcase_add_loop_test(tc, a_pin_on_descriptor_zero_is_kept, 0, 3);
-        tcase_add_test(tc, running_out_of_descriptors_fails_closed);
+        tcase_add_loop_test(tc, running_out_of_descriptors_fails_closed, 0, 3);
         tcase_add_test(tc, a_link_target_out_of_descriptors_fails_closed);
         tcase_add_test(tc, names_below_the_file_system_root_have_one_slash);
         tcase_add_test(tc, the_deadline_counts_the_last_answer);
