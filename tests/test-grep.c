@@ -794,6 +794,77 @@ START_TEST(file_base_swapped_at_every_point)
 }
 END_TEST
 
+/*
+ * A file inside the searched directory swapped, at each point of the grep in turn, for a
+ * symbolic link to a secret outside the root, or for a FIFO: the grep never reads through the
+ * link (the secret's line never appears, under any name) and never blocks on the FIFO. The
+ * control arm shows the link really leads to the secret.
+ */
+START_TEST(a_listed_file_swapped_at_every_point)
+{
+        strcpy(root, "/tmp/warder-test-grep-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(root));
+        char outside[] = "/tmp/warder-test-grep-out-XXXXXX";
+        ck_assert_ptr_nonnull(mkdtemp(outside));
+        char secret[PATH_MAX];
+        snprintf(secret, sizeof(secret), "%s/secret", outside);
+        FILE *f = fopen(secret, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs("needle SECRET\n", f);
+        fclose(f);
+        ck_assert_int_eq(mkdir(at(root, "d"), 0755), 0);
+        put_file("d/a.txt", "needle a\n", 9);
+        put_file("d/b.txt", "needle b\n", 9);
+        struct exchange x;
+        snprintf(x.a, sizeof(x.a), "%s", at(root, "d/a.txt"));
+        snprintf(x.b, sizeof(x.b), "%s", at(root, "spare"));
+        if (_i == 0)
+                ck_assert_int_eq(symlink(secret, x.b), 0);
+        else
+                ck_assert_int_eq(mkfifo(x.b, 0600), 0);
+        warder_backend *b = NULL;
+        ck_assert_int_eq(warder_local_new(&b, root, NULL, NULL), 0);
+        char base[PATH_MAX];
+        snprintf(base, sizeof(base), "%s", at(root, "d"));
+        int rc;
+        warder__fault_count(WARDER__FAULT_ALL);
+        char *clean = grep_at(b, base, "needle", 0, 1, &rc, NULL);
+        unsigned long points = warder__fault_points();
+        warder__fault_off();
+        ck_assert_int_eq(rc, 0);
+        ck_assert_str_eq(clean, "/d/a.txt:1:needle a\n/d/b.txt:1:needle b\ntruncated 0\n");
+        if (_i == 0) {
+                /* control arm: at the listed name, the link leads to the secret */
+                x.done = 0;
+                exchange_now(&x);
+                ck_assert_int_eq(x.done, 1);
+                char buf[64] = {0};
+                int fd = open(x.a, O_RDONLY);
+                ck_assert_int_ge(fd, 0);
+                ck_assert_int_gt(read(fd, buf, sizeof(buf) - 1), 0);
+                close(fd);
+                ck_assert_str_eq(buf, "needle SECRET\n");
+                exchange_now(&x);
+        }
+        alarm(120);
+        for (unsigned long n = 1; n <= points; n++) {
+                x.done = 0;
+                warder__fault_hook(n, WARDER__FAULT_ALL, exchange_now, &x);
+                char *got = grep_at(b, base, "needle", 0, 1, &rc, NULL);
+                warder__fault_off();
+                if (x.done)
+                        exchange_now(&x);
+                ck_assert_msg(!got || !strstr(got, "SECRET"), "swap at point %lu: %s", n, got);
+                free(got);
+        }
+        alarm(0);
+        free(clean);
+        warder_backend_free(b);
+        rm_rf(root);
+        rm_rf(outside);
+}
+END_TEST
+
 /* The swap of file_base_swapped_at_every_point, between two files with the same inode number
  * on two file systems (the first file of two fresh tmpfs mounts, in a user and mount
  * namespace of a child): the device tells them apart, and the grep fails with the name
@@ -981,6 +1052,7 @@ int main(void)
         tcase_add_test(tc, grep_threads_every_point);
         tcase_add_test(tc, grep_filter_failures);
         tcase_add_test(tc, file_base_swapped_at_every_point);
+        tcase_add_loop_test(tc, a_listed_file_swapped_at_every_point, 0, 2);
         tcase_add_test(tc, file_base_swapped_across_devices);
         tcase_add_test(tc, grep_threads_are_started);
 #endif
