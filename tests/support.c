@@ -2,6 +2,7 @@
 #define WARDER_TEST_SUPPORT_C
 #include "support.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,4 +119,40 @@ char *warder_test_slurp(const char *path, size_t *len)
         buf[n] = '\0';
         *len = n;
         return buf;
+}
+
+static signed char fd_state(int fd)
+{
+        int f = fcntl(fd, F_GETFD);
+        return f == -1 ? -1 : (f & FD_CLOEXEC) ? 1 : 0;
+}
+
+void warder_test_fds_take(struct warder_test_fds *at)
+{
+        for (int fd = 0; fd < WARDER_TEST_MAX_FD; fd++)
+                at->state[fd] = fd_state(fd);
+}
+
+int warder_test_fds_new_inheritable(const struct warder_test_fds *at)
+{
+        for (int fd = 0; fd < WARDER_TEST_MAX_FD; fd++)
+                if (fd_state(fd) == 0 && at->state[fd] != 0)
+                        return fd;
+        return -1;
+}
+
+int warder_test_fds_changed(const struct warder_test_fds *at)
+{
+        for (int fd = 0; fd < WARDER_TEST_MAX_FD; fd++)
+                if ((fd_state(fd) == -1) != (at->state[fd] == -1))
+                        return fd;
+        return -1;
+}
+
+void warder_test_no_new_inheritable(void *cloexec)
+{
+        struct warder_test_cloexec *c = cloexec;
+        int fd = warder_test_fds_new_inheritable(&c->before);
+        ck_assert_msg(fd < 0, "descriptor %d would reach a command another thread starts", fd);
+        c->checks++;
 }

@@ -23,6 +23,29 @@ void warder_test_add(TCase *tc, const TTest *ttest, int signal, int allowed_exit
  * opened. Free with free(). */
 char *warder_test_slurp(const char *path, size_t *len);
 
+/* The descriptors 0 to WARDER_TEST_MAX_FD - 1 at one moment: closed, open without
+ * close-on-exec (inheritable), or open with it. */
+#define WARDER_TEST_MAX_FD 1024
+struct warder_test_fds {
+        signed char state[WARDER_TEST_MAX_FD]; /* -1 closed, 0 inheritable, 1 close-on-exec */
+};
+void warder_test_fds_take(struct warder_test_fds *at);
+/* The first descriptor open now without close-on-exec that was not so at `at`, or -1: what a
+ * command that another thread starts now would inherit beyond what it inherited before. */
+int warder_test_fds_new_inheritable(const struct warder_test_fds *at);
+/* The first descriptor open now that was closed at `at`, or closed now that was open, or -1:
+ * a leak, or a descriptor of the caller's closed. */
+int warder_test_fds_changed(const struct warder_test_fds *at);
+
+/* A fault hook (src/fault.h) for the check that every descriptor an operation holds is
+ * close-on-exec at each of its points: fails the test when a descriptor is open without
+ * close-on-exec that was not so at `before`, and counts its calls. */
+struct warder_test_cloexec {
+        struct warder_test_fds before; /* the test's own descriptors */
+        unsigned checks;
+};
+void warder_test_no_new_inheritable(void *cloexec);
+
 /* Exit status meson reads as "skipped". */
 #define WARDER_TEST_SKIP 77
 

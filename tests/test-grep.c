@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -591,6 +592,113 @@ START_TEST(file_base_on_descriptor_zero)
 }
 END_TEST
 
+/* The per-file byte cap at its boundary: a file of exactly grep_max_file bytes is searched
+ * whole (its last line found, not `truncated`); one byte more and the grep is `truncated`. */
+START_TEST(max_file_boundary)
+{
+        strcpy(root, "/tmp/warder-test-grep-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(root));
+        struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
+        o.grep_max_file = 16;
+        warder_backend *b = NULL;
+        ck_assert_int_eq(warder_local_new(&b, root, &o, NULL), 0);
+        static const struct {
+                const char *text, *want;
+        } cases[] = {
+            {"x\nxx\nneedle 1234", "/f.txt:3:needle 1234\ntruncated 0\n"},  /* 16 bytes */
+            {"x\nxx\nneedle 12345", "/f.txt:3:needle 1234\ntruncated 1\n"}, /* 17 bytes */
+            {"x\nxx\nxxx\nneedle\n", "/f.txt:4:needle\ntruncated 0\n"},     /* 16 bytes */
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                put_file("f.txt", cases[i].text, strlen(cases[i].text));
+                for (int base = 0; base < 2; base++) {
+                        int rc;
+                        struct warder_error e = WARDER_ERROR_INIT;
+                        char *got =
+                            grep_at(b, base ? at(root, "f.txt") : root, "needle", 0, 1, &rc, &e);
+                        ck_assert_msg(rc == 0, "grep: %s", e.message);
+                        ck_assert_msg(strcmp(got, cases[i].want) == 0, "%zu bytes, %s base: %s",
+                                      strlen(cases[i].text), base ? "file" : "directory", got);
+                        free(got);
+                }
+        }
+        warder_backend_free(b);
+        rm_rf(root);
+}
+END_TEST
+
+/* A grep that succeeds leaves its error alone (include/warder/error.h), whatever its glob
+ * filter said of each name: files it took and files it passed over. */
+START_TEST(success_leaves_the_error_alone)
+{
+        strcpy(root, "/tmp/warder-test-grep-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(root));
+        put_file("a.txt", "needle a\n", 9);
+        put_file("b.md", "needle b\n", 9);
+        warder_backend *b = NULL;
+        ck_assert_int_eq(warder_local_new(&b, root, NULL, NULL), 0);
+        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+        req.pattern = "needle";
+        req.pattern_len = 6;
+        req.path = root;
+        req.path_len = strlen(root);
+        req.glob = "*.txt";
+        req.glob_len = 5;
+        req.threads = 1;
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
+        struct warder_error e = WARDER_ERROR_INIT;
+        ck_assert_int_eq(warder_backend_grep(&r, b, &req, &e), 0);
+        ck_assert_uint_eq(r.count, 1);
+        ck_assert_str_eq(r.items[0].text, "needle a");
+        ck_assert_int_eq(e.code, 0);
+        ck_assert_str_eq(e.message, "");
+        warder_grep_result_free(&r);
+        warder_backend_free(b);
+        rm_rf(root);
+}
+END_TEST
+
+/*
+ * The queue between the walk and the workers is bounded, and so are the directories its files
+ * hold open: a walk that outruns its workers (here, 300 directories of one file each, which
+ * every worker takes long to search: the pattern backtracks to the engine's limit on each
+ * line) waits for them, and the grep succeeds within 160 descriptors more than the caller
+ * holds. Unbounded, it would hold a descriptor for each of the 300 directories.
+ */
+START_TEST(the_queue_bounds_the_descriptors_held)
+{
+        strcpy(root, "/tmp/warder-test-grep-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(root));
+        for (int i = 0; i < 300; i++) {
+                char rel[32];
+                snprintf(rel, sizeof(rel), "d%03d", i);
+                ck_assert_int_eq(mkdir(at(root, rel), 0755), 0);
+                snprintf(rel, sizeof(rel), "d%03d/f.txt", i);
+                put_file(rel, "xxxxxxxxxxxxxxxxxx\n", 19);
+        }
+        warder_backend *b = NULL;
+        ck_assert_int_eq(warder_local_new(&b, root, NULL, NULL), 0);
+        int top = 0;
+        for (int fd = 0; fd < WARDER_TEST_MAX_FD; fd++)
+                if (fcntl(fd, F_GETFD) != -1)
+                        top = fd;
+        struct rlimit was, lim;
+        ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &was), 0);
+        lim = was;
+        lim.rlim_cur = (rlim_t)top + 1 + 160;
+        ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &lim), 0);
+        int rc;
+        struct warder_error e = WARDER_ERROR_INIT;
+        char *got = grep_at(b, root, "(x+x+)+[^x]", 0, 2, &rc, &e);
+        ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &was), 0);
+        ck_assert_msg(rc == 0, "grep: %s", e.message);
+        ck_assert_str_eq(got, "truncated 0\n");
+        free(got);
+        warder_backend_free(b);
+        rm_rf(root);
+}
+END_TEST
+
 #ifdef WARDER__FAULT_INJECTION
 /* A multi-threaded grep (4 workers) under a fault at every point, in whichever thread it
  * falls: the grep fails, or reports `truncated` (a line PCRE2 could not decide), or gives
@@ -1030,6 +1138,322 @@ START_TEST(grep_threads_are_started)
         rm_rf(root);
 }
 END_TEST
+/* A directory of 24 files ("a\nneedle N\nb\n") under the test's root, for the walks below. */
+static void many_files(char *dir, size_t size)
+{
+        strcpy(root, "/tmp/warder-test-grep-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(root));
+        snprintf(dir, size, "%s/many", root);
+        ck_assert_int_eq(mkdir(dir, 0755), 0);
+        for (int i = 0; i < 24; i++) {
+                char name[32], text[32];
+                snprintf(name, sizeof(name), "many/f%02d.txt", i);
+                int n = snprintf(text, sizeof(text), "a\nneedle %d\nb\n", i);
+                put_file(name, text, (size_t)n);
+        }
+}
+
+/*
+ * No descriptor is left behind, and none of the caller's is closed, by a grep that fails at
+ * any point (once, or from there on) — over a directory with four workers and over a file
+ * base, with descriptor 0 in use and with it free (where the file base's own descriptor
+ * lands on 0).
+ */
+START_TEST(no_descriptor_left_at_any_fault)
+{
+        char dir[300], file[400];
+        many_files(dir, sizeof(dir));
+        snprintf(file, sizeof(file), "%s/f07.txt", dir);
+        warder_backend *b = NULL;
+        ck_assert_int_eq(warder_local_new(&b, root, NULL, NULL), 0);
+        const char *bases[] = {dir, file};
+        for (int zero_free = 0; zero_free < 2; zero_free++) {
+                if (zero_free)
+                        close(0);
+                for (size_t base = 0; base < 2; base++) {
+                        struct warder_test_fds before;
+                        warder_test_fds_take(&before);
+                        int rc;
+                        warder__fault_count(WARDER__FAULT_ALL);
+                        char *clean = grep_at(b, bases[base], "needle", 0, 4, &rc, NULL);
+                        unsigned long points = warder__fault_points();
+                        warder__fault_off();
+                        ck_assert_int_eq(rc, 0);
+                        ck_assert_ptr_nonnull(strstr(clean, "/f07.txt:2:needle 7\n"));
+                        free(clean);
+                        int fd = warder_test_fds_changed(&before);
+                        ck_assert_msg(fd == -1, "a clean grep: descriptor %d changed", fd);
+                        for (int sticky = 0; sticky < 2; sticky++) {
+                                for (unsigned long n = 1; n <= points; n++) {
+                                        warder__fault_arm(n, sticky, WARDER__FAULT_ALL);
+                                        free(grep_at(b, bases[base], "needle", 0, 4, &rc, NULL));
+                                        const char *where =
+                                            warder__fault_fired() ? warder__fault_where() : "-";
+                                        fd = warder_test_fds_changed(&before);
+                                        ck_assert_msg(fd == -1,
+                                                      "%s base, descriptor 0 %s, fault %lu%s at "
+                                                      "%s: descriptor %d changed",
+                                                      base ? "file" : "directory",
+                                                      zero_free ? "free" : "in use", n,
+                                                      sticky ? " (sticky)" : "", where, fd);
+                                        warder__fault_off();
+                                }
+                        }
+                }
+        }
+        warder_backend_free(b);
+        rm_rf(root);
+}
+END_TEST
+
+static void close_zero(void *ud)
+{
+        (void)ud;
+        close(0);
+}
+
+/* Descriptor 0 comes free at each point of a grep in turn: a file or directory opened there
+ * is searched like any other (the same result as the clean run), and 0 is free afterwards. */
+START_TEST(descriptor_zero_at_every_point)
+{
+        char dir[300];
+        many_files(dir, sizeof(dir));
+        warder_backend *b = NULL;
+        ck_assert_int_eq(warder_local_new(&b, root, NULL, NULL), 0);
+        int rc;
+        warder__fault_count(WARDER__FAULT_ALL);
+        char *clean = grep_at(b, dir, "needle", 0, 1, &rc, NULL);
+        unsigned long points = warder__fault_points();
+        warder__fault_off();
+        ck_assert_int_eq(rc, 0);
+        close(0);
+        for (unsigned long n = 1; n <= points; n++) {
+                ck_assert_int_eq(open("/dev/null", O_RDONLY), 0); /* 0, which the grep freed */
+                struct warder_error e = WARDER_ERROR_INIT;
+                warder__fault_hook(n, WARDER__FAULT_ALL, close_zero, NULL);
+                char *got = grep_at(b, dir, "needle", 0, 1, &rc, &e);
+                warder__fault_off();
+                ck_assert_msg(rc == 0, "descriptor 0 free at point %lu: %s", n, e.message);
+                ck_assert_msg(strcmp(got, clean) == 0, "descriptor 0 free at point %lu:\n%s", n,
+                              got);
+                ck_assert_msg(fcntl(0, F_GETFD) == -1, "descriptor 0 free at point %lu: left open",
+                              n);
+                free(got);
+        }
+        free(clean);
+        warder_backend_free(b);
+        rm_rf(root);
+}
+END_TEST
+
+/* A multi-threaded host may start a command in another thread while a grep runs: at each of
+ * its points, every descriptor the grep holds is already close-on-exec. */
+START_TEST(every_descriptor_closes_on_exec)
+{
+        char dir[300];
+        many_files(dir, sizeof(dir));
+        warder_backend *b = NULL;
+        ck_assert_int_eq(warder_local_new(&b, root, NULL, NULL), 0);
+        char file[400];
+        snprintf(file, sizeof(file), "%s/f07.txt", dir);
+        const char *bases[] = {dir, file};
+        struct warder_test_cloexec c = {.checks = 0};
+        warder_test_fds_take(&c.before);
+        for (size_t base = 0; base < 2; base++) {
+                int rc;
+                warder__fault_count(WARDER__FAULT_ALL);
+                free(grep_at(b, bases[base], "needle", 0, 1, &rc, NULL));
+                unsigned long points = warder__fault_points();
+                warder__fault_off();
+                ck_assert_int_eq(rc, 0);
+                c.checks = 0;
+                for (unsigned long n = 1; n <= points; n++) {
+                        warder__fault_hook(n, WARDER__FAULT_ALL, warder_test_no_new_inheritable,
+                                           &c);
+                        free(grep_at(b, bases[base], "needle", 0, 1, &rc, NULL));
+                        warder__fault_off();
+                        ck_assert_int_eq(rc, 0);
+                }
+                ck_assert_uint_eq(c.checks, points);
+        }
+        /* Control: a descriptor opened without O_CLOEXEC is seen. */
+        int fd = open("/dev/null", O_RDONLY);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(warder_test_fds_new_inheritable(&c.before), fd);
+        close(fd);
+        warder_backend_free(b);
+        rm_rf(root);
+}
+END_TEST
+
+struct shrink {
+        char path[PATH_MAX];
+        int done;
+};
+
+static void truncate_now(void *ud)
+{
+        struct shrink *s = ud;
+        if (truncate(s->path, 0) == 0)
+                s->done++;
+}
+
+/* A listed file truncated to nothing at each point of the grep in turn (between the look at
+ * its size and the read, among others): the grep gives the clean result, or the same without
+ * that file's line — never a failure. */
+START_TEST(a_listed_file_truncated_at_every_point)
+{
+        char dir[300];
+        many_files(dir, sizeof(dir));
+        warder_backend *b = NULL;
+        ck_assert_int_eq(warder_local_new(&b, root, NULL, NULL), 0);
+        struct shrink s;
+        snprintf(s.path, sizeof(s.path), "%s/f07.txt", dir);
+        int rc;
+        warder__fault_count(WARDER__FAULT_ALL);
+        char *clean = grep_at(b, dir, "needle", 0, 1, &rc, NULL);
+        unsigned long points = warder__fault_points();
+        warder__fault_off();
+        ck_assert_int_eq(rc, 0);
+        const char *line = "/many/f07.txt:2:needle 7\n";
+        char *cut = strstr(clean, line);
+        ck_assert_ptr_nonnull(cut);
+        char without[4096];
+        snprintf(without, sizeof(without), "%.*s%s", (int)(cut - clean), clean, cut + strlen(line));
+        unsigned emptied = 0;
+        for (unsigned long n = 1; n <= points; n++) {
+                s.done = 0;
+                warder__fault_hook(n, WARDER__FAULT_ALL, truncate_now, &s);
+                struct warder_error e = WARDER_ERROR_INIT;
+                char *got = grep_at(b, dir, "needle", 0, 1, &rc, &e);
+                warder__fault_off();
+                ck_assert_msg(rc == 0, "truncated at point %lu: %s", n, e.message);
+                ck_assert_msg(strcmp(got, clean) == 0 || strcmp(got, without) == 0,
+                              "truncated at point %lu:\n%s", n, got);
+                emptied += strcmp(got, without) == 0;
+                free(got);
+                put_file("many/f07.txt", "a\nneedle 7\nb\n", 13);
+        }
+        ck_assert_uint_gt(emptied, 0); /* control: the truncation was seen */
+        free(clean);
+        warder_backend_free(b);
+        rm_rf(root);
+}
+END_TEST
+
+static bool refuse_c(void *ud, const char *path, size_t len)
+{
+        (void)ud;
+        (void)len;
+        return strncmp(strrchr(path, '/'), "/c", 2) != 0;
+}
+
+/* The points of a grep on the calling thread (`refuse`: the request's may_search refuses the
+ * files whose names start with c), and its result, which must be `want`. */
+static unsigned long grep_points(warder_backend *b, const char *path, const char *pattern,
+                                 size_t max, bool refuse, const char *want)
+{
+        struct warder_grep_request req = WARDER_GREP_REQUEST_INIT;
+        req.pattern = pattern;
+        req.pattern_len = strlen(pattern);
+        req.path = path;
+        req.path_len = strlen(path);
+        req.max_matches = max;
+        req.threads = 1;
+        if (refuse)
+                req.may_search = refuse_c;
+        struct warder_grep_result r = WARDER_GREP_RESULT_INIT;
+        struct warder_error e = WARDER_ERROR_INIT;
+        warder__fault_count(WARDER__FAULT_ALL);
+        int rc = warder_backend_grep(&r, b, &req, &e);
+        unsigned long points = warder__fault_points();
+        warder__fault_off();
+        ck_assert_msg(rc == 0, "grep: %s", e.message);
+        char got[1024];
+        size_t n = 0;
+        for (size_t i = 0; i < r.count; i++)
+                n += (size_t)snprintf(got + n, sizeof(got) - n, "%s:%llu:%s\n",
+                                      r.items[i].path + strlen(root),
+                                      (unsigned long long)r.items[i].line, r.items[i].text);
+        snprintf(got + n, sizeof(got) - n, "truncated %d\n", r.truncated);
+        warder_grep_result_free(&r);
+        ck_assert_msg(strcmp(got, want) == 0, "grep '%s' at most %zu:\n%s", pattern, max, got);
+        return points;
+}
+
+/*
+ * The match cap ends the search, not only the result: once the files searched hold more than
+ * max_matches, the files after them are not opened, read nor even queued (the walk goes on
+ * by names only), and within one file the search stops at the first match past the cap.
+ * Counted in points met: the files past the cap cost what files that may_search refuses cost,
+ * and a file of 1,000 matches what a file of 6.
+ */
+START_TEST(the_cap_ends_the_search)
+{
+        strcpy(root, "/tmp/warder-test-grep-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(root));
+        char dir[300];
+        snprintf(dir, sizeof(dir), "%s/d", root);
+        ck_assert_int_eq(mkdir(dir, 0755), 0);
+        put_file("d/a.txt", "needle 1\n", 9);
+        put_file("d/b.txt", "needle 2\n", 9);
+        for (int i = 0; i < 24; i++) {
+                char name[32];
+                snprintf(name, sizeof(name), "d/c%02d.txt", i);
+                put_file(name, "needle 3\n", 9);
+        }
+        warder_backend *b = NULL;
+        ck_assert_int_eq(warder_local_new(&b, root, NULL, NULL), 0);
+        static const char *const pats[] = {"needle", "ne+dle [0-9]+"};
+        const char *want = "/d/a.txt:1:needle 1\ntruncated 1\n";
+        for (size_t p = 0; p < 2; p++) {
+                unsigned long capped = grep_points(b, dir, pats[p], 1, false, want);
+                unsigned long refused = grep_points(b, dir, pats[p], 1, true, want);
+                /* control: searched, the 24 files cost at least an open, a look and a read
+                 * each */
+                char all[1024];
+                int n = snprintf(all, sizeof(all), "/d/a.txt:1:needle 1\n/d/b.txt:1:needle 2\n");
+                for (int i = 0; i < 24; i++)
+                        n += snprintf(all + n, sizeof(all) - (size_t)n, "/d/c%02d.txt:1:needle 3\n",
+                                      i);
+                snprintf(all + n, sizeof(all) - (size_t)n, "truncated 0\n");
+                unsigned long searched = grep_points(b, dir, pats[p], 0, false, all);
+                ck_assert_uint_ge(searched, refused + 24 * 3);
+                ck_assert_msg(capped == refused,
+                              "'%s': 24 files past the cap cost %lu points, refused ones %lu",
+                              pats[p], capped, refused);
+        }
+        /* one file: 6 matching lines, or 1,000 */
+        char *text = malloc(16 * 1000);
+        ck_assert_ptr_nonnull(text);
+        size_t len = 0;
+        for (int i = 0; i < 1000; i++)
+                len += (size_t)sprintf(text + len, "needle %03d\n", i);
+        put_file("d/a.txt", text, 11 * 6);
+        put_file("d/b.txt", text, len);
+        free(text);
+        for (size_t p = 0; p < 2; p++) {
+                unsigned long points[2];
+                for (int f = 0; f < 2; f++) {
+                        char path[PATH_MAX], expect[512];
+                        const char *name = f ? "b" : "a";
+                        snprintf(path, sizeof(path), "%s/%s.txt", dir, name);
+                        int n = 0;
+                        for (int i = 0; i < 5; i++)
+                                n += snprintf(expect + n, sizeof(expect) - (size_t)n,
+                                              "/d/%s.txt:%d:needle %03d\n", name, i + 1, i);
+                        snprintf(expect + n, sizeof(expect) - (size_t)n, "truncated 1\n");
+                        points[f] = grep_points(b, path, pats[p], 5, false, expect);
+                }
+                ck_assert_msg(points[1] == points[0],
+                              "'%s': a file of 1,000 matches capped at 5 costs %lu points, one "
+                              "of 6 matches %lu",
+                              pats[p], points[1], points[0]);
+        }
+        warder_backend_free(b);
+        rm_rf(root);
+}
+END_TEST
 #endif
 
 int main(void)
@@ -1048,6 +1472,9 @@ int main(void)
         tcase_add_test(tc, guard_predicate_is_thread_safe);
         tcase_add_test(tc, max_matches_boundaries);
         tcase_add_test(tc, file_base_on_descriptor_zero);
+        tcase_add_test(tc, max_file_boundary);
+        tcase_add_test(tc, success_leaves_the_error_alone);
+        tcase_add_test(tc, the_queue_bounds_the_descriptors_held);
 #ifdef WARDER__FAULT_INJECTION
         tcase_add_test(tc, grep_threads_every_point);
         tcase_add_test(tc, grep_filter_failures);
@@ -1055,6 +1482,11 @@ int main(void)
         tcase_add_loop_test(tc, a_listed_file_swapped_at_every_point, 0, 2);
         tcase_add_test(tc, file_base_swapped_across_devices);
         tcase_add_test(tc, grep_threads_are_started);
+        tcase_add_test(tc, no_descriptor_left_at_any_fault);
+        tcase_add_test(tc, descriptor_zero_at_every_point);
+        tcase_add_test(tc, every_descriptor_closes_on_exec);
+        tcase_add_test(tc, a_listed_file_truncated_at_every_point);
+        tcase_add_test(tc, the_cap_ends_the_search);
 #endif
         suite_add_tcase(s, tc);
         return warder_test_run(s);

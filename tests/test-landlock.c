@@ -789,19 +789,6 @@ START_TEST(a_tree_that_cannot_be_examined_fails)
 }
 END_TEST
 
-static bool inheritable_before[1024];
-
-static void no_new_inheritable(void *ud)
-{
-        unsigned *checks = ud;
-        for (int fd = 0; fd < 1024; fd++) {
-                int f = fcntl(fd, F_GETFD);
-                if (f != -1 && !(f & FD_CLOEXEC))
-                        ck_assert_msg(inheritable_before[fd], "descriptor %d inheritable", fd);
-        }
-        ++*checks;
-}
-
 /*
  * At every point of the build (a fork and exec in another thread could run there), every
  * descriptor the build holds is close-on-exec.
@@ -815,22 +802,18 @@ START_TEST(every_descriptor_closes_on_exec)
         unsigned long points = warder__fault_points();
         warder__fault_off();
         ck_assert_uint_gt(points, 0);
-        for (int fd = 0; fd < 1024; fd++) {
-                int f = fcntl(fd, F_GETFD);
-                inheritable_before[fd] = f != -1 && !(f & FD_CLOEXEC);
-        }
-        unsigned checks = 0;
+        struct warder_test_cloexec c = {.checks = 0};
+        warder_test_fds_take(&c.before);
         for (unsigned long n = 1; n <= points; n++) {
-                warder__fault_hook(n, WARDER__FAULT_ALL, no_new_inheritable, &checks);
+                warder__fault_hook(n, WARDER__FAULT_ALL, warder_test_no_new_inheritable, &c);
                 close(build(read, write));
                 warder__fault_off();
         }
-        ck_assert_uint_eq(checks, points);
+        ck_assert_uint_eq(c.checks, points);
         /* Control: a descriptor opened without O_CLOEXEC is seen. */
         int fd = open("/dev/null", O_RDONLY);
         ck_assert_int_ge(fd, 0);
-        ck_assert_int_eq(fcntl(fd, F_GETFD) & FD_CLOEXEC, 0);
-        ck_assert(!inheritable_before[fd]);
+        ck_assert_int_eq(warder_test_fds_new_inheritable(&c.before), fd);
         close(fd);
 }
 END_TEST

@@ -1230,20 +1230,6 @@ START_TEST(descriptor_zero_at_every_point)
 }
 END_TEST
 
-/* Descriptors open without close-on-exec before the walk (the test's own). */
-static bool inheritable_before[256];
-
-static void no_new_inheritable(void *ud)
-{
-        unsigned *checks = ud;
-        for (int fd = 3; fd < 256; fd++) {
-                int f = fcntl(fd, F_GETFD);
-                ck_assert_msg(f == -1 || (f & FD_CLOEXEC) || inheritable_before[fd],
-                              "descriptor %d would reach a command another thread starts", fd);
-        }
-        ++*checks;
-}
-
 /*
  * A multi-threaded host may start a command in another thread while the walk runs: at each of
  * its points, every descriptor the walk holds is already close-on-exec.
@@ -1256,27 +1242,23 @@ START_TEST(every_descriptor_closes_on_exec)
         ck_assert_int_eq(collect(&p, 1000, &want, NULL), 0);
         unsigned long points = warder__fault_points();
         warder__fault_off();
-        for (int fd = 3; fd < 256; fd++) {
-                int f = fcntl(fd, F_GETFD);
-                inheritable_before[fd] = f != -1 && !(f & FD_CLOEXEC);
-        }
-        unsigned checks = 0;
+        struct warder_test_cloexec c = {.checks = 0};
+        warder_test_fds_take(&c.before);
         for (unsigned long n = 1; n <= points; n++) {
                 struct mask_list got;
                 p = (struct pred){.rules = busy_tree_rules};
                 struct warder_error err = WARDER_ERROR_INIT;
-                warder__fault_hook(n, WARDER__FAULT_ALL, no_new_inheritable, &checks);
+                warder__fault_hook(n, WARDER__FAULT_ALL, warder_test_no_new_inheritable, &c);
                 int rc = collect(&p, 1000, &got, &err);
                 ck_assert_msg(rc == 0, "point %lu: %s", n, err.message);
                 warder__fault_off();
                 warder__exec_mask_list_free(&got);
         }
-        ck_assert_uint_eq(checks, points);
+        ck_assert_uint_eq(c.checks, points);
         /* Control: a descriptor opened without O_CLOEXEC is seen. */
         int fd = open("/dev/null", O_RDONLY);
         ck_assert_int_ge(fd, 3);
-        ck_assert_int_eq(fcntl(fd, F_GETFD) & FD_CLOEXEC, 0);
-        ck_assert(!inheritable_before[fd]);
+        ck_assert_int_eq(warder_test_fds_new_inheritable(&c.before), fd);
         close(fd);
         warder__exec_mask_list_free(&want);
 }
