@@ -802,8 +802,14 @@ class Bench:
             if c.get("key") == key and set(c["secs"]) == {t["name"] for t in self.tests}:
                 return c["secs"]
         secs = {}
+        record = os.path.join(self.work, "shdiff-cache")
         for t in self.tests:
+            before = os.path.getsize(record) if os.path.exists(record) else -1
             ok, rc, took = self.run_test(t, t.get("timeout") or 300)
+            if ok and (os.path.getsize(record) if os.path.exists(record) else -1) != before:
+                # it recorded what the shells ran (start_test): every mutant reads that back,
+                # so the budget charges the run that does, not the one that recorded
+                ok, rc, took = self.run_test(t, t.get("timeout") or 300)
             if not ok:
                 sys.exit("test '%s' fails without any mutant (exit %s): fix the suite first" %
                          (t["name"], rc))

@@ -919,6 +919,7 @@ START_TEST(test_subtrees)
             {"rm -r gone", WARDER_ALLOW, WARDER_ASK},
             {"cp -r a /tmp/x", WARDER_DENY, WARDER_ASK},
             {"cp -a src /tmp/x", WARDER_DENY, WARDER_ASK},
+            {"cp --archive a /tmp/x", WARDER_DENY, WARDER_ASK},
             {"cp f.txt src", WARDER_DENY, WARDER_ALLOW},
             {"grep -rn TODO src", WARDER_DENY, WARDER_ASK},
             {"grep -rn TODO f.txt", WARDER_ALLOW, WARDER_ASK},
@@ -953,6 +954,45 @@ START_TEST(test_subtrees)
         ck_assert_str_eq(d.candidate, "/ws/a");
         ck_assert_ptr_nonnull(d.note);
         warder_decision_clear(&d);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* The destination of `-t DIR` (cp, mv, install, ln) is written, under a ruleset that denies
+ * writing there and allows reading it: whether DIR is the option's next word or joined to it,
+ * and wherever the option stands. */
+START_TEST(test_target_directory_is_written)
+{
+        static const char yaml[] = "warder: 1\n"
+                                   "default: allow\n"
+                                   "write:\n"
+                                   "  rules:\n"
+                                   "    - deny: './src/**'\n"
+                                   "execute:\n"
+                                   "  default: allow\n";
+        warder_ruleset *rs = load(yaml);
+        NEED(rs);
+        static const struct {
+                const char *cmd;
+                enum warder_action want;
+        } rows[] = {
+            {"cp -t src f.txt", WARDER_DENY},
+            {"cp f.txt -t src", WARDER_DENY},
+            {"mv -t src f.txt", WARDER_DENY},
+            {"cp --target-directory=src f.txt", WARDER_DENY},
+            {"cp -t", WARDER_ALLOW},
+            {"cp -t a f.txt", WARDER_ALLOW},  /* control: another directory */
+            {"cat src/main.c", WARDER_ALLOW}, /* control: reading src is allowed */
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                for (int with = 0; with < 2; with++) {
+                        struct warder_decision d = WARDER_DECISION_INIT;
+                        enum warder_action a = decide_tree(rs, rows[i].cmd, with, &d);
+                        ck_assert_msg(a == rows[i].want, "%s (ls %d): %s (%s)", rows[i].cmd, with,
+                                      warder_action_name(a), d.note ? d.note : "");
+                        warder_decision_clear(&d);
+                }
+        }
         warder_ruleset_free(rs);
 }
 END_TEST
@@ -2553,6 +2593,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_sources_are_read);
         tcase_add_test(tc, test_subtree_query);
         tcase_add_test(tc, test_subtrees);
+        tcase_add_test(tc, test_target_directory_is_written);
         tcase_add_test(tc, test_shell_depth);
         tcase_add_test(tc, test_cd_tracking);
         tcase_add_test(tc, test_strictness_examples);
