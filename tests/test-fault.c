@@ -17,6 +17,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1126,6 +1127,72 @@ START_TEST(walk_decisions)
         fprintf(stderr, "fault walk over decisions: %zu cases, %lu failure points\n",
                 sizeof(dcases) / sizeof(dcases[0]) + 5, points);
         fx_close(&fx);
+}
+END_TEST
+
+/* A context that expands globs itself (`glob`, no `ls`): fnmatch over a fixed list of files. */
+static const char *const glob_files[] = {"/ws/.env", "/ws/a.txt", "/ws/*a.key", "/ws/d/.env", NULL};
+
+static int files_glob(void *ud, const char *pattern, char ***out, size_t *count)
+{
+        (void)ud;
+        char **v = calloc(sizeof(glob_files) / sizeof(glob_files[0]), sizeof(*v));
+        ck_assert_ptr_nonnull(v);
+        size_t n = 0;
+        for (size_t i = 0; glob_files[i]; i++)
+                if (fnmatch(pattern, glob_files[i], FNM_PATHNAME | FNM_PERIOD) == 0)
+                        ck_assert_ptr_nonnull(v[n++] = strdup(glob_files[i]));
+        *out = v;
+        *count = n;
+        return 0;
+}
+
+/* Commands whose globs the context expands (§5.5), quoted pattern bytes escaped on the way:
+ * under a fault at any point of the decision, an error with detail, or deny or ask — never
+ * allow, which the execute default would give a command whose expansion was lost. */
+START_TEST(walk_command_glob_context)
+{
+        static const char yaml[] = "warder: 1\ndefault: allow\n"
+                                   "read:\n  rules:\n    - deny: '**/.env'\n"
+                                   "    - deny: '**/*.key'\n";
+        struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
+        ro.root = "/ws";
+        warder_ruleset *rs = NULL;
+        ck_assert_int_eq(warder_ruleset_load_string(&rs, yaml, strlen(yaml), "glob", &ro, NULL), 0);
+        struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+        ctx.glob = files_glob;
+        static const char *const cmds[] = {"cat .e*", "cat '*'*.key", "cat d/.e?v", "cat a.t* .e*"};
+        unsigned long points = 0;
+        for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++) {
+                for (unsigned long n = 0;; n++) {
+                        struct warder_error err = WARDER_ERROR_INIT;
+                        struct warder_decision d = WARDER_DECISION_INIT;
+                        if (n)
+                                warder__fault_arm(n, false, WARDER__FAULT_ALL);
+                        int rc = warder_ruleset_check_command(&d, rs, cmds[c], strlen(cmds[c]),
+                                                              &ctx, &err);
+                        bool reached = n == 0 || warder__fault_fired();
+                        const char *where = n ? warder__fault_where() : "no fault";
+                        warder__fault_off();
+                        if (rc)
+                                ck_assert_msg(n > 0 && err.code == rc && err.message[0],
+                                              "'%s' after %s: error detail %d for %d", cmds[c],
+                                              where, err.code, rc);
+                        else if (n == 0)
+                                ck_assert_msg(d.action == WARDER_DENY, "'%s': %s (%s)", cmds[c],
+                                              warder_action_name(d.action), d.note ? d.note : "");
+                        else
+                                ck_assert_msg(d.action != WARDER_ALLOW, "'%s' after %s: allow",
+                                              cmds[c], where);
+                        warder_decision_clear(&d);
+                        warder_error_clear(&err);
+                        if (!reached)
+                                break;
+                        points += n > 0;
+                }
+        }
+        ck_assert_uint_gt(points, 0);
+        warder_ruleset_free(rs);
 }
 END_TEST
 
@@ -2307,6 +2374,7 @@ int main(void)
         tcase_add_test(tc, walk_decisions);
         tcase_add_test(tc, walk_explain);
         tcase_add_test(tc, walk_guard_setup);
+        tcase_add_test(tc, walk_command_glob_context);
         tcase_add_test(tc, walk_loading);
         tcase_add_test(tc, walk_loading_with_tests);
         tcase_add_loop_test(tc, swap_at_every_point, 0, 8);
