@@ -582,6 +582,9 @@ static const char *const ask_cmds[] = {
     "bash",
     "cat /proc/self/root/x",
     "cat$IFS.env",
+    "xargs cat",
+    "trap 'echo hi' EXIT",
+    "alias ll='ls -l'",
 };
 
 START_TEST(test_ask)
@@ -990,6 +993,42 @@ START_TEST(test_target_directory_is_written)
                         enum warder_action a = decide_tree(rs, rows[i].cmd, with, &d);
                         ck_assert_msg(a == rows[i].want, "%s (ls %d): %s (%s)", rows[i].cmd, with,
                                       warder_action_name(a), d.note ? d.note : "");
+                        warder_decision_clear(&d);
+                }
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* §5.4.1 with the directory itself at ask: a rule beneath it that denies still decides (the
+ * stricter answer), whether the listing shows the directory or it cannot be seen. */
+START_TEST(test_subtree_deny_beats_ask)
+{
+        static const char yaml[] = "warder: 1\n"
+                                   "default: allow\n"
+                                   "write:\n"
+                                   "  rules:\n"
+                                   "    - ask: './a'\n"
+                                   "    - deny: './a/vault/**'\n"
+                                   "execute:\n"
+                                   "  default: allow\n";
+        warder_ruleset *rs = load(yaml);
+        NEED(rs);
+        static const struct {
+                const char *cmd;
+                enum warder_action with_ls, without_ls;
+        } rows[] = {
+            {"rm -r a", WARDER_DENY, WARDER_ASK},
+            {"rm -r a/pub.txt", WARDER_ALLOW, WARDER_ALLOW}, /* control: no rule beneath */
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                for (int with = 0; with < 2; with++) {
+                        struct warder_decision d = WARDER_DECISION_INIT;
+                        enum warder_action want = with ? rows[i].with_ls : rows[i].without_ls;
+                        enum warder_action a = decide_tree(rs, rows[i].cmd, with, &d);
+                        ck_assert_msg(a == want, "%s (ls %d): %s, want %s (%s)", rows[i].cmd, with,
+                                      warder_action_name(a), warder_action_name(want),
+                                      d.note ? d.note : "");
                         warder_decision_clear(&d);
                 }
         }
@@ -2594,6 +2633,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_subtree_query);
         tcase_add_test(tc, test_subtrees);
         tcase_add_test(tc, test_target_directory_is_written);
+        tcase_add_test(tc, test_subtree_deny_beats_ask);
         tcase_add_test(tc, test_shell_depth);
         tcase_add_test(tc, test_cd_tracking);
         tcase_add_test(tc, test_strictness_examples);
