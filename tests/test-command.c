@@ -2,6 +2,7 @@
 /* Command inspection: the shell word splitter and the execute decisions (semantics §5). */
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1032,6 +1033,59 @@ START_TEST(test_subtree_deny_beats_ask)
                         warder_decision_clear(&d);
                 }
         }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* A context `glob` over two files, one of them named with a `*`, that returns exactly `count`
+ * names followed by a slot that must never be read (a poisoned pointer), and fails out of
+ * memory on a pattern that holds "oom". */
+static const char *const starred_files[] = {"/ws/secret.txt", "/ws/secre*.txt", NULL};
+
+static int starred_glob(void *ud, const char *pattern, char ***out, size_t *count)
+{
+        (void)ud;
+        if (strstr(pattern, "oom"))
+                return WARDER_ENOMEM;
+        char **v = calloc(3, sizeof(*v));
+        ck_assert_ptr_nonnull(v);
+        size_t n = 0;
+        for (size_t i = 0; starred_files[i]; i++)
+                if (fnmatch(pattern, starred_files[i], FNM_PATHNAME | FNM_PERIOD) == 0)
+                        ck_assert_ptr_nonnull(v[n++] = strdup(starred_files[i]));
+        v[n] = (char *)(uintptr_t)1; /* past the count: never read, never freed */
+        *out = v;
+        *count = n;
+        return 0;
+}
+
+/* §5.5 with a context that expands globs: quoted pattern bytes stay literal in the pattern it
+ * is given (`'secre*'?txt` names only the file called secre*.txt), no more names are read
+ * than it counts, and its failure is the command's error. */
+START_TEST(test_glob_context_contract)
+{
+        static const char yaml[] = "warder: 1\n"
+                                   "default: allow\n"
+                                   "read:\n"
+                                   "  rules:\n"
+                                   "    - deny: '**/secret.txt'\n"
+                                   "execute:\n"
+                                   "  default: allow\n";
+        warder_ruleset *rs = load(yaml);
+        NEED(rs);
+        struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+        ctx.glob = starred_glob;
+        expect_action(rs, "cat 'secre*'?txt", &ctx, WARDER_ALLOW);
+        expect_action(rs, "cat \"secre*\"?txt", &ctx, WARDER_ALLOW);
+        expect_action(rs, "cat secre\\*?txt", &ctx, WARDER_ALLOW);
+        expect_action(rs, "cat secre*?txt", &ctx, WARDER_DENY); /* control: both files */
+        expect_action(rs, "cat nothing*", &ctx, WARDER_ALLOW);  /* no match, no slot read */
+        struct warder_decision d = WARDER_DECISION_INIT;
+        struct warder_error err = WARDER_ERROR_INIT;
+        ck_assert_int_eq(warder_ruleset_check_command(&d, rs, "cat oom*", 8, &ctx, &err),
+                         WARDER_ENOMEM);
+        ck_assert_int_eq(err.code, WARDER_ENOMEM);
+        warder_decision_clear(&d);
         warder_ruleset_free(rs);
 }
 END_TEST
@@ -2634,6 +2688,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_subtrees);
         tcase_add_test(tc, test_target_directory_is_written);
         tcase_add_test(tc, test_subtree_deny_beats_ask);
+        tcase_add_test(tc, test_glob_context_contract);
         tcase_add_test(tc, test_shell_depth);
         tcase_add_test(tc, test_cd_tracking);
         tcase_add_test(tc, test_strictness_examples);

@@ -1147,21 +1147,38 @@ static int files_glob(void *ud, const char *pattern, char ***out, size_t *count)
         return 0;
 }
 
-/* Commands whose globs the context expands (§5.5), quoted pattern bytes escaped on the way:
+/* The context's real forms: /ws/link is a symbolic link to /ws/vault/pub. */
+static int link_realpath(void *ud, const char *literal, char **out)
+{
+        (void)ud;
+        size_t n = strlen("/ws/link");
+        if (strncmp(literal, "/ws/link", n) == 0 && (!literal[n] || literal[n] == '/')) {
+                ck_assert_int_ge(asprintf(out, "/ws/vault/pub%s", literal + n), 0);
+                return 0;
+        }
+        *out = NULL; /* the real form is the literal one */
+        return 0;
+}
+
+/* Commands whose globs the context expands (§5.5), quoted pattern bytes escaped on the way,
+ * and a `..` after a link, decided where the kernel takes it (the link's target's parent):
  * under a fault at any point of the decision, an error with detail, or deny or ask — never
  * allow, which the execute default would give a command whose expansion was lost. */
 START_TEST(walk_command_glob_context)
 {
         static const char yaml[] = "warder: 1\ndefault: allow\n"
                                    "read:\n  rules:\n    - deny: '**/.env'\n"
-                                   "    - deny: '**/*.key'\n";
+                                   "    - deny: '**/*.key'\n"
+                                   "    - deny: '/ws/vault/**'\n";
         struct warder_ruleset_options ro = WARDER_RULESET_OPTIONS_INIT;
         ro.root = "/ws";
         warder_ruleset *rs = NULL;
         ck_assert_int_eq(warder_ruleset_load_string(&rs, yaml, strlen(yaml), "glob", &ro, NULL), 0);
         struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
         ctx.glob = files_glob;
-        static const char *const cmds[] = {"cat .e*", "cat '*'*.key", "cat d/.e?v", "cat a.t* .e*"};
+        ctx.realpath = link_realpath;
+        static const char *const cmds[] = {"cat .e*", "cat '*'*.key", "cat d/.e?v", "cat a.t* .e*",
+                                           "cat link/../secret"};
         unsigned long points = 0;
         for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++) {
                 for (unsigned long n = 0;; n++) {
