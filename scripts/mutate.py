@@ -1349,6 +1349,9 @@ def main():
         if os.path.exists(results_path):
             for line in open(results_path):
                 r = json.loads(line)
+                old = latest.get((r["id"], r["src"]))
+                if old and old.get("status") == "killed" and r.get("only"):
+                    continue  # survived some tests only: the kill by another test stands
                 latest[(r["id"], r["src"])] = r
         keep = {(m.id, m.digest) for _, muts in plan for m in muts}
         with open(SAVED, "w") as f:
