@@ -1090,6 +1090,53 @@ START_TEST(test_glob_context_contract)
 }
 END_TEST
 
+/* `ln -s TARGET… LINK`: a relative TARGET is resolved from the link's directory (and from
+ * LINK itself, in case it is one), since that is where the link will lead: `ln -s key
+ * vault/k` makes vault/k lead to vault/key. Every spelling of the symbolic option and of the
+ * link's place; a hard link's TARGET is resolved from the current directory (the control). */
+START_TEST(test_symlink_targets_from_the_link)
+{
+        static const char yaml[] = "warder: 1\n"
+                                   "default: allow\n"
+                                   "read:\n"
+                                   "  rules:\n"
+                                   "    - deny: './vault/key'\n"
+                                   "    - deny: './-v/key'\n"
+                                   "execute:\n"
+                                   "  default: allow\n";
+        warder_ruleset *rs = load(yaml);
+        NEED(rs);
+        static const struct {
+                const char *cmd;
+                enum warder_action want;
+        } rows[] = {
+            {"ln -s key vault/k", WARDER_DENY},
+            {"ln -s -- key -v/k", WARDER_DENY},
+            {"ln --symbolic key vault/k", WARDER_DENY},
+            {"ln -sf key vault/k", WARDER_DENY},
+            {"ln -fs key vault/k", WARDER_DENY},
+            {"ln -s -- key vault/k", WARDER_DENY},
+            {"ln -s -t vault key", WARDER_DENY},
+            {"ln -s key other vault/", WARDER_DENY},
+            {"ln -s other key vault", WARDER_DENY},
+            {"ln -s ../key vault/sub/k", WARDER_DENY},
+            {"ln -s key vault", WARDER_DENY},
+            {"ln key vault/k", WARDER_ALLOW},
+            {"ln -f key vault/k", WARDER_ALLOW},
+            {"ln --force key vault/k", WARDER_ALLOW},
+            {"ln -s /key vault/k", WARDER_ALLOW},    /* a hard link: key from here */
+            {"ln -s key k", WARDER_ALLOW},           /* the link beside it: ./key */
+            {"ln -s key", WARDER_ALLOW},             /* one operand: ./key itself */
+            {"ln -s -- -key vault/k", WARDER_ALLOW}, /* another name */
+            {"ln -s /ws/key vault/k", WARDER_ALLOW}, /* absolute: from nowhere else */
+            {"ln -s keys vault/k", WARDER_ALLOW},    /* another name */
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+                expect_action(rs, rows[i].cmd, NULL, rows[i].want);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 /* §5.6: cd moves later relative paths; where a cd may have failed, every directory the
  * shell may be in counts. `./secret` is anchored at the root, so only /ws/secret is denied. */
 START_TEST(test_cd_tracking)
@@ -2689,6 +2736,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_target_directory_is_written);
         tcase_add_test(tc, test_subtree_deny_beats_ask);
         tcase_add_test(tc, test_glob_context_contract);
+        tcase_add_test(tc, test_symlink_targets_from_the_link);
         tcase_add_test(tc, test_shell_depth);
         tcase_add_test(tc, test_cd_tracking);
         tcase_add_test(tc, test_strictness_examples);
