@@ -1137,6 +1137,51 @@ START_TEST(test_symlink_targets_from_the_link)
 }
 END_TEST
 
+/* Which operands a command writes, under a ruleset that denies writing src/ and allows
+ * reading it: dd's of=, sed -i, install's operands, a >> or <> redirection and a shell's -c
+ * script write there; the same commands only reading src/ are allowed (the controls). */
+START_TEST(test_written_operands)
+{
+        static const char yaml[] = "warder: 1\n"
+                                   "default: allow\n"
+                                   "write:\n"
+                                   "  rules:\n"
+                                   "    - deny: './src/**'\n"
+                                   "execute:\n"
+                                   "  default: allow\n";
+        warder_ruleset *rs = load(yaml);
+        NEED(rs);
+        static const struct {
+                const char *cmd;
+                enum warder_action want;
+        } rows[] = {
+            {"dd if=a.txt of=src/x", WARDER_DENY},
+            {"dd of=src/x if=a.txt", WARDER_DENY},
+            {"dd if=src/x of=a.txt", WARDER_ALLOW},
+            {"dd if=src/x", WARDER_ALLOW},
+            {"sed -i s/a/b/ src/main.c", WARDER_DENY},
+            {"sed -ni s/a/b/ src/main.c", WARDER_DENY},
+            {"sed --in-place s/a/b/ src/main.c", WARDER_DENY},
+            {"sed s/a/b/ src/main.c", WARDER_ALLOW},
+            {"sed -n s/a/b/ src/main.c", WARDER_ALLOW},
+            {"install -d src/new", WARDER_DENY},
+            {"install -m 644 a.txt src/x", WARDER_DENY},
+            {"cat src/main.c", WARDER_ALLOW},
+            {"cat <> src/main.c", WARDER_DENY},
+            {"cat >> src/main.c", WARDER_DENY},
+            {"cat < src/main.c", WARDER_ALLOW},
+            {"sh -c 'cat > src/x'", WARDER_DENY},
+            {"bash -ec 'cat > src/x'", WARDER_DENY},
+            {"bash -o errexit -c 'cat > src/x'", WARDER_DENY},
+            {"sh -c 'cat src/x'", WARDER_ALLOW},
+            {"bash -e -c 'cat src/x'", WARDER_ALLOW},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+                expect_action(rs, rows[i].cmd, NULL, rows[i].want);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 /* §5.6: cd moves later relative paths; where a cd may have failed, every directory the
  * shell may be in counts. `./secret` is anchored at the root, so only /ws/secret is denied. */
 START_TEST(test_cd_tracking)
@@ -2737,6 +2782,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_subtree_deny_beats_ask);
         tcase_add_test(tc, test_glob_context_contract);
         tcase_add_test(tc, test_symlink_targets_from_the_link);
+        tcase_add_test(tc, test_written_operands);
         tcase_add_test(tc, test_shell_depth);
         tcase_add_test(tc, test_cd_tracking);
         tcase_add_test(tc, test_strictness_examples);
