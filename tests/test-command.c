@@ -1182,6 +1182,39 @@ START_TEST(test_written_operands)
 }
 END_TEST
 
+/* §5.5: the expanded forms of a command meet the execute rules too: `~` and declared
+ * variables, also when every word is one; and a command named by its path meets the rules
+ * written for its name after the line's assignments. */
+START_TEST(test_expanded_forms_meet_execute_rules)
+{
+        static const char yaml[] = "warder: 1\n"
+                                   "default: allow\n"
+                                   "execute:\n"
+                                   "  default: allow\n"
+                                   "  rules:\n"
+                                   "    - deny: 'cat /home/u/*'\n"
+                                   "    - deny: 'rm *'\n"
+                                   "    - deny: 'FOO=1 rm *'\n";
+        warder_ruleset *rs = load(yaml);
+        NEED(rs);
+        static const char *const env[] = {"HOME=/home/u", "RM=rm", "T=x", NULL};
+        struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+        ctx.env = env;
+        static const struct {
+                const char *cmd;
+                enum warder_action want;
+        } rows[] = {
+            {"cat ~/x", WARDER_DENY},        {"$RM $T", WARDER_DENY},
+            {"${RM} \"$T\"", WARDER_DENY},   {"FOO=1 /bin/rm -rf x", WARDER_DENY},
+            {"cat /home/v/x", WARDER_ALLOW}, /* controls */
+            {"$T $RM", WARDER_ALLOW},        {"FOO=1 /bin/rmdir x", WARDER_ALLOW},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+                expect_action(rs, rows[i].cmd, &ctx, rows[i].want);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 /* §5.6: cd moves later relative paths; where a cd may have failed, every directory the
  * shell may be in counts. `./secret` is anchored at the root, so only /ws/secret is denied. */
 START_TEST(test_cd_tracking)
@@ -2783,6 +2816,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_glob_context_contract);
         tcase_add_test(tc, test_symlink_targets_from_the_link);
         tcase_add_test(tc, test_written_operands);
+        tcase_add_test(tc, test_expanded_forms_meet_execute_rules);
         tcase_add_test(tc, test_shell_depth);
         tcase_add_test(tc, test_cd_tracking);
         tcase_add_test(tc, test_strictness_examples);
