@@ -1108,6 +1108,69 @@ START_TEST(test_mask_control_and_effect)
 }
 END_TEST
 
+/* The options of the mount at `point` in a mountinfo text (its sixth field), or NULL. */
+static char *mount_options(const char *mountinfo, const char *point)
+{
+        char *copy = strdup(mountinfo), *save = NULL, *found = NULL;
+        ck_assert_ptr_nonnull(copy);
+        for (char *line = strtok_r(copy, "\n", &save); line && !found;
+             line = strtok_r(NULL, "\n", &save)) {
+                char *field[6], *fs = NULL;
+                int n = 0;
+                for (char *f = strtok_r(line, " ", &fs); f && n < 6; f = strtok_r(NULL, " ", &fs))
+                        field[n++] = f;
+                if (n == 6 && strcmp(field[4], point) == 0)
+                        found = strdup(field[5]);
+        }
+        free(copy);
+        return found;
+}
+
+static bool has_option(const char *options, const char *want)
+{
+        size_t n = strlen(want);
+        for (const char *o = options; o; o = strchr(o, ','), o = o ? o + 1 : NULL)
+                if (strncmp(o, want, n) == 0 && (o[n] == ',' || o[n] == '\0'))
+                        return true;
+        return false;
+}
+
+/* What covers a hidden file or directory is read-only, and nothing can be run, gain
+ * privileges or reach a device through it: its mount is ro, nosuid, nodev and noexec, as the
+ * command's own /proc/self/mountinfo shows (the control: without masking there is no mount
+ * there, and the options of / are read the same way). */
+START_TEST(test_mask_mount_options)
+{
+        struct warder__exec_config cfg;
+        config(&cfg);
+        struct warder_exec_result r = WARDER_EXEC_RESULT_INIT;
+        char env[300], secrets[300];
+        snprintf(env, sizeof(env), "%s/.env", root);
+        snprintf(secrets, sizeof(secrets), "%s/secrets", root);
+        ck_assert_int_eq(run(&cfg, "cat /proc/self/mountinfo", &r), 0);
+        ck_assert_ptr_null(mount_options(r.out.data, env));
+        char *slash = mount_options(r.out.data, "/");
+        ck_assert_ptr_nonnull(slash);
+        ck_assert(has_option(slash, "rw") || has_option(slash, "ro"));
+        free(slash);
+        result_free(&r);
+        cfg.mask = fake_mask;
+        ck_assert_int_eq(run(&cfg, "cat /proc/self/mountinfo", &r), 0);
+        ck_assert(r.masked);
+        const char *points[] = {env, secrets};
+        for (int i = 0; i < 2; i++) {
+                char *o = mount_options(r.out.data, points[i]);
+                ck_assert_msg(o, "no mount on %s", points[i]);
+                static const char *const want[] = {"ro", "nosuid", "nodev", "noexec"};
+                for (int k = 0; k < 4; k++)
+                        ck_assert_msg(has_option(o, want[k]), "%s mounted %s: no %s", points[i], o,
+                                      want[k]);
+                free(o);
+        }
+        result_free(&r);
+}
+END_TEST
+
 /* The ruleset decides (§6.3): the `default` preset's secrets rules, anchored at the root. */
 START_TEST(test_mask_with_ruleset)
 {
@@ -2281,6 +2344,7 @@ static Suite *exec_suite(void)
         tcase_set_timeout(mk, 240);
         tcase_add_checked_fixture(mk, setup, teardown);
         tcase_add_test(mk, test_mask_control_and_effect);
+        tcase_add_test(mk, test_mask_mount_options);
         tcase_add_test(mk, test_mask_with_ruleset);
         tcase_add_test(mk, test_mask_symlink_and_nested);
         tcase_add_test(mk, test_mask_special_files);
