@@ -1215,6 +1215,30 @@ START_TEST(test_expanded_forms_meet_execute_rules)
 }
 END_TEST
 
+/* §5.5.2 builtins that evaluate arithmetic, under an execute default of allow: an integer
+ * variable and a subscript that names a variable ask; a plain declaration, an option without
+ * `i`, a value that holds an `i`, `-v` of another command and a `]` without `[` do not. */
+START_TEST(test_arithmetic_builtins_exactly)
+{
+        warder_ruleset *rs = load(rules_yaml);
+        NEED(rs);
+        static const struct {
+                const char *cmd;
+                enum warder_action want;
+        } rows[] = {
+            {"declare -i n", WARDER_ASK},           {"typeset -ri n", WARDER_ASK},
+            {"local -i n=1", WARDER_ASK},           {"printf -v 'a[x]' %s 1", WARDER_ASK},
+            {"unset 'a[x]'", WARDER_ASK},           {"declare x=1", WARDER_ALLOW},
+            {"declare greeting=hi", WARDER_ALLOW},  {"declare -r x=1", WARDER_ALLOW},
+            {"grep -v 'a[x]' f.txt", WARDER_ALLOW}, {"printf -v 'a[1]' %s 1", WARDER_ALLOW},
+            {"unset 'x]'", WARDER_ALLOW},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+                expect_action(rs, rows[i].cmd, NULL, rows[i].want);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 /* §5.6: cd moves later relative paths; where a cd may have failed, every directory the
  * shell may be in counts. `./secret` is anchored at the root, so only /ws/secret is denied. */
 START_TEST(test_cd_tracking)
@@ -2817,6 +2841,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_symlink_targets_from_the_link);
         tcase_add_test(tc, test_written_operands);
         tcase_add_test(tc, test_expanded_forms_meet_execute_rules);
+        tcase_add_test(tc, test_arithmetic_builtins_exactly);
         tcase_add_test(tc, test_shell_depth);
         tcase_add_test(tc, test_cd_tracking);
         tcase_add_test(tc, test_strictness_examples);
