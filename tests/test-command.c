@@ -400,6 +400,22 @@ static void expect_action(const warder_ruleset *rs, const char *cmd,
         warder_decision_clear(&d);
 }
 
+/* A command and the answer it must get. */
+struct cmd_row {
+        const char *cmd;
+        enum warder_action want;
+};
+
+/* expect_action() for each of `n` rows. */
+static void expect_rows(const warder_ruleset *rs, const struct warder_command_context *ctx,
+                        const struct cmd_row *rows, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                expect_action(rs, rows[i].cmd, ctx, rows[i].want);
+}
+#define EXPECT_ROWS(rs, ctx, rows)                                                                 \
+        expect_rows((rs), (ctx), (rows), sizeof(rows) / sizeof((rows)[0]))
+
 /* Decides each of `n` commands (with the fake context) and expects `want` of every one. */
 static void expect_each(const warder_ruleset *rs, const char *const *cmds, size_t n,
                         enum warder_action want)
@@ -1106,10 +1122,7 @@ START_TEST(test_symlink_targets_from_the_link)
                                    "  default: allow\n";
         warder_ruleset *rs = load(yaml);
         NEED(rs);
-        static const struct {
-                const char *cmd;
-                enum warder_action want;
-        } rows[] = {
+        static const struct cmd_row rows[] = {
             {"ln -s key vault/k", WARDER_DENY},
             {"ln -s -- key -v/k", WARDER_DENY},
             {"ln --symbolic key vault/k", WARDER_DENY},
@@ -1121,18 +1134,17 @@ START_TEST(test_symlink_targets_from_the_link)
             {"ln -s other key vault", WARDER_DENY},
             {"ln -s ../key vault/sub/k", WARDER_DENY},
             {"ln -s key vault", WARDER_DENY},
-            {"ln key vault/k", WARDER_ALLOW},
+            {"ln key vault/k", WARDER_ALLOW}, /* hard links: key from here */
             {"ln -f key vault/k", WARDER_ALLOW},
             {"ln --force key vault/k", WARDER_ALLOW},
-            {"ln -s /key vault/k", WARDER_ALLOW},    /* a hard link: key from here */
+            {"ln -s /key vault/k", WARDER_ALLOW},    /* absolute: from nowhere else */
             {"ln -s key k", WARDER_ALLOW},           /* the link beside it: ./key */
             {"ln -s key", WARDER_ALLOW},             /* one operand: ./key itself */
             {"ln -s -- -key vault/k", WARDER_ALLOW}, /* another name */
-            {"ln -s /ws/key vault/k", WARDER_ALLOW}, /* absolute: from nowhere else */
+            {"ln -s /ws/key vault/k", WARDER_ALLOW}, /* absolute, and not vault/key */
             {"ln -s keys vault/k", WARDER_ALLOW},    /* another name */
         };
-        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-                expect_action(rs, rows[i].cmd, NULL, rows[i].want);
+        EXPECT_ROWS(rs, NULL, rows);
         warder_ruleset_free(rs);
 }
 END_TEST
@@ -1151,10 +1163,7 @@ START_TEST(test_written_operands)
                                    "  default: allow\n";
         warder_ruleset *rs = load(yaml);
         NEED(rs);
-        static const struct {
-                const char *cmd;
-                enum warder_action want;
-        } rows[] = {
+        static const struct cmd_row rows[] = {
             {"dd if=a.txt of=src/x", WARDER_DENY},
             {"dd of=src/x if=a.txt", WARDER_DENY},
             {"dd if=src/x of=a.txt", WARDER_ALLOW},
@@ -1176,8 +1185,7 @@ START_TEST(test_written_operands)
             {"sh -c 'cat src/x'", WARDER_ALLOW},
             {"bash -e -c 'cat src/x'", WARDER_ALLOW},
         };
-        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-                expect_action(rs, rows[i].cmd, NULL, rows[i].want);
+        EXPECT_ROWS(rs, NULL, rows);
         warder_ruleset_free(rs);
 }
 END_TEST
@@ -1200,17 +1208,13 @@ START_TEST(test_expanded_forms_meet_execute_rules)
         static const char *const env[] = {"HOME=/home/u", "RM=rm", "T=x", NULL};
         struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
         ctx.env = env;
-        static const struct {
-                const char *cmd;
-                enum warder_action want;
-        } rows[] = {
+        static const struct cmd_row rows[] = {
             {"cat ~/x", WARDER_DENY},        {"$RM $T", WARDER_DENY},
             {"${RM} \"$T\"", WARDER_DENY},   {"FOO=1 /bin/rm -rf x", WARDER_DENY},
             {"cat /home/v/x", WARDER_ALLOW}, /* controls */
             {"$T $RM", WARDER_ALLOW},        {"FOO=1 /bin/rmdir x", WARDER_ALLOW},
         };
-        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-                expect_action(rs, rows[i].cmd, &ctx, rows[i].want);
+        EXPECT_ROWS(rs, &ctx, rows);
         warder_ruleset_free(rs);
 }
 END_TEST
@@ -1222,10 +1226,7 @@ START_TEST(test_arithmetic_builtins_exactly)
 {
         warder_ruleset *rs = load(rules_yaml);
         NEED(rs);
-        static const struct {
-                const char *cmd;
-                enum warder_action want;
-        } rows[] = {
+        static const struct cmd_row rows[] = {
             {"declare -i n", WARDER_ASK},           {"typeset -ri n", WARDER_ASK},
             {"local -i n=1", WARDER_ASK},           {"printf -v 'a[x]' %s 1", WARDER_ASK},
             {"unset 'a[x]'", WARDER_ASK},           {"declare x=1", WARDER_ALLOW},
@@ -1233,8 +1234,7 @@ START_TEST(test_arithmetic_builtins_exactly)
             {"grep -v 'a[x]' f.txt", WARDER_ALLOW}, {"printf -v 'a[1]' %s 1", WARDER_ALLOW},
             {"unset 'x]'", WARDER_ALLOW},
         };
-        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-                expect_action(rs, rows[i].cmd, NULL, rows[i].want);
+        EXPECT_ROWS(rs, NULL, rows);
         warder_ruleset_free(rs);
 }
 END_TEST

@@ -242,10 +242,16 @@ static void put_file(const char *rel, const char *data, size_t len)
         close(fd);
 }
 
-static void make_tree(void)
+/* A new, empty root for the test. */
+static void fresh_root(void)
 {
         strcpy(root, "/tmp/warder-test-grep-XXXXXX");
         ck_assert_ptr_nonnull(mkdtemp(root));
+}
+
+static void make_tree(void)
+{
+        fresh_root();
         char *buf = malloc(64 * 1024);
         ck_assert_ptr_nonnull(buf);
         char rel[128];
@@ -520,8 +526,7 @@ static char *grep_at(warder_backend *b, const char *path, const char *pattern, s
  * backend's grep_max_matches (which a larger request, or none, cannot lift). */
 START_TEST(max_matches_boundaries)
 {
-        strcpy(root, "/tmp/warder-test-grep-XXXXXX");
-        ck_assert_ptr_nonnull(mkdtemp(root));
+        fresh_root();
         put_file("a.txt", "needle a1\nx\nneedle a2\n", 22);
         put_file("b.txt", "needle b1\nneedle b2\n", 20);
         static const char *const want[] = {
@@ -574,8 +579,7 @@ END_TEST
  * descriptors like any other — the file is searched, and 0 is free again afterwards. */
 START_TEST(file_base_on_descriptor_zero)
 {
-        strcpy(root, "/tmp/warder-test-grep-XXXXXX");
-        ck_assert_ptr_nonnull(mkdtemp(root));
+        fresh_root();
         put_file("f.txt", "a\nneedle 1\n", 11);
         warder_backend *b = NULL;
         ck_assert_int_eq(warder_local_new(&b, root, NULL, NULL), 0);
@@ -596,8 +600,7 @@ END_TEST
  * whole (its last line found, not `truncated`); one byte more and the grep is `truncated`. */
 START_TEST(max_file_boundary)
 {
-        strcpy(root, "/tmp/warder-test-grep-XXXXXX");
-        ck_assert_ptr_nonnull(mkdtemp(root));
+        fresh_root();
         struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
         o.grep_max_file = 16;
         warder_backend *b = NULL;
@@ -631,8 +634,7 @@ END_TEST
  * filter said of each name: files it took and files it passed over. */
 START_TEST(success_leaves_the_error_alone)
 {
-        strcpy(root, "/tmp/warder-test-grep-XXXXXX");
-        ck_assert_ptr_nonnull(mkdtemp(root));
+        fresh_root();
         put_file("a.txt", "needle a\n", 9);
         put_file("b.md", "needle b\n", 9);
         warder_backend *b = NULL;
@@ -667,8 +669,7 @@ END_TEST
  */
 START_TEST(the_queue_bounds_the_descriptors_held)
 {
-        strcpy(root, "/tmp/warder-test-grep-XXXXXX");
-        ck_assert_ptr_nonnull(mkdtemp(root));
+        fresh_root();
         for (int i = 0; i < 300; i++) {
                 char rel[32];
                 snprintf(rel, sizeof(rel), "d%03d", i);
@@ -758,8 +759,7 @@ static void grep_every_point(warder_backend *b, const char *dir, const char *pat
 
 START_TEST(grep_threads_every_point)
 {
-        strcpy(root, "/tmp/warder-test-grep-XXXXXX");
-        ck_assert_ptr_nonnull(mkdtemp(root));
+        fresh_root();
         char dir[300];
         snprintf(dir, sizeof(dir), "%s/many", root);
         ck_assert_int_eq(mkdir(dir, 0755), 0);
@@ -787,8 +787,7 @@ END_TEST
  * result that silently lacks the files the filter could not decide. */
 START_TEST(grep_filter_failures)
 {
-        strcpy(root, "/tmp/warder-test-grep-XXXXXX");
-        ck_assert_ptr_nonnull(mkdtemp(root));
+        fresh_root();
         for (int i = 0; i < 6; i++) {
                 char name[400];
                 snprintf(name, sizeof(name), "%s/f%d.%s", root, i, i % 2 ? "txt" : "env");
@@ -851,8 +850,7 @@ static void exchange_now(void *ud)
  * look at the name and the open (the file opened is not the file looked at). */
 START_TEST(file_base_swapped_at_every_point)
 {
-        strcpy(root, "/tmp/warder-test-grep-XXXXXX");
-        ck_assert_ptr_nonnull(mkdtemp(root));
+        fresh_root();
         put_file("f.txt", "needle listed\n", 14);
         put_file("g.txt", "x\nneedle other\n", 15);
         warder_backend *b = NULL;
@@ -910,8 +908,7 @@ END_TEST
  */
 START_TEST(a_listed_file_swapped_at_every_point)
 {
-        strcpy(root, "/tmp/warder-test-grep-XXXXXX");
-        ck_assert_ptr_nonnull(mkdtemp(root));
+        fresh_root();
         char outside[] = "/tmp/warder-test-grep-out-XXXXXX";
         ck_assert_ptr_nonnull(mkdtemp(outside));
         char secret[PATH_MAX];
@@ -1062,8 +1059,7 @@ static int swap_across_devices(void)
 
 START_TEST(file_base_swapped_across_devices)
 {
-        strcpy(root, "/tmp/warder-test-grep-XXXXXX");
-        ck_assert_ptr_nonnull(mkdtemp(root));
+        fresh_root();
         static const char *const dirs[] = {"x", "x/m", "y", "y/m"};
         for (int i = 0; i < 4; i++)
                 ck_assert_int_eq(mkdir(at(root, dirs[i]), 0755), 0);
@@ -1100,8 +1096,7 @@ static void note_thread(void *ud)
  * and both give the same result. */
 START_TEST(grep_threads_are_started)
 {
-        strcpy(root, "/tmp/warder-test-grep-XXXXXX");
-        ck_assert_ptr_nonnull(mkdtemp(root));
+        fresh_root();
         for (int i = 0; i < 24; i++) {
                 char name[32];
                 snprintf(name, sizeof(name), "f%02d.txt", i);
@@ -1141,8 +1136,7 @@ END_TEST
 /* A directory of 24 files ("a\nneedle N\nb\n") under the test's root, for the walks below. */
 static void many_files(char *dir, size_t size)
 {
-        strcpy(root, "/tmp/warder-test-grep-XXXXXX");
-        ck_assert_ptr_nonnull(mkdtemp(root));
+        fresh_root();
         snprintf(dir, size, "%s/many", root);
         ck_assert_int_eq(mkdir(dir, 0755), 0);
         for (int i = 0; i < 24; i++) {
@@ -1390,8 +1384,7 @@ static unsigned long grep_points(warder_backend *b, const char *path, const char
  */
 START_TEST(the_cap_ends_the_search)
 {
-        strcpy(root, "/tmp/warder-test-grep-XXXXXX");
-        ck_assert_ptr_nonnull(mkdtemp(root));
+        fresh_root();
         char dir[300];
         snprintf(dir, sizeof(dir), "%s/d", root);
         ck_assert_int_eq(mkdir(dir, 0755), 0);
