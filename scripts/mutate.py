@@ -348,6 +348,8 @@ def mutants_of(path, rel):
                         continue
                     if side == -1 and k - 1 >= lo and toks[k - 1].text == "|":
                         continue  # removed from the '|' before it
+                    if toks[k].text in ZERO_FLAGS:
+                        continue  # the same set without it: not a change
                     a, b = (toks[k].start, t.end) if side == -1 else (t.start, toks[k].end)
                     add("FLAG", "drop %s from a flag set" % toks[k].text, [(a, b, "")],
                         toks[k].start)
@@ -362,6 +364,10 @@ def mutants_of(path, rel):
         seen[key] = seen.get(key, 0) + 1
         m.id = "%s :: %s :: %s #%d" % (m.file, m.func, m.desc, seen[key])
     return out, src
+
+
+# Flags whose value is 0 on Linux: a set without one is the same set.
+ZERO_FLAGS = {"O_RDONLY"}
 
 
 def load_equivalents():
