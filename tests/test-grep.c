@@ -13,6 +13,7 @@
  *     thread, fails the grep or marks it truncated: never a silently partial result.
  */
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
@@ -664,8 +665,8 @@ END_TEST
  * The queue between the walk and the workers is bounded, and so are the directories its files
  * hold open: a walk that outruns its workers (here, 300 directories of one file each, which
  * every worker takes long to search: the pattern backtracks to the engine's limit on each
- * line) waits for them, and the grep succeeds within 160 descriptors more than the caller
- * holds. Unbounded, it would hold a descriptor for each of the 300 directories.
+ * line) waits for them, and the grep succeeds with 160 free descriptors. Unbounded, it would
+ * hold a descriptor for each of the 300 directories, which the control shows cannot fit.
  */
 START_TEST(the_queue_bounds_the_descriptors_held)
 {
@@ -683,15 +684,36 @@ START_TEST(the_queue_bounds_the_descriptors_held)
         for (int fd = 0; fd < WARDER_TEST_MAX_FD; fd++)
                 if (fcntl(fd, F_GETFD) != -1)
                         top = fd;
+        /* the free numbers below the highest one are taken too, so that 160 is all there is */
+        int holes[WARDER_TEST_MAX_FD], nholes = 0;
+        for (;;) {
+                int fd = fcntl(top, F_DUPFD, 0);
+                ck_assert_int_ge(fd, 0);
+                if (fd > top) {
+                        close(fd);
+                        break;
+                }
+                holes[nholes++] = fd;
+        }
         struct rlimit was, lim;
         ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &was), 0);
         lim = was;
         lim.rlim_cur = (rlim_t)top + 1 + 160;
         ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &lim), 0);
+        /* control: under this limit, one descriptor per directory does not fit */
+        int held[300], nheld = 0;
+        while (nheld < 300 && (held[nheld] = fcntl(top, F_DUPFD, 0)) >= 0)
+                nheld++;
+        ck_assert_int_lt(nheld, 300);
+        ck_assert_int_eq(errno, EMFILE);
+        while (nheld > 0)
+                close(held[--nheld]);
         int rc;
         struct warder_error e = WARDER_ERROR_INIT;
         char *got = grep_at(b, root, "(x+x+)+[^x]", 0, 2, &rc, &e);
         ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &was), 0);
+        while (nholes > 0)
+                close(holes[--nholes]);
         ck_assert_msg(rc == 0, "grep: %s", e.message);
         ck_assert_str_eq(got, "truncated 0\n");
         free(got);
