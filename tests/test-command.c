@@ -1202,7 +1202,8 @@ START_TEST(test_expanded_forms_meet_execute_rules)
                                    "  rules:\n"
                                    "    - deny: 'cat /home/u/*'\n"
                                    "    - deny: 'rm *'\n"
-                                   "    - deny: 'FOO=1 rm *'\n";
+                                   "    - deny: 'FOO=1 rm *'\n"
+                                   "    - deny: '/home/u/bin/tool *'\n";
         warder_ruleset *rs = load(yaml);
         NEED(rs);
         static const char *const env[] = {"HOME=/home/u", "RM=rm", "T=x", NULL};
@@ -1213,6 +1214,7 @@ START_TEST(test_expanded_forms_meet_execute_rules)
             {"${RM} \"$T\"", WARDER_DENY},   {"FOO=1 /bin/rm -rf x", WARDER_DENY},
             {"cat /home/v/x", WARDER_ALLOW}, /* controls */
             {"$T $RM", WARDER_ALLOW},        {"FOO=1 /bin/rmdir x", WARDER_ALLOW},
+            {"~/bin/tool x", WARDER_DENY},   {"~/bin/other x", WARDER_ALLOW},
         };
         EXPECT_ROWS(rs, &ctx, rows);
         warder_ruleset_free(rs);
@@ -1232,7 +1234,9 @@ START_TEST(test_arithmetic_builtins_exactly)
             {"unset 'a[x]'", WARDER_ASK},           {"declare x=1", WARDER_ALLOW},
             {"declare greeting=hi", WARDER_ALLOW},  {"declare -r x=1", WARDER_ALLOW},
             {"grep -v 'a[x]' f.txt", WARDER_ALLOW}, {"printf -v 'a[1]' %s 1", WARDER_ALLOW},
-            {"unset 'x]'", WARDER_ALLOW},
+            {"unset 'x]'", WARDER_ALLOW},           {"unset 'a]x['", WARDER_ALLOW},
+            {"declare -a arr", WARDER_ALLOW},       {"printf '%s' 'a[x]'", WARDER_ALLOW},
+            {"[[ 1 -eq x ]]", WARDER_ASK},          {"[ x -eq 1 ]", WARDER_ALLOW},
         };
         EXPECT_ROWS(rs, NULL, rows);
         warder_ruleset_free(rs);
@@ -1950,6 +1954,120 @@ START_TEST(test_precise_answers)
                               warder_action_name(rows[i].want), d.note ? d.note : "");
                 warder_decision_clear(&d);
         }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* `inner` inside `depth` levels of `sh -c '…'` (its single quotes escaped at each level). */
+static char *nest_sh(const char *inner, int depth)
+{
+        char *cmd = strdup(inner);
+        ck_assert_ptr_nonnull(cmd);
+        for (int d = 0; d < depth; d++) {
+                struct warder__buf b = WARDER__BUF_INIT;
+                ck_assert_int_eq(warder__buf_puts(&b, "sh -c '"), 0);
+                for (const char *c = cmd; *c; c++)
+                        ck_assert_int_eq(*c == '\'' ? warder__buf_puts(&b, "'\\''")
+                                                    : warder__buf_putc(&b, *c),
+                                         0);
+                ck_assert_int_eq(warder__buf_putc(&b, '\''), 0);
+                free(cmd);
+                cmd = b.data;
+        }
+        return cmd;
+}
+
+/* §5.3: the text a shell runs later or reads from elsewhere. `-s` and a here-string give the
+ * script, `-c` only as a letter of a short option; a trap action and an alias value are
+ * inspected, as deep as sh -c nests; `source FILE` and `sh FILE` read a script nobody has
+ * seen; `trap SIG`, `trap - SIG` and `alias NAME` define nothing. */
+START_TEST(test_shell_bodies_exactly)
+{
+        warder_ruleset *rs = load(rules_yaml);
+        NEED(rs);
+        static const struct cmd_row rows[] = {
+            {"bash -s x <<< 'cat .env'", WARDER_DENY},
+            {"bash -e <<< 'cat .env'", WARDER_DENY},
+            {"bash --norc <<< 'cat .env'", WARDER_DENY},
+            {"bash -x script.sh <<< 'echo hi'", WARDER_ASK},
+            {"bash -- x", WARDER_ASK},
+            {"trap 'cat .env' EXIT", WARDER_DENY},
+            {"trap -- 'cat .env' EXIT", WARDER_DENY},
+            {"trap INT", WARDER_ALLOW},
+            {"trap - INT", WARDER_ALLOW},
+            {"alias x='cat .env'", WARDER_DENY},
+            {"alias ll", WARDER_ALLOW},
+            {"source env.sh", WARDER_ASK},
+            {". env.sh", WARDER_ASK},
+            {"source", WARDER_ALLOW},
+            {"eval echo hi", WARDER_ALLOW},
+            {"eval cat .env", WARDER_DENY},
+            {"eval 'cat .env' $UNKNOWN", WARDER_ASK},
+        };
+        EXPECT_ROWS(rs, NULL, rows);
+        /* The action is inspected one level below the trap or alias: up to the fourth level
+         * of sh -c; below that, too deep to inspect, it asks (test_shell_depth). */
+        static const char *const defs[] = {"trap 'cat .env' EXIT", "alias x='cat .env'"};
+        for (size_t i = 0; i < 2; i++)
+                for (int depth = 1; depth <= 4; depth++) {
+                        char *cmd = nest_sh(defs[i], depth);
+                        expect_action(rs, cmd, NULL, depth < 4 ? WARDER_DENY : WARDER_ASK);
+                        free(cmd);
+                }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* §5.4: which operands of cp, mv, install and ln are read. Under a write-only drop directory
+ * (out/ may be written, not read), a destination is only written: after `-t`, after `--`
+ * (where `-t` is a file), and for options that merely contain a `d` or an `m`; `install -d`
+ * creates every operand, so each is also decided for read. An option after another option is
+ * still one; running a program is not reading it. */
+START_TEST(test_destinations_exactly)
+{
+        static const char drop_yaml[] = "warder: 1\n"
+                                        "default: allow\n"
+                                        "read:\n"
+                                        "  rules:\n"
+                                        "    - deny: 'out/**'\n"
+                                        "    - deny: secret-tool\n"
+                                        "write:\n"
+                                        "  default: allow\n"
+                                        "  rules:\n"
+                                        "    - deny: 'src/**'\n"
+                                        "execute:\n"
+                                        "  default: allow\n";
+        warder_ruleset *rs = load(drop_yaml);
+        NEED(rs);
+        static const struct cmd_row drop[] = {
+            {"install -d a out/x", WARDER_DENY},
+            {"install -m 644 notes.txt out/x", WARDER_ALLOW},
+            {"install -D a out/x", WARDER_ALLOW},
+            {"install -t out a", WARDER_ALLOW},
+            {"cp -d notes.txt out/x", WARDER_ALLOW},
+            {"cp -- -t notes.txt out/x", WARDER_ALLOW},
+            {"mv -- -t a out/x", WARDER_ALLOW},
+            {"X=1 secret-tool", WARDER_ALLOW},
+            {"cat out/x", WARDER_DENY}, /* controls: the rules do deny these reads */
+            {"cp out/x notes.txt", WARDER_DENY},
+            {"cat secret-tool", WARDER_DENY},
+        };
+        EXPECT_ROWS(rs, NULL, drop);
+        warder_ruleset_free(rs);
+        rs = load(precise_yaml);
+        NEED(rs);
+        static const struct cmd_row precise[] = {
+            {"cat -n -secret.txt", WARDER_ALLOW},
+            {"cat -- -secret.txt", WARDER_DENY},
+            {"ln -t vault key", WARDER_ALLOW},
+            {"ln -s -t vault key", WARDER_ALLOW},
+            {"'' rm -rf x", WARDER_ALLOW}, /* runs a command named "" */
+            {"rm -rf x", WARDER_DENY},
+            {"> out/x", WARDER_ALLOW},
+            {"CDPATH=/etc; cd ssh", WARDER_ALLOW},
+            {"HOME=/etc; cat ~/passwd", WARDER_ASK},
+        };
+        EXPECT_ROWS(rs, NULL, precise);
         warder_ruleset_free(rs);
 }
 END_TEST
@@ -2842,6 +2960,8 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_written_operands);
         tcase_add_test(tc, test_expanded_forms_meet_execute_rules);
         tcase_add_test(tc, test_arithmetic_builtins_exactly);
+        tcase_add_test(tc, test_shell_bodies_exactly);
+        tcase_add_test(tc, test_destinations_exactly);
         tcase_add_test(tc, test_shell_depth);
         tcase_add_test(tc, test_cd_tracking);
         tcase_add_test(tc, test_strictness_examples);
