@@ -1689,6 +1689,11 @@ START_TEST(test_shell_globs)
             {"bash -c 'shopt -s dotglob; cat *'", WARDER_ASK},
             {"bash -O dotglob -c 'cat *'", WARDER_ASK},
             {"GLOBIGNORE=x; cat *", WARDER_ASK},
+            {"bash -x -c 'cat s*'", WARDER_ALLOW}, /* -x changes no glob; -O does */
+            {"zsh -c 'cat s*'", WARDER_ASK},       /* zsh globs otherwise (`**`, qualifiers) */
+            {"cd \"\" && cat .env", WARDER_ASK},   /* bash stays, dash fails: either */
+            {"ln -s \"\" sub/k", WARDER_ALLOW},    /* an empty target names nothing */
+            {"ln -s .env sub/k", WARDER_DENY},     /* control: sub/.env */
         };
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
                 struct warder_decision d = WARDER_DECISION_INIT;
@@ -1704,6 +1709,12 @@ START_TEST(test_shell_globs)
         ctx.version = 1;
         struct warder_decision d = WARDER_DECISION_INIT;
         ck_assert_int_eq(warder_ruleset_check_command(&d, rs, "cat ls*/.e*", 11, &ctx, NULL), 0);
+        ck_assert_int_eq(d.action, WARDER_ASK);
+        warder_decision_clear(&d);
+        /* nor the directory a glob names for cd: what follows is asked, not decided in some
+         * guessed directory */
+        ck_assert_int_eq(warder_ruleset_check_command(&d, rs, "cd * && cat .env", 16, &ctx, NULL),
+                         0);
         ck_assert_int_eq(d.action, WARDER_ASK);
         warder_decision_clear(&d);
         ctx.version = WARDER_COMMAND_CONTEXT_VERSION + 1;
