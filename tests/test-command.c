@@ -2014,6 +2014,8 @@ START_TEST(test_shell_bodies_exactly)
             {"eval echo hi", WARDER_ALLOW},
             {"eval cat .env", WARDER_DENY},
             {"eval 'cat .env' $UNKNOWN", WARDER_ASK},
+            {"alias \"$U\"", WARDER_ASK},
+            {"nice -n .env cat x", WARDER_DENY}, /* a wrapper's option values are read too */
         };
         EXPECT_ROWS(rs, NULL, rows);
         /* The action is inspected one level below the trap or alias: up to the fourth level
@@ -2077,8 +2079,39 @@ START_TEST(test_destinations_exactly)
             {"> out/x", WARDER_ALLOW},
             {"CDPATH=/etc; cd ssh", WARDER_ALLOW},
             {"HOME=/etc; cat ~/passwd", WARDER_ASK},
+            {"eval rm -rf x", WARDER_DENY},       /* eval's words joined: `rm -rf x` */
+            {"du -s a.key safe/x", WARDER_ALLOW}, /* -s of du, sort: not a symbolic link */
+            {"sort -s a.key safe/x", WARDER_ALLOW},
         };
         EXPECT_ROWS(rs, NULL, precise);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
+/* A segment of redirections only runs no command: the execute default does not decide it,
+ * its target does, and names it. A target that cannot be determined says so. */
+START_TEST(test_redirections_only)
+{
+        warder_ruleset *rs = load("warder: 1\ndefault: allow\nexecute:\n  default: ask\n");
+        NEED(rs);
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert_int_eq(warder_ruleset_check_command(&d, rs, "> notes.txt", 11, NULL, NULL), 0);
+        ck_assert_int_eq(d.action, WARDER_ALLOW);
+        ck_assert_str_eq(d.segment, "notes.txt");
+        warder_decision_clear(&d);
+        ck_assert_int_eq(warder_ruleset_check_command(&d, rs, "cat x", 5, NULL, NULL), 0);
+        ck_assert_int_eq(d.action, WARDER_ASK); /* control: a command meets the default */
+        warder_decision_clear(&d);
+        warder_ruleset_free(rs);
+        rs = load(rules_yaml);
+        NEED(rs);
+        static const char cmd[] = "cat > \"$U\"";
+        ck_assert_int_eq(warder_ruleset_check_command(&d, rs, cmd, strlen(cmd), NULL, NULL), 0);
+        ck_assert_int_eq(d.action, WARDER_ASK);
+        ck_assert_ptr_nonnull(d.note);
+        ck_assert_msg(strstr(d.note, "a redirection target that cannot be determined"), "%s",
+                      d.note);
+        warder_decision_clear(&d);
         warder_ruleset_free(rs);
 }
 END_TEST
@@ -2973,6 +3006,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_arithmetic_builtins_exactly);
         tcase_add_test(tc, test_shell_bodies_exactly);
         tcase_add_test(tc, test_destinations_exactly);
+        tcase_add_test(tc, test_redirections_only);
         tcase_add_test(tc, test_shell_depth);
         tcase_add_test(tc, test_cd_tracking);
         tcase_add_test(tc, test_strictness_examples);
