@@ -2089,7 +2089,8 @@ START_TEST(test_destinations_exactly)
 END_TEST
 
 /* A segment of redirections only runs no command: the execute default does not decide it,
- * its target does, and names it. A target that cannot be determined says so. */
+ * its target does, and names it; a line of a comment only is the default's. A target that
+ * cannot be determined says so. */
 START_TEST(test_redirections_only)
 {
         warder_ruleset *rs = load("warder: 1\ndefault: allow\nexecute:\n  default: ask\n");
@@ -2101,6 +2102,12 @@ START_TEST(test_redirections_only)
         warder_decision_clear(&d);
         ck_assert_int_eq(warder_ruleset_check_command(&d, rs, "cat x", 5, NULL, NULL), 0);
         ck_assert_int_eq(d.action, WARDER_ASK); /* control: a command meets the default */
+        warder_decision_clear(&d);
+        /* a comment runs nothing either, but names no target: the default decides */
+        ck_assert_int_eq(warder_ruleset_check_command(&d, rs, "# only a comment", 16, NULL, NULL),
+                         0);
+        ck_assert_int_eq(d.action, WARDER_ASK);
+        ck_assert(d.by_default);
         warder_decision_clear(&d);
         warder_ruleset_free(rs);
         rs = load(rules_yaml);
