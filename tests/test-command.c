@@ -2088,6 +2088,44 @@ START_TEST(test_destinations_exactly)
 }
 END_TEST
 
+/* Every argument is checked before anything is decided: a NULL ruleset, command or output, a
+ * decision of another version, a relative current directory are WARDER_EINVAL. A relative
+ * HOME in the context is not where `~` leads: the ruleset's home is. */
+START_TEST(test_context_checked)
+{
+        warder_ruleset *rs = load("warder: 1\n"
+                                  "default: allow\n"
+                                  "read:\n"
+                                  "  rules:\n"
+                                  "    - deny: /home/u/secret\n"
+                                  "execute:\n"
+                                  "  default: allow\n");
+        NEED(rs);
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert_int_eq(warder_ruleset_check_command(&d, NULL, "ls", 2, NULL, NULL),
+                         WARDER_EINVAL);
+        ck_assert_int_eq(warder_ruleset_check_command(&d, rs, NULL, 2, NULL, NULL), WARDER_EINVAL);
+        ck_assert_int_eq(warder_ruleset_check_command(NULL, rs, "ls", 2, NULL, NULL),
+                         WARDER_EINVAL);
+        d.version = WARDER_DECISION_VERSION + 1;
+        ck_assert_int_eq(warder_ruleset_check_command(&d, rs, "ls", 2, NULL, NULL), WARDER_EINVAL);
+        d.version = WARDER_DECISION_VERSION;
+        struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
+        ctx.cwd = "ws/sub";
+        ck_assert_int_eq(warder_ruleset_check_command(&d, rs, "ls", 2, &ctx, NULL), WARDER_EINVAL);
+        ctx.cwd = "/ws/sub";
+        ck_assert_int_eq(warder_ruleset_check_command(&d, rs, "ls", 2, &ctx, NULL), 0);
+        warder_decision_clear(&d);
+        static const char *const relative[] = {"HOME=home/u2", NULL};
+        static const char *const other[] = {"HOME=/home/v", NULL};
+        ctx.env = relative;
+        expect_action(rs, "cat ~/secret", &ctx, WARDER_DENY);
+        ctx.env = other; /* control: an absolute HOME is where `~` leads */
+        expect_action(rs, "cat ~/secret", &ctx, WARDER_ALLOW);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 /* A segment of redirections only runs no command: the execute default does not decide it,
  * its target does, and names it; a line of a comment only is the default's. A target that
  * cannot be determined says so. */
@@ -3014,6 +3052,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_shell_bodies_exactly);
         tcase_add_test(tc, test_destinations_exactly);
         tcase_add_test(tc, test_redirections_only);
+        tcase_add_test(tc, test_context_checked);
         tcase_add_test(tc, test_shell_depth);
         tcase_add_test(tc, test_cd_tracking);
         tcase_add_test(tc, test_strictness_examples);
