@@ -2088,6 +2088,37 @@ START_TEST(test_destinations_exactly)
 }
 END_TEST
 
+/* §5.3: a command's forms start after its assignments and after each wrapper, so a rule
+ * written with the assignment (`FOO=1 rm *`) meets a command named by its path after it, and
+ * a rule written for a wrapper (`sudo *`) meets it after an assignment, whether the wrapper's
+ * options are understood or not. */
+START_TEST(test_forms_after_assignments)
+{
+        warder_ruleset *rs = load("warder: 1\n"
+                                  "default: allow\n"
+                                  "execute:\n"
+                                  "  default: allow\n"
+                                  "  rules:\n"
+                                  "    - deny: 'FOO=1 rm *'\n"
+                                  "    - deny: 'nice *'\n"
+                                  "    - deny: 'sudo *'\n");
+        NEED(rs);
+        static const struct cmd_row rows[] = {
+            {"FOO=1 /bin/rm -rf x", WARDER_DENY},
+            {"FOO=1 rm -rf x", WARDER_DENY},
+            {"/bin/rm -rf x", WARDER_ALLOW}, /* control: the rule wants the assignment */
+            {"X=1 nice --bogus rm -rf x", WARDER_DENY},
+            {"X=1 nice -n 5 rm -rf x", WARDER_DENY},
+            {"X=1 ionice rm -rf x", WARDER_ALLOW}, /* control: another wrapper */
+            {"X=1 sudo -u root id", WARDER_DENY},  /* an assignment does not hide the wrapper */
+            {"env X=1 sudo id", WARDER_DENY},      /* nor does one that env sets */
+            {"sudo id", WARDER_DENY},
+        };
+        EXPECT_ROWS(rs, NULL, rows);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 /* Every argument is checked before anything is decided: a NULL ruleset, command or output, a
  * decision of another version, a relative current directory are WARDER_EINVAL. A relative
  * HOME in the context is not where `~` leads: the ruleset's home is. */
@@ -3053,6 +3084,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_destinations_exactly);
         tcase_add_test(tc, test_redirections_only);
         tcase_add_test(tc, test_context_checked);
+        tcase_add_test(tc, test_forms_after_assignments);
         tcase_add_test(tc, test_shell_depth);
         tcase_add_test(tc, test_cd_tracking);
         tcase_add_test(tc, test_strictness_examples);

@@ -1155,21 +1155,24 @@ static int decide_forms(struct insp *I, struct segctx *C, size_t *name_out, bool
                         i++;
                 if (i >= n)
                         break;
+                /* §5.3: a form after the assignments, before a wrapper is removed too, so
+                 * that `A=1 sudo id` meets `sudo *` */
+                if (i != i0 && nstarts < 64)
+                        starts[nstarts++] = i;
+                else if (i != i0)
+                        unknown = true;
                 size_t next;
                 enum warder__wrap r = warder__unwrap(C->x, i, n, &next, &unknown);
-                if (r == W_YES) {
-                        wrapper[i] = true;
-                        from_input |= streq(base_name(C->x[i].s), "xargs");
-                        i = next;
-                } else if (r == W_STOP) {
-                        wrapper[i] = false;
-                        *stopped = true;
-                        if (i != i0 && nstarts < 64)
-                                starts[nstarts++] = i;
+                if (r != W_YES) {
+                        if (r == W_STOP) {
+                                wrapper[i] = false;
+                                *stopped = true;
+                        }
                         break;
                 }
-                if (i == i0)
-                        break;
+                wrapper[i] = true;
+                from_input |= streq(base_name(C->x[i].s), "xargs");
+                i = next;
                 if (nstarts < 64)
                         starts[nstarts++] = i;
                 else
