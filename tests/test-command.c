@@ -2119,6 +2119,34 @@ START_TEST(test_forms_after_assignments)
 }
 END_TEST
 
+/* §5.7: at most 64 forms of one simple command (§5.3): the written form and one after each
+ * assignment run and each wrapper. One more makes the command ask. */
+START_TEST(test_forms_limit)
+{
+        warder_ruleset *rs = load(rules_yaml);
+        NEED(rs);
+        static const struct {
+                const char *prefix;
+                int count;
+                enum warder_action want;
+        } rows[] = {
+            {"nice ", 63, WARDER_ALLOW},     /* 64 forms */
+            {"nice ", 64, WARDER_ASK},       /* 65 */
+            {"A=1 nice ", 31, WARDER_ALLOW}, /* 63 */
+            {"A=1 nice ", 32, WARDER_ASK},   /* 65 */
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct warder__buf b = WARDER__BUF_INIT;
+                for (int k = 0; k < rows[i].count; k++)
+                        ck_assert_int_eq(warder__buf_puts(&b, rows[i].prefix), 0);
+                ck_assert_int_eq(warder__buf_puts(&b, "true"), 0);
+                expect_action(rs, b.data, NULL, rows[i].want);
+                warder__buf_free(&b);
+        }
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 /* Every argument is checked before anything is decided: a NULL ruleset, command or output, a
  * decision of another version, a relative current directory are WARDER_EINVAL. A relative
  * HOME in the context is not where `~` leads: the ruleset's home is. */
@@ -3085,6 +3113,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_redirections_only);
         tcase_add_test(tc, test_context_checked);
         tcase_add_test(tc, test_forms_after_assignments);
+        tcase_add_test(tc, test_forms_limit);
         tcase_add_test(tc, test_shell_depth);
         tcase_add_test(tc, test_cd_tracking);
         tcase_add_test(tc, test_strictness_examples);
