@@ -1163,7 +1163,8 @@ static int link_realpath(void *ud, const char *literal, char **out)
 /* Commands whose globs the context expands (§5.5), quoted pattern bytes escaped on the way,
  * and a `..` after a link, decided where the kernel takes it (the link's target's parent):
  * under a fault at any point of the decision, an error with detail, or deny or ask — never
- * allow, which the execute default would give a command whose expansion was lost. */
+ * allow, which the execute default would give a command whose expansion was lost — and a
+ * success is a decision made for the command, never the untouched initial one. */
 START_TEST(walk_command_glob_context)
 {
         static const char yaml[] = "warder: 1\ndefault: allow\n"
@@ -1177,8 +1178,24 @@ START_TEST(walk_command_glob_context)
         struct warder_command_context ctx = WARDER_COMMAND_CONTEXT_INIT;
         ctx.glob = files_glob;
         ctx.realpath = link_realpath;
-        static const char *const cmds[] = {"cat .e*", "cat '*'*.key", "cat d/.e?v", "cat a.t* .e*",
-                                           "cat link/../secret"};
+        static const char *const env[] = {"HOME=/ws/home", "N=5", NULL};
+        ctx.env = env;
+        /* and the texts a shell runs later, wrappers after an assignment, `~` from the
+         * context's HOME, a cd, an integer declaration and a symbolic link's target */
+        static const char *const cmds[] = {"cat .e*",
+                                           "cat '*'*.key",
+                                           "cat d/.e?v",
+                                           "cat a.t* .e*",
+                                           "cat link/../secret",
+                                           "trap 'cat .env' EXIT",
+                                           "alias x='cat .env'",
+                                           "eval cat .env",
+                                           "bash -s x <<< 'cat .env'",
+                                           "cat ~/.env",
+                                           "X=1 sudo cat .env",
+                                           "cd d && cat .env",
+                                           "declare -i n; cat .env",
+                                           "ln -s .env d/k"};
         unsigned long points = 0;
         for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++) {
                 for (unsigned long n = 0;; n++) {
@@ -1201,6 +1218,9 @@ START_TEST(walk_command_glob_context)
                         else
                                 ck_assert_msg(d.action != WARDER_ALLOW, "'%s' after %s: allow",
                                               cmds[c], where);
+                        /* a success hands back a decision made for the command */
+                        ck_assert_msg(rc || d.op == WARDER_OP_EXECUTE, "'%s' after %s: op %s",
+                                      cmds[c], where, warder_op_name(d.op));
                         warder_decision_clear(&d);
                         warder_error_clear(&err);
                         if (!reached)
