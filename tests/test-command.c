@@ -2119,6 +2119,28 @@ START_TEST(test_forms_after_assignments)
 }
 END_TEST
 
+/* §5.6: a cd that may have failed leaves every directory the shell may be in; a later
+ * relative cd is taken from each of them. */
+START_TEST(test_cd_from_each_directory)
+{
+        warder_ruleset *rs = load("warder: 1\n"
+                                  "default: allow\n"
+                                  "read:\n"
+                                  "  rules:\n"
+                                  "    - deny: d/x\n"
+                                  "execute:\n"
+                                  "  default: allow\n");
+        NEED(rs);
+        static const struct cmd_row rows[] = {
+            {"cd sub; cd d && cat x", WARDER_DENY},         /* /ws/d/x if cd sub failed */
+            {"cd sub || true; cd d && cat x", WARDER_DENY}, /* likewise */
+            {"cd sub && cd d && cat x", WARDER_ALLOW},      /* control: only /ws/sub/d/x */
+        };
+        EXPECT_ROWS(rs, NULL, rows);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 /* §5.7: at most 64 forms of one simple command (§5.3): the written form and one after each
  * assignment run and each wrapper. One more makes the command ask. */
 START_TEST(test_forms_limit)
@@ -3114,6 +3136,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_context_checked);
         tcase_add_test(tc, test_forms_after_assignments);
         tcase_add_test(tc, test_forms_limit);
+        tcase_add_test(tc, test_cd_from_each_directory);
         tcase_add_test(tc, test_shell_depth);
         tcase_add_test(tc, test_cd_tracking);
         tcase_add_test(tc, test_strictness_examples);
