@@ -2208,8 +2208,8 @@ START_TEST(test_context_checked)
 END_TEST
 
 /* A segment of redirections only runs no command: the execute default does not decide it,
- * its target does, and names it; a line of a comment only is the default's. A target that
- * cannot be determined says so. */
+ * its target does, and names it; a line of a comment only is the default's. A target or an
+ * argument that cannot be determined says so. */
 START_TEST(test_redirections_only)
 {
         warder_ruleset *rs = load("warder: 1\ndefault: allow\nexecute:\n  default: ask\n");
@@ -2237,6 +2237,12 @@ START_TEST(test_redirections_only)
         ck_assert_ptr_nonnull(d.note);
         ck_assert_msg(strstr(d.note, "a redirection target that cannot be determined"), "%s",
                       d.note);
+        warder_decision_clear(&d);
+        static const char arg[] = "cat \"$U\""; /* an argument says so too */
+        ck_assert_int_eq(warder_ruleset_check_command(&d, rs, arg, strlen(arg), NULL, NULL), 0);
+        ck_assert_int_eq(d.action, WARDER_ASK);
+        ck_assert_ptr_nonnull(d.note);
+        ck_assert_msg(strstr(d.note, "an argument that cannot be determined"), "%s", d.note);
         warder_decision_clear(&d);
         warder_ruleset_free(rs);
 }
