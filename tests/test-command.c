@@ -2138,6 +2138,21 @@ START_TEST(test_cd_from_each_directory)
         };
         EXPECT_ROWS(rs, NULL, rows);
         warder_ruleset_free(rs);
+        /* a subshell starts where its parent is, however deep */
+        rs = load("warder: 1\n"
+                  "default: allow\n"
+                  "read:\n"
+                  "  rules:\n"
+                  "    - deny: sub/d/x\n"
+                  "execute:\n"
+                  "  default: allow\n");
+        NEED(rs);
+        static const struct cmd_row nested[] = {
+            {"(cd sub && (cd d && (cat x)))", WARDER_DENY},
+            {"(cd sub && (cd d && (cat y)))", WARDER_ALLOW}, /* control */
+        };
+        EXPECT_ROWS(rs, NULL, nested);
+        warder_ruleset_free(rs);
 }
 END_TEST
 
