@@ -2156,6 +2156,37 @@ START_TEST(test_cd_from_each_directory)
 }
 END_TEST
 
+/* §5.4.1 without a listing: an argument of a recursive command counts as a directory. An
+ * `ask` rule beneath it asks as written; a `deny` rule beneath it is lowered to ask, because
+ * whether the argument is a directory cannot be seen, and the decision says so. */
+START_TEST(test_subtree_without_listing)
+{
+        warder_ruleset *rs = load("warder: 1\n"
+                                  "default: allow\n"
+                                  "write:\n"
+                                  "  rules:\n"
+                                  "    - ask: 'build/*.o'\n"
+                                  "    - deny: 'vault/*.key'\n"
+                                  "execute:\n"
+                                  "  default: allow\n");
+        NEED(rs);
+        struct warder_decision d = WARDER_DECISION_INIT;
+        ck_assert_int_eq(warder_ruleset_check_command(&d, rs, "rm -rf build", 12, NULL, NULL), 0);
+        ck_assert_int_eq(d.action, WARDER_ASK);
+        ck_assert(!d.undeterminable);
+        ck_assert_msg(d.note && strstr(d.note, "beneath this directory"), "%s",
+                      d.note ? d.note : "(no note)");
+        warder_decision_clear(&d);
+        ck_assert_int_eq(warder_ruleset_check_command(&d, rs, "rm -rf vault", 12, NULL, NULL), 0);
+        ck_assert_int_eq(d.action, WARDER_ASK);
+        ck_assert(d.undeterminable);
+        ck_assert_msg(d.note && strstr(d.note, "cannot be seen here"), "%s",
+                      d.note ? d.note : "(no note)");
+        warder_decision_clear(&d);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 /* §5.7: at most 64 forms of one simple command (§5.3): the written form and one after each
  * assignment run and each wrapper. One more makes the command ask. */
 START_TEST(test_forms_limit)
@@ -3157,6 +3188,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_context_checked);
         tcase_add_test(tc, test_forms_after_assignments);
         tcase_add_test(tc, test_forms_limit);
+        tcase_add_test(tc, test_subtree_without_listing);
         tcase_add_test(tc, test_cd_from_each_directory);
         tcase_add_test(tc, test_shell_depth);
         tcase_add_test(tc, test_cd_tracking);
