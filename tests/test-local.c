@@ -321,6 +321,35 @@ START_TEST(test_read_errors)
 }
 END_TEST
 
+/* A path in a message is made safe for one line: a control byte becomes '?' (a blank stays),
+ * and past 250 bytes the path is cut and ends in "...". */
+START_TEST(test_message_paths)
+{
+        warder_backend *b = backend(_i, true);
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        struct warder_error e = WARDER_ERROR_INIT;
+        char rel[320], want[320];
+        memset(rel, 'a', 200);
+        rel[200] = '/';
+        memset(rel + 201, 'b', 100);
+        rel[301] = '\0';
+        const char *abs = P(rel);
+        ck_assert_uint_gt(strlen(abs), 251);
+        ck_assert_int_eq(warder_backend_read(&out, b, abs, strlen(abs), 0, 0, 0, &e),
+                         WARDER_ENOENT);
+        snprintf(want, sizeof(want), "'%.250s...'", abs);
+        ck_assert_msg(strstr(e.message, want), "%s", e.message);
+        warder_error_clear(&e);
+        abs = P("x y\001z");
+        ck_assert_int_eq(warder_backend_read(&out, b, abs, strlen(abs), 0, 0, 0, &e),
+                         WARDER_ENOENT);
+        snprintf(want, sizeof(want), "'%s/x y?z'", root);
+        ck_assert_msg(strstr(e.message, want), "%s", e.message);
+        warder_error_clear(&e);
+        warder_backend_free(b);
+}
+END_TEST
+
 /* §6.2 byte cap → ETOOBIG (a limit under the cap is fine) */
 START_TEST(test_read_cap)
 {
@@ -1547,8 +1576,15 @@ static void planted_name(char *buf, size_t size)
                 snprintf(buf, size, ".warder-fresh-%d.tmp", n);
 }
 
+static void always_planted(char *buf, size_t size)
+{
+        temp_calls++;
+        snprintf(buf, size, ".warder-planted.tmp");
+}
+
 /* O_EXCL on the temporary file: a hard link planted at its name (to a file outside the root)
- * is never opened, so the write cannot land in the linked file; nor is a planted symlink. */
+ * is never opened, so the write cannot land in the linked file; nor is a planted symlink.
+ * Where every name tried is taken, the write fails (WARDER_EEXIST) and changes nothing. */
 START_TEST(test_planted_temp_name)
 {
         char secret[PATH_MAX];
@@ -1585,6 +1621,18 @@ START_TEST(test_planted_temp_name)
                 struct stat st;
                 ck_assert_int_eq(lstat(P("victim.txt"), &st), 0);
                 ck_assert(S_ISREG(st.st_mode) && st.st_nlink == 1);
+                temp_calls = 0;
+                warder__local_temp_name_hook = always_planted;
+                struct warder_error e = WARDER_ERROR_INIT;
+                rc = warder_backend_write(b, P("victim.txt"), strlen(P("victim.txt")), "newer\n", 6,
+                                          0, &e);
+                warder__local_temp_name_hook = NULL;
+                ck_assert_int_eq(rc, WARDER_EEXIST);
+                ck_assert_int_eq(e.code, WARDER_EEXIST);
+                warder_error_clear(&e);
+                ck_assert_int_eq(temp_calls, 16);
+                ck_assert_str_eq(slurp(secret), "OUTSIDE-SECRET\n");
+                ck_assert_str_eq(slurp(P("victim.txt")), "new\n");
                 ck_assert_int_eq(unlink(P(".warder-planted.tmp")), 0);
                 warder_backend_free(b);
         }
@@ -1750,6 +1798,7 @@ static Suite *suite(void)
         tcase_add_test(tc, test_enosys_detected);
         tcase_add_loop_test(tc, test_read_basic, 0, 2);
         tcase_add_loop_test(tc, test_read_errors, 0, 2);
+        tcase_add_loop_test(tc, test_message_paths, 0, 2);
         tcase_add_loop_test(tc, test_read_cap, 0, 2);
         tcase_add_loop_test(tc, test_read_symlinks, 0, 2);
         tcase_add_loop_test(tc, test_realpath, 0, 2);
