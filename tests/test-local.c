@@ -30,6 +30,7 @@
 #include "backends/local/exec.h"
 #include "backends/local/local-internal.h"
 #include "contract.h"
+#include "fault.h"
 #include "support.h"
 #include "warder/backend.h"
 #include "warder/guard.h"
@@ -349,6 +350,61 @@ START_TEST(test_message_paths)
         warder_backend_free(b);
 }
 END_TEST
+
+#ifdef WARDER__FAULT_INJECTION
+/* The local backend's operations through a symlinked directory, creating parents. */
+static void local_ops(warder_backend *b, unsigned flags)
+{
+        char *real = NULL;
+        if (warder_backend_realpath(&real, b, P("lnk/main.c"), strlen(P("lnk/main.c")), NULL) == 0)
+                free(real);
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        if (warder_backend_read(&out, b, P("lnk/main.c"), strlen(P("lnk/main.c")), 0, 0, flags,
+                                NULL) == 0)
+                warder_bytes_free(&out);
+        (void)warder_backend_write(b, P("made/sub/new.txt"), strlen(P("made/sub/new.txt")), "x\n",
+                                   2, flags, NULL);
+        size_t count = 0;
+        (void)warder_backend_edit(&count, b, P("a.txt"), strlen(P("a.txt")), "hello", 5, "hello", 5,
+                                  flags, NULL);
+        struct warder_entries e = WARDER_ENTRIES_INIT;
+        if (warder_backend_ls(&e, b, P("lnk"), strlen(P("lnk")), flags, NULL) == 0)
+                warder_entries_free(&e);
+}
+
+/* A multi-threaded host may start a command in another thread while the backend works: at
+ * each failure point of a realpath and a read through a symlinked directory, a write that
+ * creates parents, an edit and an ls, in both modes of resolution, every descriptor the
+ * backend holds is already close-on-exec. */
+START_TEST(test_descriptors_close_on_exec)
+{
+        link_("src", "lnk");
+        warder_backend *b = backend(_i, true);
+        struct warder_test_cloexec c = {.checks = 0};
+        local_ops(b, 0); /* once first: what the backend probes once is behind it */
+        warder_test_fds_take(&c.before);
+        rm_rf(P("made"));
+        warder__fault_count(WARDER__FAULT_ALL);
+        local_ops(b, 0);
+        unsigned long points = warder__fault_points();
+        warder__fault_off();
+        ck_assert_uint_gt(points, 10);
+        for (unsigned long n = 1; n <= points; n++) {
+                rm_rf(P("made"));
+                warder__fault_hook(n, WARDER__FAULT_ALL, warder_test_no_new_inheritable, &c);
+                local_ops(b, 0);
+                warder__fault_off();
+        }
+        ck_assert_uint_eq(c.checks, points);
+        /* Control: a descriptor opened without O_CLOEXEC is seen. */
+        int fd = open("/dev/null", O_RDONLY);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(warder_test_fds_new_inheritable(&c.before), fd);
+        close(fd);
+        warder_backend_free(b);
+}
+END_TEST
+#endif
 
 /* §6.2 byte cap → ETOOBIG (a limit under the cap is fine) */
 START_TEST(test_read_cap)
@@ -1799,6 +1855,9 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_read_basic, 0, 2);
         tcase_add_loop_test(tc, test_read_errors, 0, 2);
         tcase_add_loop_test(tc, test_message_paths, 0, 2);
+#ifdef WARDER__FAULT_INJECTION
+        tcase_add_loop_test(tc, test_descriptors_close_on_exec, 0, 2);
+#endif
         tcase_add_loop_test(tc, test_read_cap, 0, 2);
         tcase_add_loop_test(tc, test_read_symlinks, 0, 2);
         tcase_add_loop_test(tc, test_realpath, 0, 2);
