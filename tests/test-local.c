@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -405,6 +407,54 @@ START_TEST(test_descriptors_close_on_exec)
 }
 END_TEST
 #endif
+
+/* A file system mounted inside the root is still inside it: a read, a realpath and a write
+ * across the mount point work in both modes of resolution (only the real-form shortcut stays
+ * on the root's own file system). Run in a mount namespace of its own. */
+START_TEST(test_mount_inside_root)
+{
+        dir("mnt");
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                if (unshare(CLONE_NEWNS) != 0 ||
+                    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+                    mount("tmpfs", P("mnt"), "tmpfs", 0, "size=1m") != 0) {
+                        fprintf(stderr, "skip: cannot mount here (%s)\n", strerror(errno));
+                        _exit(77);
+                }
+                put("mnt/f.txt", "on the mount\n");
+                struct stat a, m;
+                if (stat(root, &a) != 0 || stat(P("mnt"), &m) != 0 || a.st_dev == m.st_dev)
+                        _exit(2); /* control: mnt is another file system */
+                for (int fallback = 0; fallback < 2; fallback++) {
+                        warder_backend *b = backend(fallback, true);
+                        struct warder_bytes out = WARDER_BYTES_INIT;
+                        const char *f = P("mnt/f.txt");
+                        if (warder_backend_read(&out, b, f, strlen(f), 0, 0, 0, NULL) != 0 ||
+                            strcmp(out.data, "on the mount\n") != 0)
+                                _exit(3);
+                        warder_bytes_free(&out);
+                        char *real = NULL;
+                        if (warder_backend_realpath(&real, b, f, strlen(f), NULL) != 0 ||
+                            strcmp(real, f) != 0)
+                                _exit(4);
+                        free(real);
+                        const char *g = P("mnt/sub/g.txt");
+                        if (warder_backend_write(b, g, strlen(g), "g\n", 2, 0, NULL) != 0)
+                                _exit(5);
+                        warder_backend_free(b);
+                }
+                _exit(0);
+        }
+        int status = 0;
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        ck_assert(WIFEXITED(status));
+        if (WEXITSTATUS(status) == 77)
+                return;
+        ck_assert_int_eq(WEXITSTATUS(status), 0);
+}
+END_TEST
 
 /* §6.2 byte cap → ETOOBIG (a limit under the cap is fine) */
 START_TEST(test_read_cap)
@@ -1855,6 +1905,7 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_read_basic, 0, 2);
         tcase_add_loop_test(tc, test_read_errors, 0, 2);
         tcase_add_loop_test(tc, test_message_paths, 0, 2);
+        tcase_add_test(tc, test_mount_inside_root);
 #ifdef WARDER__FAULT_INJECTION
         tcase_add_loop_test(tc, test_descriptors_close_on_exec, 0, 2);
 #endif
