@@ -5,7 +5,8 @@
  * name up the way vfat, exFAT, NTFS, CIFS or an ext4 casefold directory does — without
  * regard to case, Unicode included (the Kelvin sign K, U+212A, is a `k`; the long s, U+017F,
  * an `s`; the Latin-1 capitals their small letters). Names are reported as stored; inode
- * numbers are the backing files' own.
+ * numbers are the backing files' own (in readdir skewed from stat's when the environment has
+ * WARDER_CIFOLD_SKEW_INO).
  *
  * Usage: cifold-fs BACKING MOUNTPOINT   (stays in the foreground; unmount to stop it)
  * Test-only: built when libfuse3 is available.
@@ -124,6 +125,8 @@ static int fs_readlink(const char *path, char *buf, size_t size)
         return 0;
 }
 
+static bool skew_ino;
+
 static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t offset,
                       struct fuse_file_info *fi, enum fuse_readdir_flags flags)
 {
@@ -139,7 +142,9 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
         while ((de = readdir(d))) {
                 struct stat st;
                 memset(&st, 0, sizeof(st));
-                st.st_ino = de->d_ino;
+                /* WARDER_CIFOLD_SKEW_INO: readdir reports other inode numbers than stat, as
+                 * some file systems do (the lookup by inode then has to stat every entry). */
+                st.st_ino = skew_ino ? de->d_ino ^ 0x5a5a5aULL : de->d_ino;
                 st.st_mode = (mode_t)DTTOIF(de->d_type);
                 if (filler(buf, de->d_name, &st, 0, 0))
                         break;
@@ -186,6 +191,7 @@ static int fs_statfs(const char *path, struct statvfs *st)
 static void *fs_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
         (void)conn;
+        skew_ino = getenv("WARDER_CIFOLD_SKEW_INO") != NULL;
         cfg->use_ino = 1; /* the backing files' inode numbers, in stat and readdir */
         cfg->readdir_ino = 1;
         cfg->entry_timeout = 0; /* every spelling is looked up afresh */

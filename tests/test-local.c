@@ -4,6 +4,7 @@
  * twice: with openat2 and with the forced component-by-component fallback.
  */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -31,6 +32,7 @@
 #include "backends/local/confine.h"
 #include "backends/local/exec.h"
 #include "backends/local/local-internal.h"
+#include "cifold.h"
 #include "contract.h"
 #include "fault.h"
 #include "support.h"
@@ -453,6 +455,80 @@ START_TEST(test_mount_inside_root)
         if (WEXITSTATUS(status) == 77)
                 return;
         ck_assert_int_eq(WEXITSTATUS(status), 0);
+}
+END_TEST
+
+/* §3.2 on a case-insensitive directory whose readdir reports other inode numbers than stat
+ * (tests/cifold-fs.c with WARDER_CIFOLD_SKEW_INO): the stored spelling is still found, by
+ * stat'ing the entries, in both modes of resolution; a name without an ASCII letter is its own
+ * spelling, and a read that follows nothing refuses a spelling that is not stored. */
+START_TEST(test_case_folding_by_stat)
+{
+        char back[300], mnt[300];
+        snprintf(back, sizeof(back), "%s/back", outside);
+        snprintf(mnt, sizeof(mnt), "%s/mnt", root);
+        ck_assert_int_eq(mkdir(back, 0755), 0);
+        dir("mnt");
+        char p[340];
+        static const char *const files[] = {".env", "2024", "Src", "Src/Main.c"};
+        for (size_t i = 0; i < 4; i++) {
+                snprintf(p, sizeof(p), "%s/%s", back, files[i]);
+                if (i == 2) {
+                        ck_assert_int_eq(mkdir(p, 0755), 0);
+                        continue;
+                }
+                FILE *f = fopen(p, "w");
+                ck_assert_ptr_nonnull(f);
+                fputs("data\n", f);
+                fclose(f);
+        }
+        setenv("WARDER_CIFOLD_SKEW_INO", "1", 1);
+        struct cifold fs;
+        bool up = cifold_mount(&fs, back, mnt);
+        unsetenv("WARDER_CIFOLD_SKEW_INO");
+        if (!up)
+                return;
+        /* Control arm: the directory folds, and readdir's inode numbers are not stat's. */
+        struct stat st;
+        ck_assert_int_eq(stat(P("mnt/.ENV"), &st), 0);
+        DIR *d = opendir(mnt);
+        ck_assert_ptr_nonnull(d);
+        bool skewed = false;
+        for (struct dirent *de; (de = readdir(d));)
+                skewed |= strcmp(de->d_name, ".env") == 0 && de->d_ino != st.st_ino;
+        closedir(d);
+        ck_assert(skewed);
+        static const char *const cases[][2] = {
+            {"mnt/.ENV", "mnt/.env"},
+            {"mnt/.env", "mnt/.env"},
+            {"mnt/SRC/main.C", "mnt/Src/Main.c"},
+            {"mnt/2024", "mnt/2024"},
+            {"mnt/src/New.txt", "mnt/Src/New.txt"},
+        };
+        for (int fallback = 0; fallback < 2; fallback++) {
+                warder_backend *b = backend(fallback, true);
+                for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                        char *real = NULL;
+                        const char *in = P(cases[i][0]);
+                        struct warder_error e = WARDER_ERROR_INIT;
+                        ck_assert_msg(warder_backend_realpath(&real, b, in, strlen(in), &e) == 0,
+                                      "%s: %s", cases[i][0], e.message);
+                        ck_assert_str_eq(real, P(cases[i][1]));
+                        warder_free(real);
+                }
+                struct warder_bytes out = WARDER_BYTES_INIT;
+                const char *in = P("mnt/.ENV");
+                ck_assert_int_eq(
+                    warder_backend_read(&out, b, in, strlen(in), 0, 0, WARDER_NOFOLLOW, NULL),
+                    WARDER_ESYMLINK);
+                in = P("mnt/.env");
+                ck_assert_int_eq(
+                    warder_backend_read(&out, b, in, strlen(in), 0, 0, WARDER_NOFOLLOW, NULL), 0);
+                ck_assert_str_eq(out.data, "data\n");
+                warder_bytes_free(&out);
+                warder_backend_free(b);
+        }
+        cifold_unmount(&fs);
 }
 END_TEST
 
@@ -1906,6 +1982,7 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_read_errors, 0, 2);
         tcase_add_loop_test(tc, test_message_paths, 0, 2);
         tcase_add_test(tc, test_mount_inside_root);
+        tcase_add_test(tc, test_case_folding_by_stat);
 #ifdef WARDER__FAULT_INJECTION
         tcase_add_loop_test(tc, test_descriptors_close_on_exec, 0, 2);
 #endif
