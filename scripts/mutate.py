@@ -1185,14 +1185,26 @@ def main():
         for line in open(SAVED):
             r = json.loads(line)
             done[(r["id"], r["src"])] = r
+    # The tests this work directory's runs had (their baselines): a kill recorded by a test
+    # they did not have (written after their tree was copied), or by another run of some tests
+    # only, is not undone by their survivor, nor by one whose budget ran out.
+    known = set()
+    for path in glob.glob(os.path.join(os.path.abspath(args.work), "*-baseline.json")):
+        known |= set(json.load(open(path)).get("secs", {}))
+
+    def merge(into, r):
+        old = into.get((r["id"], r["src"]))
+        if (old and old.get("status") == "killed" and r.get("status") == "survived" and
+                (r.get("only") or r.get("untested") or (known and old.get("killer") not in known))):
+            return
+        into[(r["id"], r["src"])] = r
     seen = 0  # how much of the results file was read
     if os.path.exists(results_path):
         with open(results_path, "rb") as f:
             data = f.read()
         seen = data.rfind(b"\n") + 1
         for line in data[:seen].decode().splitlines():
-            r = json.loads(line)
-            done[(r["id"], r["src"])] = r
+            merge(done, json.loads(line))
     fresh = {}  # results written since this run started, by it or by a run beside it
 
     def read_fresh():
@@ -1354,11 +1366,7 @@ def main():
         latest = dict(done)
         if os.path.exists(results_path):
             for line in open(results_path):
-                r = json.loads(line)
-                old = latest.get((r["id"], r["src"]))
-                if old and old.get("status") == "killed" and r.get("only"):
-                    continue  # survived some tests only: the kill by another test stands
-                latest[(r["id"], r["src"])] = r
+                merge(latest, json.loads(line))
         keep = {(m.id, m.digest) for _, muts in plan for m in muts}
         with open(SAVED, "w") as f:
             for key in sorted(k for k in latest if k in keep):
