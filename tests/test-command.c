@@ -2999,6 +2999,30 @@ START_TEST(test_whole_line_form)
 }
 END_TEST
 
+/* §5.2: a line that is one simple command but holds more than its words (a subshell's
+ * parentheses, a comment, a trailing `;` or `&`) still meets the rules as a whole line. */
+START_TEST(test_whole_line_beyond_the_form)
+{
+        warder_ruleset *rs = load("warder: 1\n"
+                                  "default: allow\n"
+                                  "execute:\n"
+                                  "  default: allow\n"
+                                  "  rules:\n"
+                                  "    - deny: '(*)'\n"
+                                  "    - deny: '* #*'\n"
+                                  "    - deny: '*;'\n"
+                                  "    - deny: '*&'\n");
+        NEED(rs);
+        static const struct cmd_row rows[] = {
+            {"(echo a)", WARDER_DENY},  {"echo a # c", WARDER_DENY}, {"echo a;", WARDER_DENY},
+            {"echo a &", WARDER_DENY},  {"echo a", WARDER_ALLOW}, /* control: the form alone */
+            {"echo a#b", WARDER_ALLOW},
+        };
+        EXPECT_ROWS(rs, NULL, rows);
+        warder_ruleset_free(rs);
+}
+END_TEST
+
 /* §5.5: what an arithmetic expression evaluates that cannot be known, named exactly: numbers
  * in every base are known, and so are declared numbers after `$` or inside `${…}` and
  * special parameters; a name is read whole, and a bare one is never known (the line names it). */
@@ -3190,6 +3214,7 @@ static Suite *command_suite(void)
         tcase_add_test(tc, test_forms_limit);
         tcase_add_test(tc, test_subtree_without_listing);
         tcase_add_test(tc, test_cd_from_each_directory);
+        tcase_add_test(tc, test_whole_line_beyond_the_form);
         tcase_add_test(tc, test_shell_depth);
         tcase_add_test(tc, test_cd_tracking);
         tcase_add_test(tc, test_strictness_examples);
