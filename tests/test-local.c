@@ -412,7 +412,8 @@ END_TEST
 
 /* A file system mounted inside the root is still inside it: a read, a realpath and a write
  * across the mount point work in both modes of resolution (only the real-form shortcut stays
- * on the root's own file system). Run in a mount namespace of its own. */
+ * on the root's own file system). A write it has no room for fails and changes nothing. Run in
+ * a mount namespace of its own. */
 START_TEST(test_mount_inside_root)
 {
         dir("mnt");
@@ -445,6 +446,20 @@ START_TEST(test_mount_inside_root)
                         const char *g = P("mnt/sub/g.txt");
                         if (warder_backend_write(b, g, strlen(g), "g\n", 2, 0, NULL) != 0)
                                 _exit(5);
+                        /* a write the file system has no room for fails, and leaves the old
+                         * file and no temporary file behind */
+                        static char big[2 << 20];
+                        memset(big, 'x', sizeof(big));
+                        if (warder_backend_write(b, f, strlen(f), big, sizeof(big), 0, NULL) == 0)
+                                _exit(6);
+                        if (strcmp(slurp(f), "on the mount\n") != 0)
+                                _exit(7);
+                        DIR *d = opendir(P("mnt"));
+                        for (struct dirent *de; d && (de = readdir(d));)
+                                if (strstr(de->d_name, ".warder"))
+                                        _exit(8);
+                        if (d)
+                                closedir(d);
                         warder_backend_free(b);
                 }
                 _exit(0);
