@@ -1773,6 +1773,15 @@ static void planted_name(char *buf, size_t size)
                 snprintf(buf, size, ".warder-fresh-%d.tmp", n);
 }
 
+/* The temporary name, after the write's target was swapped for a directory. */
+static void target_becomes_dir(char *buf, size_t size)
+{
+        temp_calls++;
+        ck_assert_int_eq(unlink(P("victim.txt")), 0);
+        ck_assert_int_eq(mkdir(P("victim.txt"), 0755), 0);
+        snprintf(buf, size, ".warder-swap.tmp");
+}
+
 static void always_planted(char *buf, size_t size)
 {
         temp_calls++;
@@ -1781,7 +1790,8 @@ static void always_planted(char *buf, size_t size)
 
 /* O_EXCL on the temporary file: a hard link planted at its name (to a file outside the root)
  * is never opened, so the write cannot land in the linked file; nor is a planted symlink.
- * Where every name tried is taken, the write fails (WARDER_EEXIST) and changes nothing. */
+ * Where every name tried is taken, the write fails (WARDER_EEXIST) and changes nothing; where
+ * the target becomes a directory meanwhile, it fails with WARDER_EISDIR and leaves nothing. */
 START_TEST(test_planted_temp_name)
 {
         char secret[PATH_MAX];
@@ -1831,6 +1841,22 @@ START_TEST(test_planted_temp_name)
                 ck_assert_str_eq(slurp(secret), "OUTSIDE-SECRET\n");
                 ck_assert_str_eq(slurp(P("victim.txt")), "new\n");
                 ck_assert_int_eq(unlink(P(".warder-planted.tmp")), 0);
+                /* the target swapped for a directory while the write runs: the replacement
+                 * fails with EISDIR, the directory stays and no temporary file is left */
+                temp_calls = 0;
+                warder__local_temp_name_hook = target_becomes_dir;
+                rc = warder_backend_write(b, P("victim.txt"), strlen(P("victim.txt")), "newest\n",
+                                          7, 0, &e);
+                warder__local_temp_name_hook = NULL;
+                ck_assert_int_eq(rc, WARDER_EISDIR);
+                ck_assert_int_eq(e.code, WARDER_EISDIR);
+                warder_error_clear(&e);
+                struct stat ds;
+                ck_assert_int_eq(lstat(P("victim.txt"), &ds), 0);
+                ck_assert(S_ISDIR(ds.st_mode));
+                ck_assert_int_ne(access(P(".warder-swap.tmp"), F_OK), 0);
+                ck_assert_int_eq(rmdir(P("victim.txt")), 0);
+                put("victim.txt", "new\n");
                 warder_backend_free(b);
         }
 }
