@@ -39,6 +39,7 @@
 #include "warder/backend.h"
 #include "warder/guard.h"
 #include "warder/local.h"
+#include "warder/memory.h"
 #include "warder/path.h"
 #include "warder/ruleset.h"
 #include "warder/sys/backend.h"
@@ -547,6 +548,33 @@ START_TEST(test_case_folding_by_stat)
 }
 END_TEST
 
+/* The local backend's internal entry points refuse any other backend (and none). */
+START_TEST(test_not_a_local_backend)
+{
+        warder_backend *mem = NULL;
+        ck_assert_int_eq(warder_memory_new(&mem, NULL), 0);
+        int fd = -1;
+        ck_assert_int_eq(warder__local_open_raw(mem, "a.txt", O_RDONLY), -EINVAL);
+        ck_assert_int_eq(warder__local_open_raw(NULL, "a.txt", O_RDONLY), -EINVAL);
+        ck_assert_int_eq(warder__local_open_dir(mem, P("src"), &fd, NULL), WARDER_EINVAL);
+        ck_assert_int_eq(fd, -1);
+        warder_backend_free(mem);
+        /* control: the local backend, with and without exec, is one */
+        for (int exec = 0; exec < 2; exec++) {
+                struct warder_local_options o = WARDER_LOCAL_OPTIONS_INIT;
+                o.exec = exec;
+                warder_backend *b = backend_opts(0, &o);
+                fd = warder__local_open_raw(b, "a.txt", O_RDONLY);
+                ck_assert_int_ge(fd, 0);
+                close(fd);
+                ck_assert_int_eq(warder__local_open_dir(b, P("src"), &fd, NULL), 0);
+                ck_assert_int_ge(fd, 0);
+                close(fd);
+                warder_backend_free(b);
+        }
+}
+END_TEST
+
 /* §6.2 byte cap → ETOOBIG (a limit under the cap is fine) */
 START_TEST(test_read_cap)
 {
@@ -806,6 +834,14 @@ START_TEST(test_edit)
         ck_assert_int_eq(warder_backend_edit(&n, b, p, strlen(p), "world", 5, "there", 5, 0, NULL),
                          0);
         ck_assert_uint_eq(n, 1);
+        ck_assert_str_eq(slurp(p), "hello\nthere\n");
+        /* an empty old text matches everywhere and nowhere: refused, the file unchanged */
+        struct warder_error e = WARDER_ERROR_INIT;
+        n = 7;
+        ck_assert_int_eq(warder_backend_edit(&n, b, p, strlen(p), "", 0, "x", 1, 0, &e),
+                         WARDER_EINVAL);
+        ck_assert_int_eq(e.code, WARDER_EINVAL);
+        warder_error_clear(&e);
         ck_assert_str_eq(slurp(p), "hello\nthere\n");
         struct stat st;
         ck_assert_int_eq(stat(p, &st), 0);
@@ -2024,6 +2060,7 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, test_message_paths, 0, 2);
         tcase_add_test(tc, test_mount_inside_root);
         tcase_add_test(tc, test_case_folding_by_stat);
+        tcase_add_test(tc, test_not_a_local_backend);
 #ifdef WARDER__FAULT_INJECTION
         tcase_add_loop_test(tc, test_descriptors_close_on_exec, 0, 2);
 #endif
