@@ -575,6 +575,66 @@ START_TEST(test_not_a_local_backend)
 }
 END_TEST
 
+/* §3.2: an absolute link target is inside the root when it starts with the root's components,
+ * however spelled (`/./`, `//`); the root's parent, and a sibling whose name extends the
+ * root's, are outside. */
+START_TEST(test_absolute_links_near_the_root)
+{
+        const char *slash = strrchr(root, '/');
+        ck_assert_ptr_nonnull(slash);
+        char target[PATH_MAX + 32], sib[PATH_MAX];
+        snprintf(target, sizeof(target), "%.*s/./%s/a.txt", (int)(slash - root), root, slash + 1);
+        link_(target, "dotted");
+        snprintf(target, sizeof(target), "%.*s//%s//a.txt", (int)(slash - root), root, slash + 1);
+        link_(target, "doubled");
+        snprintf(target, sizeof(target), "%.*s", (int)(slash - root), root);
+        link_(target, "parent");
+        snprintf(sib, sizeof(sib), "%s-sib", root);
+        ck_assert_int_eq(mkdir(sib, 0755), 0);
+        snprintf(target, sizeof(target), "%s/a.txt", sib);
+        FILE *f = fopen(target, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs("SIBLING\n", f);
+        fclose(f);
+        link_(target, "sibling");
+        /* control: the kernel follows each of them */
+        static const char *const followed[][2] = {{"dotted", "hello\n"}, {"sibling", "SIBLING\n"}};
+        for (size_t i = 0; i < 2; i++) {
+                char line[32] = "";
+                f = fopen(P(followed[i][0]), "r");
+                ck_assert_ptr_nonnull(f);
+                ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+                fclose(f);
+                ck_assert_str_eq(line, followed[i][1]);
+        }
+        warder_backend *b = backend(_i, true);
+        static const char *const inside[] = {"dotted", "doubled"};
+        for (size_t i = 0; i < 2; i++) {
+                char *real = NULL;
+                const char *in = P(inside[i]);
+                ck_assert_int_eq(warder_backend_realpath(&real, b, in, strlen(in), NULL), 0);
+                ck_assert_str_eq(real, P("a.txt"));
+                warder_free(real);
+        }
+        static const char *const outside_of[] = {"parent", "sibling"};
+        for (size_t i = 0; i < 2; i++) {
+                char *real = NULL;
+                const char *in = P(outside_of[i]);
+                ck_assert_int_eq(warder_backend_realpath(&real, b, in, strlen(in), NULL),
+                                 WARDER_EOUTSIDE);
+                struct warder_bytes out = WARDER_BYTES_INIT;
+                char in2[PATH_MAX];
+                snprintf(in2, sizeof(in2), "%s/a.txt", in);
+                ck_assert_int_ne(
+                    warder_backend_read(&out, b, i ? in : in2, strlen(i ? in : in2), 0, 0, 0, NULL),
+                    0);
+                ck_assert_ptr_null(out.data);
+        }
+        warder_backend_free(b);
+        rm_rf(sib);
+}
+END_TEST
+
 /* §6.2 byte cap → ETOOBIG (a limit under the cap is fine) */
 START_TEST(test_read_cap)
 {
@@ -2061,6 +2121,7 @@ static Suite *suite(void)
         tcase_add_test(tc, test_mount_inside_root);
         tcase_add_test(tc, test_case_folding_by_stat);
         tcase_add_test(tc, test_not_a_local_backend);
+        tcase_add_loop_test(tc, test_absolute_links_near_the_root, 0, 2);
 #ifdef WARDER__FAULT_INJECTION
         tcase_add_loop_test(tc, test_descriptors_close_on_exec, 0, 2);
 #endif
