@@ -635,6 +635,47 @@ START_TEST(test_absolute_links_near_the_root)
 }
 END_TEST
 
+/* §3.2 at its bounds: a chain of 40 symbolic links resolves and 41 are WARDER_ESYMLINK, as
+ * the kernel follows 40 and refuses 41 (the control); a name of NAME_MAX bytes resolves through
+ * a symlinked directory. */
+START_TEST(test_resolution_bounds)
+{
+        char name[16], prev[16];
+        snprintf(prev, sizeof(prev), "a.txt");
+        for (int k = 1; k <= 41; k++) {
+                snprintf(name, sizeof(name), "c%d", k);
+                link_(prev, name);
+                snprintf(prev, sizeof(prev), "%s", name);
+        }
+        int fd = open(P("c40"), O_RDONLY);
+        ck_assert_int_ge(fd, 0); /* control: the kernel follows 40 */
+        close(fd);
+        ck_assert_int_lt(open(P("c41"), O_RDONLY), 0);
+        ck_assert_int_eq(errno, ELOOP);
+        char longname[NAME_MAX + 1];
+        memset(longname, 'n', NAME_MAX);
+        longname[NAME_MAX] = '\0';
+        char rel[NAME_MAX + 16];
+        snprintf(rel, sizeof(rel), "src/%s", longname);
+        put(rel, "long\n");
+        link_("src", "lnk");
+        warder_backend *b = backend(_i, true);
+        char *real = NULL;
+        ck_assert_int_eq(warder_backend_realpath(&real, b, P("c40"), strlen(P("c40")), NULL), 0);
+        ck_assert_str_eq(real, P("a.txt"));
+        warder_free(real);
+        ck_assert_int_eq(warder_backend_realpath(&real, b, P("c41"), strlen(P("c41")), NULL),
+                         WARDER_ESYMLINK);
+        snprintf(rel, sizeof(rel), "lnk/%s", longname);
+        char want[NAME_MAX + 16];
+        snprintf(want, sizeof(want), "src/%s", longname);
+        ck_assert_int_eq(warder_backend_realpath(&real, b, P(rel), strlen(P(rel)), NULL), 0);
+        ck_assert_str_eq(real, P(want));
+        warder_free(real);
+        warder_backend_free(b);
+}
+END_TEST
+
 /* §6.2 byte cap → ETOOBIG (a limit under the cap is fine) */
 START_TEST(test_read_cap)
 {
@@ -2122,6 +2163,7 @@ static Suite *suite(void)
         tcase_add_test(tc, test_case_folding_by_stat);
         tcase_add_test(tc, test_not_a_local_backend);
         tcase_add_loop_test(tc, test_absolute_links_near_the_root, 0, 2);
+        tcase_add_loop_test(tc, test_resolution_bounds, 0, 2);
 #ifdef WARDER__FAULT_INJECTION
         tcase_add_loop_test(tc, test_descriptors_close_on_exec, 0, 2);
 #endif
