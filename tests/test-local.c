@@ -498,6 +498,15 @@ START_TEST(test_case_folding_by_stat)
                 fputs("data\n", f);
                 fclose(f);
         }
+        char longname[NAME_MAX + 1];
+        memset(longname, 'n', NAME_MAX);
+        longname[NAME_MAX] = '\0';
+        char lp[300 + NAME_MAX + 2];
+        snprintf(lp, sizeof(lp), "%s/%s", back, longname);
+        FILE *lf = fopen(lp, "w");
+        ck_assert_ptr_nonnull(lf);
+        fputs("data\n", lf);
+        fclose(lf);
         setenv("WARDER_CIFOLD_SKEW_INO", "1", 1);
         struct cifold fs;
         bool up = cifold_mount(&fs, back, mnt);
@@ -538,6 +547,14 @@ START_TEST(test_case_folding_by_stat)
                     warder_backend_read(&out, b, in, strlen(in), 0, 0, WARDER_NOFOLLOW, NULL),
                     WARDER_ESYMLINK);
                 in = P("mnt/.env");
+                ck_assert_int_eq(
+                    warder_backend_read(&out, b, in, strlen(in), 0, 0, WARDER_NOFOLLOW, NULL), 0);
+                ck_assert_str_eq(out.data, "data\n");
+                warder_bytes_free(&out);
+                /* a name of NAME_MAX bytes, spelled as stored */
+                char longrel[NAME_MAX + 8];
+                snprintf(longrel, sizeof(longrel), "mnt/%s", longname);
+                in = P(longrel);
                 ck_assert_int_eq(
                     warder_backend_read(&out, b, in, strlen(in), 0, 0, WARDER_NOFOLLOW, NULL), 0);
                 ck_assert_str_eq(out.data, "data\n");
