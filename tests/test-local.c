@@ -311,6 +311,8 @@ START_TEST(test_read_errors)
         ck_assert_int_eq(mkfifo(P("fifo"), 0644), 0);
         alarm(10);
         ck_assert_int_eq(rd(b, P("fifo"), 0, &out), WARDER_ENOTREG);
+        /* nor is a FIFO opened on the way to a name under it (an open to read would hang) */
+        ck_assert_int_eq(rd(b, P("fifo/x"), 0, &out), WARDER_ENOTDIR);
         alarm(0);
         ck_assert_ptr_null(out.data);
         /* a UNIX socket: open(2) refuses it (ENXIO), ENOTREG */
