@@ -589,6 +589,19 @@ START_TEST(test_not_a_local_backend)
                 ck_assert_int_eq(warder__local_open_dir(b, P("src"), &fd, NULL), 0);
                 ck_assert_int_ge(fd, 0);
                 close(fd);
+                /* a file is no directory; descriptor 0, when free, is a directory's like any */
+                ck_assert_int_eq(warder__local_open_dir(b, P("a.txt"), &fd, NULL), WARDER_ENOTDIR);
+                int saved = dup(0);
+                ck_assert_int_ge(saved, 0);
+                close(0);
+                fd = -1;
+                ck_assert_int_eq(warder__local_open_dir(b, P("src"), &fd, NULL), 0);
+                ck_assert_int_eq(fd, 0);
+                struct stat st;
+                ck_assert_int_eq(fstat(0, &st), 0);
+                ck_assert(S_ISDIR(st.st_mode));
+                ck_assert_int_eq(dup2(saved, 0), 0);
+                close(saved);
                 warder_backend_free(b);
         }
 }
