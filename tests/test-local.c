@@ -589,6 +589,9 @@ START_TEST(test_not_a_local_backend)
                 ck_assert_int_eq(warder__local_open_dir(b, P("src"), &fd, NULL), 0);
                 ck_assert_int_ge(fd, 0);
                 close(fd);
+                /* a path that is NULL or not absolute is refused */
+                ck_assert_int_eq(warder__local_open_dir(b, NULL, &fd, NULL), WARDER_EINVAL);
+                ck_assert_int_eq(warder__local_open_dir(b, "src", &fd, NULL), WARDER_EINVAL);
                 /* a file is no directory; descriptor 0, when free, is a directory's like any */
                 ck_assert_int_eq(warder__local_open_dir(b, P("a.txt"), &fd, NULL), WARDER_ENOTDIR);
                 int saved = dup(0);
@@ -1354,6 +1357,10 @@ START_TEST(test_root_is_slash)
         ck_assert_uint_eq(e.count, 1);
         ck_assert_str_eq(e.items[0].path, "/tmp");
         warder_entries_free(&e);
+        char *real = NULL;
+        ck_assert_int_eq(warder_backend_realpath(&real, b, "/tmp", 4, NULL), 0);
+        ck_assert_str_eq(real, "/tmp");
+        warder_free(real);
         warder_backend_free(b);
 }
 END_TEST
