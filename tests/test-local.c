@@ -324,6 +324,18 @@ START_TEST(test_read_errors)
         ck_assert_int_eq(bind(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
         ck_assert_int_eq(rd(b, P("sock"), 0, &out), WARDER_ENOTREG);
         ck_assert_ptr_null(out.data);
+        /* the same with a regular file on descriptor 0: a refusal is never taken for it */
+        int saved = dup(0), zf = open(P("a.txt"), O_RDONLY);
+        ck_assert_int_ge(saved, 0);
+        ck_assert_int_ge(zf, 0);
+        ck_assert_int_eq(dup2(zf, 0), 0);
+        close(zf);
+        ck_assert_int_eq(rd(b, P("sock"), 0, &out), WARDER_ENOTREG);
+        ck_assert_ptr_null(out.data);
+        ck_assert_int_eq(rd(b, P("../etc/passwd"), 0, &out), WARDER_EOUTSIDE);
+        ck_assert_ptr_null(out.data);
+        ck_assert_int_eq(dup2(saved, 0), 0);
+        close(saved);
         close(s);
         warder_backend_free(b);
 }
