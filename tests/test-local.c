@@ -442,6 +442,9 @@ START_TEST(test_mount_inside_root)
                         _exit(77);
                 }
                 put("mnt/f.txt", "on the mount\n");
+                dir("ro");
+                if (mount("tmpfs", P("ro"), "tmpfs", MS_RDONLY, "size=1m") != 0)
+                        _exit(9);
                 struct stat a, m;
                 if (stat(root, &a) != 0 || stat(P("mnt"), &m) != 0 || a.st_dev == m.st_dev)
                         _exit(2); /* control: mnt is another file system */
@@ -469,6 +472,12 @@ START_TEST(test_mount_inside_root)
                                 _exit(6);
                         if (strcmp(slurp(f), "on the mount\n") != 0)
                                 _exit(7);
+                        /* a directory the write would create on a read-only file system:
+                         * refused as such (EROFS is WARDER_EACCES), not as a missing parent */
+                        const char *r = P("ro/new/x.txt");
+                        if (warder_backend_write(b, r, strlen(r), "x\n", 2, 0, NULL) !=
+                            WARDER_EACCES)
+                                _exit(10);
                         DIR *d = opendir(P("mnt"));
                         for (struct dirent *de; d && (de = readdir(d));)
                                 if (strstr(de->d_name, ".warder"))
