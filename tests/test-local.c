@@ -169,6 +169,20 @@ START_TEST(test_new_errors)
         o.version = 99;
         ck_assert_int_eq(warder_local_new(&b, root, &o, &e), WARDER_EINVAL);
         ck_assert_ptr_null(b);
+        ck_assert_int_eq(warder_local_new(&b, NULL, NULL, &e), WARDER_EINVAL);
+        ck_assert_ptr_null(b);
+        ck_assert_int_eq(warder_local_new(NULL, root, NULL, &e), WARDER_EINVAL);
+        /* options of version 2 are read as far as version 2 goes */
+        struct warder_local_options o2 = WARDER_LOCAL_OPTIONS_INIT;
+        o2.version = 2;
+        o2.follow_symlinks = !o2.follow_symlinks;
+        link_("a.txt", "l2");
+        ck_assert_int_eq(warder_local_new(&b, root, &o2, &e), 0);
+        struct warder_bytes out = WARDER_BYTES_INIT;
+        ck_assert_int_eq(rd(b, P("l2"), 0, &out), o2.follow_symlinks ? 0 : WARDER_ESYMLINK);
+        warder_bytes_free(&out);
+        warder_backend_free(b);
+        b = NULL;
         b = backend(0, true);
         ck_assert(warder__local_is(b));
         ck_assert(!warder_backend_can_execute(b));
