@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backends/creds.h"
 
@@ -155,4 +156,12 @@ void warder_test_no_new_inheritable(void *cloexec)
         int fd = warder_test_fds_new_inheritable(&c->before);
         ck_assert_msg(fd < 0, "descriptor %d would reach a command another thread starts", fd);
         c->checks++;
+}
+
+void warder_test_cloexec_control(const struct warder_test_fds *before)
+{
+        int fd = open("/dev/null", O_RDONLY);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(warder_test_fds_new_inheritable(before), fd);
+        close(fd);
 }

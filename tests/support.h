@@ -45,6 +45,8 @@ struct warder_test_cloexec {
         unsigned checks;
 };
 void warder_test_no_new_inheritable(void *cloexec);
+/* The control arm of that check: a descriptor opened now without close-on-exec is seen. */
+void warder_test_cloexec_control(const struct warder_test_fds *before);
 
 /* Exit status meson reads as "skipped". */
 #define WARDER_TEST_SKIP 77
